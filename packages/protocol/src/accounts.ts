@@ -1,0 +1,127 @@
+/**
+ * Wire schemas of the accounts surface (contract section 2) and the customer-service envelopes.
+ */
+import { Type, type Static, type TSchema } from 'typebox';
+
+/** `{"status":"OK","entity":{...}}` */
+export const ApiEntity = <T extends TSchema>(entity: T) =>
+  Type.Object({ status: Type.Literal('OK'), entity });
+
+/** `{"status":"OK","entities":[...],"total":N}` */
+export const ApiEntities = <T extends TSchema>(entity: T) =>
+  Type.Object({ status: Type.Literal('OK'), entities: Type.Array(entity), total: Type.Integer() });
+
+export const ApiErrorSchema = Type.Object({
+  status: Type.Literal('FAIL'),
+  errorCode: Type.String(),
+  errorDescription: Type.String(),
+  requestId: Type.String(),
+});
+
+export const Role = Type.Union([Type.Literal('system_admin'), Type.Literal('admin'), Type.Literal('agent')]);
+export type Role = Static<typeof Role>;
+
+export const Edition = Type.Union([Type.Literal('flagship'), Type.Literal('standard')]);
+export type Edition = Static<typeof Edition>;
+
+export const AgentStatus = Type.Union([Type.Literal('online'), Type.Literal('busy'), Type.Literal('offline')]);
+export type AgentStatus = Static<typeof AgentStatus>;
+
+const Username = Type.String({ minLength: 1, maxLength: 128 });
+const Password = Type.String({ minLength: 8, maxLength: 256 });
+const Nickname = Type.String({ minLength: 1, maxLength: 64 });
+
+export const LoginRequest = Type.Object(
+  { username: Type.String({ minLength: 1, maxLength: 128 }), password: Type.String({ minLength: 1, maxLength: 256 }) },
+  { additionalProperties: false },
+);
+export type LoginRequest = Static<typeof LoginRequest>;
+
+export const UserView = Type.Object({
+  id: Type.Integer(),
+  username: Type.String(),
+  nickname: Type.String(),
+  role: Role,
+  tenantId: Type.Union([Type.Integer(), Type.Null()]),
+});
+export type UserView = Static<typeof UserView>;
+
+export const LoginResult = Type.Object({
+  access_token: Type.String(),
+  expires_in: Type.Integer({ description: 'Seconds until the token expires' }),
+  user: UserView,
+});
+export type LoginResult = Static<typeof LoginResult>;
+
+export const CreateTenantRequest = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 64 }),
+    edition: Edition,
+    admin: Type.Object(
+      { username: Username, password: Password, nickname: Nickname },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type CreateTenantRequest = Static<typeof CreateTenantRequest>;
+
+export const TenantView = Type.Object({
+  tenantId: Type.Integer(),
+  name: Type.String(),
+  edition: Edition,
+  defaultQueueId: Type.String(),
+  vipTags: Type.Array(Type.String()),
+  createDateTime: Type.Integer(),
+});
+export type TenantView = Static<typeof TenantView>;
+
+export const TenantParams = Type.Object({ tenantId: Type.Integer({ minimum: 1 }) });
+export type TenantParams = Static<typeof TenantParams>;
+
+export const UpdateTenantSettingsRequest = Type.Object(
+  { vip_tags: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 100 }) },
+  { additionalProperties: false },
+);
+export type UpdateTenantSettingsRequest = Static<typeof UpdateTenantSettingsRequest>;
+
+export const CreateSkillGroupRequest = Type.Object(
+  { queue_name: Type.String({ minLength: 1, maxLength: 64 }) },
+  { additionalProperties: false },
+);
+export type CreateSkillGroupRequest = Static<typeof CreateSkillGroupRequest>;
+
+export const SkillGroupView = Type.Object({ queue_id: Type.String(), queue_name: Type.String() });
+export type SkillGroupView = Static<typeof SkillGroupView>;
+
+export const CreateAgentRequest = Type.Object(
+  {
+    username: Type.String({ format: 'email', maxLength: 128, description: 'Login e-mail' }),
+    password: Password,
+    nickname: Nickname,
+    avatar: Type.Optional(Type.Union([Type.String({ maxLength: 2048 }), Type.Null()])),
+    role: Type.Union([Type.Literal('agent'), Type.Literal('admin')]),
+    queue_ids: Type.Array(Type.String(), { maxItems: 100, default: [] }),
+    max_sessions: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
+  },
+  { additionalProperties: false },
+);
+export type CreateAgentRequest = Static<typeof CreateAgentRequest>;
+
+export const AgentView = Type.Object({
+  id: Type.Integer(),
+  username: Type.String(),
+  nickname: Type.String(),
+  avatar: Type.Union([Type.String(), Type.Null()]),
+  role: Role,
+  queue_ids: Type.Array(Type.String()),
+  max_sessions: Type.Integer(),
+  status: AgentStatus,
+});
+export type AgentView = Static<typeof AgentView>;
+
+export const AgentParams = Type.Object({ tenantId: Type.Integer({ minimum: 1 }), agentId: Type.Integer({ minimum: 1 }) });
+export type AgentParams = Static<typeof AgentParams>;
+
+export const SetAgentStatusRequest = Type.Object({ status: AgentStatus }, { additionalProperties: false });
+export type SetAgentStatusRequest = Static<typeof SetAgentStatusRequest>;

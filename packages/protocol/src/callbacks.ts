@@ -1,0 +1,169 @@
+/**
+ * Wire schemas of the post-send callback surface (spec 2.4, 2.5, 4.3–4.5; contract 4.4–4.6).
+ */
+import { Type, type Static, type TSchema } from 'typebox';
+
+export const CALLBACK_SECURITY_VERSION = '1.0.0';
+
+export const CALLBACK_EVENT_TYPES = ['chat', 'chat_offline'] as const;
+export const CALLBACK_CHAT_TYPES = ['chat', 'groupchat'] as const;
+export const CALLBACK_MESSAGE_TYPES = ['txt', 'img', 'audio', 'video', 'file', 'loc', 'cmd', 'custom'] as const;
+export const CALLBACK_SOURCES = ['sdk', 'rest'] as const;
+export const MAX_CALLBACK_RULES = 4;
+
+export type CallbackEventType = (typeof CALLBACK_EVENT_TYPES)[number];
+export type CallbackChatType = (typeof CALLBACK_CHAT_TYPES)[number];
+export type CallbackMessageType = (typeof CALLBACK_MESSAGE_TYPES)[number];
+export type CallbackSource = (typeof CALLBACK_SOURCES)[number];
+
+const EventTypeSchema = Type.Union([Type.Literal('chat'), Type.Literal('chat_offline')]);
+const ChatTypeSchema = Type.Union([Type.Literal('chat'), Type.Literal('groupchat')]);
+const MessageTypeSchema = Type.Union([
+  Type.Literal('txt'),
+  Type.Literal('img'),
+  Type.Literal('audio'),
+  Type.Literal('video'),
+  Type.Literal('file'),
+  Type.Literal('loc'),
+  Type.Literal('cmd'),
+  Type.Literal('custom'),
+]);
+const SourceSchema = Type.Union([Type.Literal('sdk'), Type.Literal('rest')]);
+const subset = <T extends TSchema>(item: T, max: number, description: string) =>
+  Type.Array(item, { minItems: 1, maxItems: max, uniqueItems: true, description });
+
+/** The POST body of one callback (spec 2.4), in the order it is serialised. */
+export const CallbackRecord = Type.Object({
+  callId: Type.String({ description: '{appkey}_{uuid}' }),
+  eventType: EventTypeSchema,
+  timestamp: Type.Integer({ description: 'Unix ms at which Parley received the message' }),
+  chat_type: ChatTypeSchema,
+  group_id: Type.Optional(Type.String()),
+  from: Type.String(),
+  to: Type.String(),
+  msg_id: Type.String(),
+  payload: Type.Object({
+    bodies: Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true })),
+    ext: Type.Record(Type.String(), Type.Unknown()),
+  }),
+  securityVersion: Type.String(),
+  security: Type.String({ description: 'md5(callId + secret + timestamp), lower-case hex' }),
+});
+export type CallbackRecord = Static<typeof CallbackRecord>;
+
+/** Header carrying the MD5 of the exact body bytes (spec 5.2 item 3). */
+export const CALLBACK_BODY_MD5_HEADER = 'x-callback-body-md5';
+
+export const CallbackServiceSettings = Type.Object(
+  { enabled: Type.Boolean(), store_failed: Type.Boolean() },
+  { additionalProperties: false },
+);
+export type CallbackServiceSettings = Static<typeof CallbackServiceSettings>;
+
+export const CallbackServiceUpdate = Type.Object(
+  { enabled: Type.Optional(Type.Boolean()), store_failed: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+);
+export type CallbackServiceUpdate = Static<typeof CallbackServiceUpdate>;
+
+export const RuleName = Type.String({ pattern: '^[A-Za-z0-9_]{1,32}$', description: '1–32 of A-Za-z0-9_' });
+const RuleUrl = Type.String({ minLength: 1, maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', description: 'http or https URL' });
+
+export const CreateCallbackRuleRequest = Type.Object(
+  {
+    name: RuleName,
+    url: RuleUrl,
+    enabled: Type.Optional(Type.Boolean()),
+    event_types: Type.Optional(subset(EventTypeSchema, 2, 'default: all')),
+    chat_types: Type.Optional(subset(ChatTypeSchema, 2, 'default: all; groupchat covers groups and chat rooms')),
+    message_types: Type.Optional(subset(MessageTypeSchema, 8, 'default: all')),
+    sources: Type.Optional(subset(SourceSchema, 2, 'default: all')),
+  },
+  { additionalProperties: false },
+);
+export type CreateCallbackRuleRequest = Static<typeof CreateCallbackRuleRequest>;
+
+export const UpdateCallbackRuleRequest = Type.Object(
+  {
+    url: Type.Optional(RuleUrl),
+    enabled: Type.Optional(Type.Boolean()),
+    event_types: Type.Optional(subset(EventTypeSchema, 2, 'default: all')),
+    chat_types: Type.Optional(subset(ChatTypeSchema, 2, 'default: all')),
+    message_types: Type.Optional(subset(MessageTypeSchema, 8, 'default: all')),
+    sources: Type.Optional(subset(SourceSchema, 2, 'default: all')),
+  },
+  { additionalProperties: false },
+);
+export type UpdateCallbackRuleRequest = Static<typeof UpdateCallbackRuleRequest>;
+
+export const CallbackRuleView = Type.Object({
+  name: Type.String(),
+  url: Type.String(),
+  enabled: Type.Boolean(),
+  event_types: Type.Array(EventTypeSchema),
+  chat_types: Type.Array(ChatTypeSchema),
+  message_types: Type.Array(MessageTypeSchema),
+  sources: Type.Array(SourceSchema),
+  secret: Type.String(),
+  status: Type.Union([Type.Literal('active'), Type.Literal('banned')]),
+  ban_count: Type.Integer(),
+  banned_until: Type.Union([Type.Integer(), Type.Null()]),
+});
+export type CallbackRuleView = Static<typeof CallbackRuleView>;
+
+export const RuleParams = Type.Object({ org: Type.String(), app: Type.String(), name: RuleName });
+
+/** Stored-callback entry (spec 2.5). */
+export const StoredKeyInfo = Type.Object({
+  date: Type.String({ description: 'yyyyMMddHHmm, start of the 10-minute window' }),
+  size: Type.Integer(),
+  retry: Type.Integer(),
+});
+export type StoredKeyInfo = Static<typeof StoredKeyInfo>;
+
+export const StorageRetryRequest = Type.Object(
+  {
+    date: Type.String({ description: 'yyyyMMddHHmm on a 10-minute boundary' }),
+    retry: Type.Optional(Type.Integer({ minimum: 0 })),
+    targetUrl: Type.Optional(Type.String({ maxLength: 2048 })),
+  },
+  { additionalProperties: false },
+);
+export type StorageRetryRequest = Static<typeof StorageRetryRequest>;
+
+export const StoredRecordView = Type.Object({
+  callId: Type.String(),
+  rule: Type.String(),
+  eventType: EventTypeSchema,
+  msg_id: Type.String(),
+  stored_at: Type.Integer(),
+  last_error: Type.String(),
+  record: Type.Record(Type.String(), Type.Unknown()),
+});
+export type StoredRecordView = Static<typeof StoredRecordView>;
+
+/** One recent callback attempt (console live tail; beyond the spec). */
+export const RecentCallbackAttempt = Type.Object({
+  at: Type.Integer({ description: 'ms when the attempt finished' }),
+  rule: Type.String(),
+  callId: Type.Optional(Type.String()),
+  result: Type.Union([Type.Literal('success'), Type.Literal('overlong'), Type.Literal('failure')]),
+  latencyMs: Type.Integer(),
+  error: Type.Union([Type.String(), Type.Null()]),
+  resend: Type.Boolean(),
+});
+export type RecentCallbackAttempt = Static<typeof RecentCallbackAttempt>;
+
+export const RecentCallbackMinute = Type.Object({
+  minute: Type.Integer({ description: 'start of the minute, ms' }),
+  success: Type.Integer(),
+  overlong: Type.Integer(),
+  failure: Type.Integer(),
+});
+
+export const RecentCallbacks = Type.Object({
+  now: Type.Integer({ description: "the server's clock, ms" }),
+  attempts: Type.Array(RecentCallbackAttempt, { description: 'newest first' }),
+  minutes: Type.Array(RecentCallbackMinute, { description: 'the last 30 minutes, oldest first' }),
+});
+export type RecentCallbacks = Static<typeof RecentCallbacks>;

@@ -1,0 +1,304 @@
+/**
+ * Wire schemas of Area A, the customer-service REST channel (spec 2.1-2.3, contract 3):
+ * associations, the customer message a customer's server posts, the agent reply Parley pushes,
+ * conversations and their history, the delivery log.
+ */
+import { Type, type Static } from 'typebox';
+
+// --- Associations (contract 3.1) -------------------------------------------------------------
+
+export const ChannelParams = Type.Object({ tenantId: Type.Integer({ minimum: 1 }), channelId: Type.Integer({ minimum: 1 }) });
+export type ChannelParams = Static<typeof ChannelParams>;
+
+export const CreateAssociationRequest = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 64 }),
+    callback_url: Type.String({ minLength: 1, maxLength: 2048, description: 'http(s) address that receives agent replies' }),
+    agent_queue_id: Type.Optional(Type.Union([Type.String({ pattern: '^\\d+$' }), Type.Null()], { description: 'Skill group used when a message names none' })),
+  },
+  { additionalProperties: false },
+);
+export type CreateAssociationRequest = Static<typeof CreateAssociationRequest>;
+
+export const UpdateAssociationRequest = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    callback_url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+    agent_queue_id: Type.Optional(Type.Union([Type.String({ pattern: '^\\d+$' }), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+export type UpdateAssociationRequest = Static<typeof UpdateAssociationRequest>;
+
+/** An association as shown to its tenant's admins. The secret is shown on every read (contract 3.1). */
+export const AssociationView = Type.Object({
+  tenantId: Type.Integer(),
+  channelId: Type.Integer(),
+  name: Type.String(),
+  clientId: Type.String({ format: 'uuid' }),
+  clientSecret: Type.String({ description: '32 lower-case hex characters' }),
+  postMessageUrl: Type.String(),
+  callbackUrl: Type.String(),
+  agentQueueId: Type.Union([Type.String(), Type.Null()]),
+  createDateTime: Type.Integer(),
+});
+export type AssociationView = Static<typeof AssociationView>;
+
+// --- Customer message (spec 2.2) ---------------------------------------------------------------
+
+export const CustomerBodyType = Type.Union([Type.Literal('txt'), Type.Literal('img'), Type.Literal('audio'), Type.Literal('video')]);
+export type CustomerBodyType = Static<typeof CustomerBodyType>;
+
+export const MessageBody = Type.Object({
+  type: Type.String(),
+  msg: Type.Optional(Type.String()),
+  url: Type.Optional(Type.String()),
+  filename: Type.Optional(Type.String()),
+  size: Type.Optional(Type.Object({ width: Type.Optional(Type.Integer()), height: Type.Optional(Type.Integer()) })),
+  length: Type.Optional(Type.Integer()),
+  file_length: Type.Optional(Type.Integer()),
+});
+export type MessageBody = Static<typeof MessageBody>;
+
+export const Visitor = Type.Object({
+  user_nickname: Type.Optional(Type.String()),
+  true_name: Type.Optional(Type.String()),
+  qq: Type.Optional(Type.String()),
+  email: Type.Optional(Type.String()),
+  phone: Type.Optional(Type.String()),
+  company_name: Type.Optional(Type.String()),
+  description: Type.Optional(Type.String()),
+  tags: Type.Optional(Type.Array(Type.String())),
+});
+export type Visitor = Static<typeof Visitor>;
+
+export const VISITOR_STRING_FIELDS = ['user_nickname', 'true_name', 'qq', 'email', 'phone', 'company_name', 'description'] as const;
+
+export const OrderCard = Type.Object({
+  title: Type.Optional(Type.String()),
+  order_title: Type.Optional(Type.String()),
+  price: Type.Optional(Type.String()),
+  desc: Type.Optional(Type.String()),
+  img_url: Type.Optional(Type.String()),
+  item_url: Type.Optional(Type.String()),
+});
+export const TrackCard = Type.Object({
+  title: Type.Optional(Type.String()),
+  price: Type.Optional(Type.String()),
+  desc: Type.Optional(Type.String()),
+  img_url: Type.Optional(Type.String()),
+  item_url: Type.Optional(Type.String()),
+});
+
+export const CustomerMessageExt = Type.Object({
+  queue_id: Type.Optional(Type.String()),
+  queue_name: Type.Optional(Type.String()),
+  agent_username: Type.Optional(Type.String()),
+  visitor: Type.Optional(Visitor),
+  msgtype: Type.Optional(Type.Object({ order: Type.Optional(OrderCard), track: Type.Optional(TrackCard) })),
+});
+
+export const CustomerMessage = Type.Object({
+  bodies: Type.Array(MessageBody, { minItems: 1 }),
+  ext: Type.Optional(CustomerMessageExt),
+  msg_id: Type.Optional(Type.String()),
+  origin_type: Type.Literal('rest'),
+  from: Type.String({ minLength: 1 }),
+  timestamp: Type.Integer(),
+});
+export type CustomerMessage = Static<typeof CustomerMessage>;
+
+export const SendMessageResult = Type.Object({ msg_id: Type.String(), conversation_id: Type.Integer(), duplicate: Type.Boolean() });
+export type SendMessageResult = Static<typeof SendMessageResult>;
+
+// --- Agent reply (spec 2.3, contract 3.3/3.4) ---------------------------------------------------
+
+export const AgentReplyBody = Type.Union([
+  Type.Object({ type: Type.Literal('txt'), msg: Type.String({ minLength: 1, maxLength: 10_000 }) }, { additionalProperties: false }),
+  Type.Object(
+    {
+      type: Type.Literal('img'),
+      url: Type.String({ minLength: 1, maxLength: 2048 }),
+      filename: Type.String({ minLength: 1, maxLength: 255 }),
+      size: Type.Optional(Type.Object({ width: Type.Integer({ minimum: 0 }), height: Type.Integer({ minimum: 0 }) }, { additionalProperties: false })),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      type: Type.Literal('audio'),
+      url: Type.String({ minLength: 1, maxLength: 2048 }),
+      filename: Type.String({ minLength: 1, maxLength: 255 }),
+      length: Type.Optional(Type.Integer({ minimum: 0 })),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      type: Type.Literal('file'),
+      url: Type.String({ minLength: 1, maxLength: 2048 }),
+      filename: Type.String({ minLength: 1, maxLength: 255 }),
+      file_length: Type.Optional(Type.Integer({ minimum: 0 })),
+    },
+    { additionalProperties: false },
+  ),
+]);
+export type AgentReplyBody = Static<typeof AgentReplyBody>;
+
+export const SendReplyRequest = Type.Object({ bodies: Type.Array(AgentReplyBody, { minItems: 1, maxItems: 10 }) }, { additionalProperties: false });
+export type SendReplyRequest = Static<typeof SendReplyRequest>;
+
+export const DeliveryStatus = Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]);
+export type DeliveryStatus = Static<typeof DeliveryStatus>;
+
+export const DeliveryRef = Type.Object({ id: Type.String(), status: DeliveryStatus });
+export type DeliveryRef = Static<typeof DeliveryRef>;
+
+export const SendReplyResult = Type.Object({ msg_id: Type.String(), delivery: DeliveryRef });
+export type SendReplyResult = Static<typeof SendReplyResult>;
+
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+
+/** `ext.visitor` of a push: every profile field (null when unknown) plus weixin, tags, callback_user. */
+export const ReplyVisitor = Type.Object({
+  user_nickname: NullableString,
+  true_name: NullableString,
+  qq: NullableString,
+  email: NullableString,
+  phone: NullableString,
+  company_name: NullableString,
+  description: NullableString,
+  weixin: NullableString,
+  tags: Type.Union([Type.Array(Type.String()), Type.Null()]),
+  callback_user: Type.String(),
+});
+export type ReplyVisitor = Static<typeof ReplyVisitor>;
+
+/** The body Parley POSTs to an association's callback address (spec 2.3). */
+export const AgentReplyPush = Type.Object({
+  bodies: Type.Array(AgentReplyBody),
+  ext: Type.Object({
+    msg_id: Type.String(),
+    visitor: ReplyVisitor,
+    agent: Type.Object({ avatar: NullableString, user_nickname: Type.String() }),
+    queue_id: NullableString,
+    queue_name: Type.String(),
+    agent_username: Type.String(),
+  }),
+  to: Type.String(),
+  channel_type: Type.Literal('rest'),
+  tenant_id: Type.Integer(),
+  origin_type: Type.Literal('rest'),
+  channel_id: Type.Integer(),
+});
+export type AgentReplyPush = Static<typeof AgentReplyPush>;
+
+// --- Conversations (contract 3.3) ---------------------------------------------------------------
+
+export const ConversationState = Type.Union([Type.Literal('waiting'), Type.Literal('processing'), Type.Literal('closed')]);
+export type ConversationState = Static<typeof ConversationState>;
+
+export const ConversationParams = Type.Object({ tenantId: Type.Integer({ minimum: 1 }), id: Type.Integer({ minimum: 1 }) });
+export type ConversationParams = Static<typeof ConversationParams>;
+
+export const ConversationQuery = Type.Object(
+  {
+    state: Type.Optional(ConversationState),
+    queue_id: Type.Optional(Type.String({ pattern: '^\\d+$' })),
+    mine: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export type ConversationQuery = Static<typeof ConversationQuery>;
+
+export const AgentRef = Type.Object({ id: Type.Integer(), username: Type.String(), nickname: Type.String(), avatar: NullableString });
+export type AgentRef = Static<typeof AgentRef>;
+
+export const VisitorView = Type.Object({
+  customer_id: Type.String(),
+  user_nickname: NullableString,
+  true_name: NullableString,
+  qq: NullableString,
+  email: NullableString,
+  phone: NullableString,
+  company_name: NullableString,
+  description: NullableString,
+  tags: Type.Array(Type.String()),
+});
+export type VisitorView = Static<typeof VisitorView>;
+
+export const MessageView = Type.Object({
+  msg_id: Type.String(),
+  direction: Type.Union([Type.Literal('customer'), Type.Literal('agent')]),
+  from: Type.String(),
+  bodies: Type.Array(MessageBody),
+  ext: Type.Record(Type.String(), Type.Unknown()),
+  timestamp: Type.Integer(),
+  createdAt: Type.Integer(),
+  agent: Type.Union([AgentRef, Type.Null()]),
+  delivery: Type.Union([DeliveryRef, Type.Null()]),
+});
+export type MessageView = Static<typeof MessageView>;
+
+export const ConversationView = Type.Object({
+  id: Type.Integer(),
+  state: ConversationState,
+  queue_id: Type.String(),
+  agent: Type.Union([AgentRef, Type.Null()]),
+  visitor: VisitorView,
+  vip: Type.Boolean(),
+  channelId: Type.Integer(),
+  createdAt: Type.Integer(),
+  lastMessage: Type.Union([MessageView, Type.Null()]),
+});
+export type ConversationView = Static<typeof ConversationView>;
+
+export const TransferRequest = Type.Object(
+  { agent_id: Type.Optional(Type.Integer({ minimum: 1 })), queue_id: Type.Optional(Type.String({ pattern: '^\\d+$' })) },
+  { additionalProperties: false },
+);
+export type TransferRequest = Static<typeof TransferRequest>;
+
+// --- Delivery log (contract 3.1) ----------------------------------------------------------------
+
+export const DeliveryAttemptView = Type.Object({
+  attempt: Type.Integer(),
+  startedAt: Type.Integer(),
+  statusCode: Type.Union([Type.Integer(), Type.Null()]),
+  latencyMs: Type.Integer(),
+  error: NullableString,
+  succeeded: Type.Boolean(),
+});
+export type DeliveryAttemptView = Static<typeof DeliveryAttemptView>;
+
+export const DeliveryView = Type.Object({
+  id: Type.String(),
+  channelId: Type.Integer(),
+  msg_id: Type.String(),
+  to: Type.String(),
+  status: DeliveryStatus,
+  attempts: Type.Array(DeliveryAttemptView),
+  nextAttemptAt: Type.Union([Type.Integer(), Type.Null()]),
+  createdAt: Type.Integer(),
+  updatedAt: Type.Integer(),
+});
+export type DeliveryView = Static<typeof DeliveryView>;
+
+export const DeliveryQuery = Type.Object({ status: Type.Optional(DeliveryStatus) }, { additionalProperties: false });
+export const DeliveryParams = Type.Object({
+  tenantId: Type.Integer({ minimum: 1 }),
+  channelId: Type.Integer({ minimum: 1 }),
+  deliveryId: Type.String({ minLength: 1, maxLength: 64 }),
+});
+export type DeliveryParams = Static<typeof DeliveryParams>;
+
+export const MediaView = Type.Object({ url: Type.String(), filename: Type.String(), file_length: Type.Integer(), content_type: Type.String() });
+export type MediaView = Static<typeof MediaView>;
+
+// --- Live events for agents ---------------------------------------------------------------------
+
+export type ChannelEvent =
+  | { type: 'new_conversation'; tenantId: number; conversationId: number; queueId: number; agentId: number | null }
+  | { type: 'new_message'; tenantId: number; conversationId: number; queueId: number; agentId: number | null; msg_id: string; direction: 'customer' | 'agent' }
+  | { type: 'assignment'; tenantId: number; conversationId: number; queueId: number; agentId: number | null; state: ConversationState }
+  | { type: 'delivery_status'; tenantId: number; conversationId: number; queueId: number; agentId: number | null; msg_id: string; deliveryId: string; status: DeliveryStatus };

@@ -1,0 +1,232 @@
+/**
+ * Wire schemas of the IM surface (contract sections 1 and 4.1–4.3): apps, tokens, users, groups,
+ * chat rooms, messages over REST and the JSON frames of the socket.
+ *
+ * Message bodies are described loosely here (an object per `type`) and checked field by field by
+ * the server, so a 400 can name the exact field that is wrong.
+ */
+import { Type, type Static, type TSchema } from 'typebox';
+
+/** Limits the contract fixes (4.1, 4.3). */
+export const IM_LIMITS = {
+  usernameMaxLength: 64,
+  /** Receivers per REST call by target kind. */
+  receivers: { users: 600, chatgroups: 3, chatrooms: 10 },
+  /** Largest message request body or socket frame, bytes. */
+  messageBytes: 5 * 1024,
+  /** Users per batch registration. */
+  usersPerBatch: 60,
+  sensitiveWords: 1000,
+} as const;
+
+/** `a-z0-9_.-`, 1–64, after folding upper case to lower case. */
+export const IM_USERNAME_PATTERN = /^[a-z0-9_.-]{1,64}$/;
+
+export const IM_BODY_TYPES = ['txt', 'img', 'audio', 'video', 'file', 'loc', 'cmd', 'custom'] as const;
+export type ImBodyType = (typeof IM_BODY_TYPES)[number];
+
+/** Fields every IM success envelope carries (contract 1). */
+const imEnvelopeFields = () => ({
+  path: Type.String(),
+  uri: Type.String(),
+  timestamp: Type.Integer(),
+  organization: Type.String(),
+  application: Type.String(),
+  action: Type.String(),
+  duration: Type.Integer(),
+  applicationName: Type.String(),
+});
+
+/** Success envelope of the IM surface (contract 1). */
+export const ImEnvelope = <T extends TSchema>(data: T) =>
+  Type.Object({
+    ...imEnvelopeFields(),
+    data,
+  });
+
+export const ImEntitiesEnvelope = <T extends TSchema>(entity: T) =>
+  Type.Object({
+    ...imEnvelopeFields(),
+    entities: Type.Array(entity),
+  });
+
+export const OrgAppParams = Type.Object({ org: Type.String({ minLength: 1, maxLength: 64 }), app: Type.String({ minLength: 1, maxLength: 64 }) });
+export type OrgAppParams = Static<typeof OrgAppParams>;
+
+const Name = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9_-]*$' });
+
+export const CreateAppRequest = Type.Object({ org_name: Name, app_name: Name }, { additionalProperties: false });
+export type CreateAppRequest = Static<typeof CreateAppRequest>;
+
+export const AppCreated = Type.Object({
+  appkey: Type.String(),
+  application: Type.String(),
+  client_id: Type.String(),
+  client_secret: Type.String(),
+});
+export type AppCreated = Static<typeof AppCreated>;
+
+const Ttl = Type.Integer({ minimum: 1, maximum: 365 * 24 * 3600, description: 'Token lifetime, seconds (default 7 days)' });
+
+export const TokenRequest = Type.Union([
+  Type.Object({ grant_type: Type.Literal('client_credentials'), client_id: Type.String({ minLength: 1, maxLength: 128 }), client_secret: Type.String({ minLength: 1, maxLength: 256 }), ttl: Type.Optional(Ttl) }),
+  Type.Object({ grant_type: Type.Literal('password'), username: Type.String({ minLength: 1, maxLength: 128 }), password: Type.String({ minLength: 1, maxLength: 256 }), ttl: Type.Optional(Ttl) }),
+]);
+export type TokenRequest = Static<typeof TokenRequest>;
+
+export const ImUserView = Type.Object({
+  uuid: Type.String(),
+  type: Type.Literal('user'),
+  created: Type.Integer(),
+  modified: Type.Integer(),
+  username: Type.String(),
+  nickname: Type.Optional(Type.String()),
+  activated: Type.Boolean(),
+});
+export type ImUserView = Static<typeof ImUserView>;
+
+export const AppTokenResult = Type.Object({ access_token: Type.String(), expires_in: Type.Integer(), application: Type.String() });
+export type AppTokenResult = Static<typeof AppTokenResult>;
+export const UserTokenResult = Type.Object({ access_token: Type.String(), expires_in: Type.Integer(), user: ImUserView });
+export type UserTokenResult = Static<typeof UserTokenResult>;
+
+export const NewImUser = Type.Object(
+  {
+    username: Type.String({ minLength: 1, maxLength: 64 }),
+    password: Type.String({ minLength: 1, maxLength: 128 }),
+    nickname: Type.Optional(Type.String({ maxLength: 100 })),
+  },
+  { additionalProperties: false },
+);
+export type NewImUser = Static<typeof NewImUser>;
+export const CreateUsersRequest = Type.Union([NewImUser, Type.Array(NewImUser, { minItems: 1, maxItems: IM_LIMITS.usersPerBatch })]);
+export type CreateUsersRequest = Static<typeof CreateUsersRequest>;
+
+export const UsernameParams = Type.Object({ org: Type.String(), app: Type.String(), username: Type.String({ minLength: 1, maxLength: 128 }) });
+export type UsernameParams = Static<typeof UsernameParams>;
+
+const Members = Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 500 });
+
+export const CreateGroupRequest = Type.Object(
+  {
+    groupname: Type.String({ minLength: 1, maxLength: 128 }),
+    description: Type.Optional(Type.String({ maxLength: 512 })),
+    public: Type.Boolean(),
+    maxusers: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+    owner: Type.String({ minLength: 1, maxLength: 128 }),
+    members: Type.Optional(Members),
+  },
+  { additionalProperties: false },
+);
+export type CreateGroupRequest = Static<typeof CreateGroupRequest>;
+
+export const CreateChatroomRequest = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 128 }),
+    description: Type.String({ maxLength: 512 }),
+    maxusers: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+    owner: Type.String({ minLength: 1, maxLength: 128 }),
+    members: Type.Optional(Members),
+  },
+  { additionalProperties: false },
+);
+export type CreateChatroomRequest = Static<typeof CreateChatroomRequest>;
+
+export const GroupParams = Type.Object({ org: Type.String(), app: Type.String(), id: Type.String({ pattern: '^\\d{1,20}$' }) });
+export type GroupParams = Static<typeof GroupParams>;
+export const GroupMemberParams = Type.Object({ org: Type.String(), app: Type.String(), id: Type.String({ pattern: '^\\d{1,20}$' }), username: Type.String({ minLength: 1, maxLength: 128 }) });
+export type GroupMemberParams = Static<typeof GroupMemberParams>;
+
+export const BodyType = Type.Union(IM_BODY_TYPES.map((t) => Type.Literal(t)));
+
+/** One message body in the socket and callback shape: `{type, ...fields}`. */
+export const ImMessageBody = Type.Object({ type: Type.String() }, { additionalProperties: true });
+export interface ImMessageBody {
+  type: string;
+  [field: string]: unknown;
+}
+
+/** `POST /{org}/{app}/messages/users|chatgroups|chatrooms` */
+export const SendMessageRequest = Type.Object({
+  from: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  to: Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { minItems: 1 }),
+  type: Type.String(),
+  body: Type.Record(Type.String(), Type.Unknown()),
+  ext: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  routetype: Type.Optional(Type.String({ maxLength: 32 })),
+  sync_device: Type.Optional(Type.Boolean()),
+});
+export type SendMessageRequest = Static<typeof SendMessageRequest>;
+
+/** Legacy `POST /{org}/{app}/messages` */
+export const LegacySendMessageRequest = Type.Object({
+  target_type: Type.Union([Type.Literal('users'), Type.Literal('chatgroups'), Type.Literal('chatrooms')]),
+  target: Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { minItems: 1 }),
+  msg: Type.Object({ type: Type.String() }, { additionalProperties: true }),
+  from: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  ext: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+});
+export type LegacySendMessageRequest = Static<typeof LegacySendMessageRequest>;
+
+export const SensitiveWordsRequest = Type.Object(
+  { words: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: IM_LIMITS.sensitiveWords }) },
+  { additionalProperties: false },
+);
+export type SensitiveWordsRequest = Static<typeof SensitiveWordsRequest>;
+
+export const OfflineStatusParams = Type.Object({ org: Type.String(), app: Type.String(), username: Type.String({ minLength: 1, maxLength: 128 }), msgId: Type.String({ pattern: '^\\d{1,20}$' }) });
+export type OfflineStatusParams = Static<typeof OfflineStatusParams>;
+
+// --- Socket frames (contract 4.3) -----------------------------------------------------------------
+
+export type ImChatType = 'chat' | 'groupchat' | 'chatroom';
+
+export interface ImSendFrame {
+  op: 'send';
+  id: string;
+  chat_type: ImChatType;
+  to: string;
+  bodies: ImMessageBody[];
+  ext?: Record<string, unknown>;
+}
+export interface ImJoinFrame {
+  op: 'join' | 'leave';
+  room: string;
+  id?: string;
+}
+export interface ImPingFrame {
+  op: 'ping';
+  id?: string;
+}
+export type ImClientFrame = ImSendFrame | ImJoinFrame | ImPingFrame;
+
+export interface ImAckFrame {
+  op: 'ack';
+  id: string;
+  msg_id?: string;
+  timestamp: number;
+}
+export interface ImErrorFrame {
+  op: 'error';
+  id?: string;
+  error: string;
+  error_description: string;
+}
+export interface ImMessageFrame {
+  op: 'message';
+  msg_id: string;
+  from: string;
+  to: string;
+  chat_type: ImChatType;
+  group_id?: string;
+  timestamp: number;
+  /** Present on messages that were stored while the user was offline. */
+  offline?: boolean;
+  payload: { bodies: ImMessageBody[]; ext: Record<string, unknown> };
+}
+export interface ImPongFrame {
+  op: 'pong';
+  id?: string;
+  timestamp: number;
+}
+export type ImServerFrame = ImAckFrame | ImErrorFrame | ImMessageFrame | ImPongFrame;

@@ -1,0 +1,130 @@
+/**
+ * Signatures used on Parley's wire:
+ * - the send-message HMAC (spec 5.1) that a customer's server puts on every request,
+ * - the post-send callback `security` field (spec 5.2, contract 4.5),
+ * - the Standard Webhooks signature on outbound pushes and callbacks (contract 3.4, 4.5).
+ *
+ * Pure functions over node:crypto; no I/O.
+ */
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+
+export type Bytes = string | Uint8Array;
+
+export function md5Hex(data: Bytes): string {
+  return createHash('md5').update(data).digest('hex');
+}
+
+export interface SendMessageSigningInput {
+  method: string;
+  /** Resource path, e.g. `/api/tenants/1024/rest/channels/7/messages` (no query string). */
+  path: string;
+  /** `X-Auth-Expires` exactly as sent (milliseconds; non-positive means never). */
+  expires: number | string;
+  /** The exact body bytes or text that are sent. */
+  body: Bytes;
+}
+
+/** The four lines of spec 5.1, joined by `\n`, no trailing line feed. */
+export function sendMessageStringToSign(input: SendMessageSigningInput): string {
+  return [input.method.toUpperCase(), input.path, String(input.expires), md5Hex(input.body)].join('\n');
+}
+
+/** Base64 of the raw HMAC-SHA256 of the string to sign, keyed with the Client Secret. */
+export function signSendMessage(clientSecret: string, input: SendMessageSigningInput): string {
+  return createHmac('sha256', clientSecret).update(sendMessageStringToSign(input)).digest('base64');
+}
+
+export function sendMessageAuthorization(clientId: string, signature: string): string {
+  return `hmac ${clientId}:${signature}`;
+}
+
+export interface ParsedHmacAuthorization {
+  clientId: string;
+  signature: string;
+}
+
+/** Parses `hmac {clientId}:{signature}`; returns undefined when the header is malformed. */
+export function parseHmacAuthorization(header: string | undefined): ParsedHmacAuthorization | undefined {
+  if (!header) return undefined;
+  const match = /^hmac\s+([^:\s]+):(\S+)$/i.exec(header.trim());
+  if (!match) return undefined;
+  return { clientId: match[1] as string, signature: match[2] as string };
+}
+
+/** Constant-time comparison of two strings (length leak only). */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const ab = Buffer.from(a, 'utf8');
+  const bb = Buffer.from(b, 'utf8');
+  if (ab.length !== bb.length) {
+    // Compare anyway so the time does not depend on where the strings differ.
+    timingSafeEqual(ab, ab);
+    return false;
+  }
+  return timingSafeEqual(ab, bb);
+}
+
+export function verifySendMessage(clientSecret: string, input: SendMessageSigningInput, signature: string): boolean {
+  return constantTimeEqual(signSendMessage(clientSecret, input), signature);
+}
+
+/** `security` of a callback record: lower-case hex MD5 of callId + secret + timestamp (decimal). */
+export function callbackSecurity(callId: string, secret: string, timestamp: number): string {
+  return md5Hex(`${callId}${secret}${timestamp}`);
+}
+
+export function verifyCallbackSecurity(callId: string, secret: string, timestamp: number, security: string): boolean {
+  return constantTimeEqual(callbackSecurity(callId, secret, timestamp), security.toLowerCase());
+}
+
+export interface StandardWebhookHeaders {
+  'webhook-id': string;
+  'webhook-timestamp': string;
+  'webhook-signature': string;
+}
+
+/** `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, keyed with the UTF-8 bytes of `key`. */
+export function standardWebhookSignature(key: string, id: string, timestampSeconds: number, body: Bytes): string {
+  const mac = createHmac('sha256', Buffer.from(key, 'utf8'));
+  mac.update(`${id}.${timestampSeconds}.`);
+  mac.update(body);
+  return `v1,${mac.digest('base64')}`;
+}
+
+export function standardWebhookHeaders(key: string, id: string, timestampSeconds: number, body: Bytes): StandardWebhookHeaders {
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(timestampSeconds),
+    'webhook-signature': standardWebhookSignature(key, id, timestampSeconds, body),
+  };
+}
+
+export interface VerifyWebhookOptions {
+  /** Current time in seconds; pass it in so verification is testable. */
+  nowSeconds: number;
+  /** Allowed clock difference in seconds (default 300). */
+  toleranceSeconds?: number;
+}
+
+/**
+ * Verifies Standard Webhooks headers. The signature header may hold several space-separated
+ * `v1,<sig>` entries (during key rotation); any match is accepted.
+ */
+export function verifyStandardWebhook(
+  key: string,
+  headers: Partial<Record<keyof StandardWebhookHeaders, string | undefined>>,
+  body: Bytes,
+  options: VerifyWebhookOptions,
+): boolean {
+  const id = headers['webhook-id'];
+  const ts = headers['webhook-timestamp'];
+  const sigs = headers['webhook-signature'];
+  if (!id || !ts || !sigs || !/^\d+$/.test(ts)) return false;
+  const timestamp = Number(ts);
+  if (Math.abs(options.nowSeconds - timestamp) > (options.toleranceSeconds ?? 300)) return false;
+  const expected = standardWebhookSignature(key, id, timestamp, body);
+  let ok = false;
+  for (const candidate of sigs.split(' ')) {
+    if (candidate && constantTimeEqual(candidate, expected)) ok = true;
+  }
+  return ok;
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import {
+  md5Hex,
+  parseHmacAuthorization,
+  sendMessageAuthorization,
+  sendMessageStringToSign,
+  signSendMessage,
+  standardWebhookHeaders,
+  verifySendMessage,
+  verifyStandardWebhook,
+} from '../src/index.js';
+import { loadVectors } from './vectors.js';
+
+const vectors = loadVectors();
+
+describe('send-message HMAC (spec 5.1) against shared vectors', () => {
+  it('has vectors to check', () => expect(vectors.hmac_send_message.length).toBeGreaterThan(0));
+
+  it.each(vectors.hmac_send_message.map((v, i) => [i, v] as const))('vector %i: md5, string to sign, signature, header', (_i, v) => {
+    const input = { method: v.method, path: v.path, expires: v.xAuthExpires, body: v.body };
+    expect(md5Hex(v.body)).toBe(v.md5);
+    expect(sendMessageStringToSign(input)).toBe(v.stringToSign);
+    expect(signSendMessage(v.clientSecret, input)).toBe(v.signature);
+    expect(sendMessageAuthorization(v.clientId, v.signature)).toBe(v.authorization);
+    expect(parseHmacAuthorization(v.authorization)).toEqual({ clientId: v.clientId, signature: v.signature });
+    expect(verifySendMessage(v.clientSecret, input, v.signature)).toBe(true);
+  });
+
+  it('rejects a signature over a body that differs by one byte, or under another secret', () => {
+    const v = vectors.hmac_send_message[0]!;
+    const input = { method: v.method, path: v.path, expires: v.xAuthExpires, body: v.body };
+    expect(verifySendMessage(v.clientSecret, { ...input, body: `${v.body} ` }, v.signature)).toBe(false);
+    expect(verifySendMessage('0'.repeat(32), input, v.signature)).toBe(false);
+    expect(verifySendMessage(v.clientSecret, { ...input, expires: v.xAuthExpires + 1 }, v.signature)).toBe(false);
+  });
+
+  it('signs the exact UTF-8 bytes: a Buffer body gives the same signature as its text', () => {
+    const v = vectors.hmac_send_message[0]!;
+    expect(signSendMessage(v.clientSecret, { method: v.method, path: v.path, expires: v.xAuthExpires, body: Buffer.from(v.body, 'utf8') })).toBe(v.signature);
+  });
+});
+
+describe('Standard Webhooks signature (contract 3.4) against shared vectors', () => {
+  it('has vectors to check', () => expect(vectors.standard_webhooks.length).toBeGreaterThan(0));
+
+  it.each(vectors.standard_webhooks.map((v, i) => [i, v] as const))('vector %i: signs and verifies', (_i, v) => {
+    const headers = standardWebhookHeaders(v.key, v.id, v.timestamp, v.body);
+    expect(headers).toEqual({ 'webhook-id': v.id, 'webhook-timestamp': String(v.timestamp), 'webhook-signature': v.signature });
+    expect(verifyStandardWebhook(v.key, headers, v.body, { nowSeconds: v.timestamp + 10 })).toBe(true);
+  });
+
+  it('refuses a tampered body, a wrong id, or a stale timestamp', () => {
+    const v = vectors.standard_webhooks[0]!;
+    const headers = standardWebhookHeaders(v.key, v.id, v.timestamp, v.body);
+    expect(verifyStandardWebhook(v.key, headers, v.body.replace('c42', 'c43'), { nowSeconds: v.timestamp })).toBe(false);
+    expect(verifyStandardWebhook(v.key, { ...headers, 'webhook-id': 'dlv_02' }, v.body, { nowSeconds: v.timestamp })).toBe(false);
+    expect(verifyStandardWebhook(v.key, headers, v.body, { nowSeconds: v.timestamp + 301 })).toBe(false);
+  });
+
+  it('accepts any of several space-separated signatures (key rotation)', () => {
+    const v = vectors.standard_webhooks[0]!;
+    const headers = { 'webhook-id': v.id, 'webhook-timestamp': String(v.timestamp), 'webhook-signature': `v1,AAAA ${v.signature}` };
+    expect(verifyStandardWebhook(v.key, headers, v.body, { nowSeconds: v.timestamp })).toBe(true);
+  });
+});

@@ -1,0 +1,124 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import {
+  AgentParams,
+  AgentView,
+  ApiEntities,
+  ApiEntity,
+  CreateAgentRequest,
+  CreateSkillGroupRequest,
+  CreateTenantRequest,
+  LoginRequest,
+  LoginResult,
+  SetAgentStatusRequest,
+  SkillGroupView,
+  TenantParams,
+  TenantView,
+  UpdateTenantSettingsRequest,
+} from '@parley/protocol';
+import { AppError } from '../../../kernel/errors.js';
+import { assertRole, assertTenantAccess, type AccountsService } from '../../../modules/accounts/service.js';
+import { principalOf } from '../../plugins/bearer.js';
+import { list, ok } from './envelope.js';
+
+
+/** Contract section 2: login, tenants, skill groups, agents. */
+export const accountsRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsService }> = async (app, { accounts }) => {
+  app.post(
+    '/api/login',
+    {
+      config: { public: true },
+      schema: { tags: ['accounts'], summary: 'Sign in and get a bearer token', body: LoginRequest, response: { 200: ApiEntity(LoginResult) } },
+    },
+    async (request) => ok(await accounts.login(request.body.username, request.body.password)),
+  );
+
+  app.post(
+    '/api/tenants',
+    { schema: { tags: ['accounts'], summary: 'Create a tenant with its first admin (system admin)', body: CreateTenantRequest, response: { 200: ApiEntity(TenantView) } } },
+    async (request) => {
+      assertRole(principalOf(request), ['system_admin']);
+      return ok(await accounts.createTenant(request.body));
+    },
+  );
+
+  app.get(
+    '/api/tenants',
+    { schema: { tags: ['accounts'], summary: 'List tenants (system admin)', response: { 200: ApiEntities(TenantView) } } },
+    async (request) => {
+      assertRole(principalOf(request), ['system_admin']);
+      return list(await accounts.listTenants());
+    },
+  );
+
+  app.get(
+    '/api/tenants/:tenantId',
+    { schema: { tags: ['accounts'], summary: 'Read a tenant', params: TenantParams, response: { 200: ApiEntity(TenantView) } } },
+    async (request) => {
+      assertTenantAccess(principalOf(request), request.params.tenantId, ['admin', 'agent']);
+      return ok(await accounts.getTenant(request.params.tenantId));
+    },
+  );
+
+  app.put(
+    '/api/tenants/:tenantId/settings',
+    {
+      schema: { tags: ['accounts'], summary: 'Change tenant settings (VIP tags)', params: TenantParams, body: UpdateTenantSettingsRequest, response: { 200: ApiEntity(TenantView) } },
+    },
+    async (request) => {
+      assertTenantAccess(principalOf(request), request.params.tenantId, ['admin']);
+      return ok(await accounts.setVipTags(request.params.tenantId, request.body.vip_tags));
+    },
+  );
+
+  app.post(
+    '/api/tenants/:tenantId/skill-groups',
+    { schema: { tags: ['accounts'], summary: 'Create a skill group', params: TenantParams, body: CreateSkillGroupRequest, response: { 200: ApiEntity(SkillGroupView) } } },
+    async (request) => {
+      assertTenantAccess(principalOf(request), request.params.tenantId, ['admin']);
+      return ok(await accounts.createSkillGroup(request.params.tenantId, request.body.queue_name));
+    },
+  );
+
+  app.get(
+    '/api/tenants/:tenantId/skill-groups',
+    { schema: { tags: ['accounts'], summary: 'List skill groups', params: TenantParams, response: { 200: ApiEntities(SkillGroupView) } } },
+    async (request) => {
+      assertTenantAccess(principalOf(request), request.params.tenantId, ['admin', 'agent']);
+      return list(await accounts.listSkillGroups(request.params.tenantId));
+    },
+  );
+
+  app.post(
+    '/api/tenants/:tenantId/agents',
+    { schema: { tags: ['accounts'], summary: 'Create an agent or tenant admin', params: TenantParams, body: CreateAgentRequest, response: { 200: ApiEntity(AgentView) } } },
+    async (request) => {
+      assertTenantAccess(principalOf(request), request.params.tenantId, ['admin']);
+      return ok(await accounts.createAgent(request.params.tenantId, request.body));
+    },
+  );
+
+  app.get(
+    '/api/tenants/:tenantId/agents',
+    { schema: { tags: ['accounts'], summary: 'List agents', params: TenantParams, response: { 200: ApiEntities(AgentView) } } },
+    async (request) => {
+      assertTenantAccess(principalOf(request), request.params.tenantId, ['admin', 'agent']);
+      return list(await accounts.listAgents(request.params.tenantId));
+    },
+  );
+
+  app.put(
+    '/api/tenants/:tenantId/agents/:agentId/status',
+    {
+      schema: { tags: ['accounts'], summary: 'Set an agent status (the agent, or a tenant admin)', params: AgentParams, body: SetAgentStatusRequest, response: { 200: ApiEntity(AgentView) } },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const { tenantId, agentId } = request.params;
+      assertTenantAccess(principal, tenantId, ['admin', 'agent']);
+      if (principal.role === 'agent' && principal.userId !== agentId) {
+        throw new AppError('forbidden', { detail: 'agents set their own status only' });
+      }
+      return ok(await accounts.setAgentStatus(tenantId, agentId, request.body.status));
+    },
+  );
+};

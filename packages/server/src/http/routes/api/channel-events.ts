@@ -1,0 +1,76 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { TenantParams, type ChannelEvent } from '@parley/protocol';
+import { Type } from 'typebox';
+import { AppError } from '../../../kernel/errors.js';
+import { assertTenantAccess, type AccountsService } from '../../../modules/accounts/service.js';
+import type { ChannelModule } from '../../../modules/channel/index.js';
+import { bearerToken } from '../../plugins/bearer.js';
+
+const HEARTBEAT_MS = 15_000;
+
+/**
+ * Live events for the agent workspace, as server-sent events. EventSource cannot set headers,
+ * so the token may also come as `?access_token=`. Admins see every event of the tenant; an
+ * agent sees events of conversations assigned to them or waiting in their skill groups.
+ */
+export const channelEventRoutes: FastifyPluginAsyncTypebox<{ channel: ChannelModule; accounts: AccountsService }> = async (app, { channel, accounts }) => {
+  // Open streams never finish on their own: end them before the server waits for connections.
+  const open = new Set<() => void>();
+  app.addHook('preClose', async () => {
+    for (const end of [...open]) end();
+  });
+
+  app.get(
+    '/api/tenants/:tenantId/events',
+    {
+      config: { public: true },
+      schema: {
+        tags: ['conversations'],
+        summary: 'Server-sent events: new_conversation, new_message, assignment, delivery_status',
+        params: TenantParams,
+        querystring: Type.Object({ access_token: Type.Optional(Type.String({ maxLength: 512 })) }),
+      },
+    },
+    async (request, reply) => {
+      const token = bearerToken(request) ?? request.query.access_token;
+      const principal = token ? await accounts.authenticate(token) : undefined;
+      if (!principal) throw new AppError('unauthorized');
+      const { tenantId } = request.params;
+      assertTenantAccess(principal, tenantId, ['admin', 'agent']);
+      await accounts.requireTenant(tenantId);
+      const queues = new Set(principal.role === 'agent' ? await channel.directory.queueIdsOfAgent(principal.userId) : []);
+      const wants = (event: ChannelEvent) =>
+        principal.role !== 'agent' || event.agentId === principal.userId || (event.agentId === null && queues.has(event.queueId));
+
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+        'x-request-id': String(request.id),
+      });
+      res.write('retry: 3000\n\nevent: ready\ndata: {}\n\n');
+      let seq = 0;
+      const unsubscribe = channel.events.subscribe(tenantId, (event) => {
+        if (!wants(event)) return;
+        res.write(`id: ${++seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+      });
+      const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS);
+      heartbeat.unref();
+      const stop = () => {
+        clearInterval(heartbeat);
+        unsubscribe();
+        open.delete(end);
+      };
+      const end = () => {
+        stop();
+        res.end();
+      };
+      open.add(end);
+      request.raw.on('close', stop);
+      res.on('close', stop);
+    },
+  );
+};

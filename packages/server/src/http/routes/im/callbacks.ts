@@ -1,0 +1,113 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import {
+  CallbackServiceUpdate,
+  CreateCallbackRuleRequest,
+  ImEnvelope,
+  RecentCallbacks,
+  RuleName,
+  StorageRetryRequest,
+  UpdateCallbackRuleRequest,
+} from '@parley/protocol';
+import type { RecentAttempts } from '../../../modules/callbacks/recent.js';
+import type { CallbacksService } from '../../../modules/callbacks/service.js';
+import { imData, imEntities } from '../../../modules/im/envelope.js';
+import { imAppOf } from './context.js';
+
+const NameParams = Type.Object({ name: RuleName });
+const DateParams = Type.Object({ date: Type.String({ maxLength: 32 }) });
+
+/**
+ * Callback configuration (contract 4.4) and the exception store (4.6). Every route needs an
+ * app-admin token (the IM context answers 401 without one and 403 for a user token); the IM
+ * scope's per-app limit answers 429 `reach_limit`.
+ */
+export const imCallbackRoutes: FastifyPluginAsyncTypebox<{ callbacks: CallbacksService; recent?: RecentAttempts | undefined }> = async (app, { callbacks, recent }) => {
+  const tags = ['callbacks'];
+
+  app.get('/callbacks/service', { schema: { tags, summary: 'Read the callback and exception-store switches' } }, async (request) => {
+    const imApp = imAppOf(request);
+    return imData(request, imApp, await callbacks.settings(imApp.id));
+  });
+  app.put(
+    '/callbacks/service',
+    { schema: { tags, summary: 'Turn the callback service and the exception store on or off', body: CallbackServiceUpdate } },
+    async (request) => {
+      const imApp = imAppOf(request);
+      return imData(request, imApp, await callbacks.updateSettings(imApp.id, request.body));
+    },
+  );
+
+  app.get('/callbacks/rules', { schema: { tags, summary: 'List the callback rules' } }, async (request) => {
+    const imApp = imAppOf(request);
+    return imEntities(request, imApp, await callbacks.listRules(imApp.id));
+  });
+  app.post('/callbacks/rules', { schema: { tags, summary: 'Create a callback rule (at most 4 per app)', body: CreateCallbackRuleRequest } }, async (request) => {
+    const imApp = imAppOf(request);
+    return imData(request, imApp, await callbacks.createRule(imApp.id, request.body));
+  });
+  app.get('/callbacks/rules/:name', { schema: { tags, summary: 'Read a callback rule with its state', params: NameParams } }, async (request) => {
+    const imApp = imAppOf(request);
+    return imData(request, imApp, await callbacks.view(await callbacks.rule(imApp.id, request.params.name)));
+  });
+  app.put(
+    '/callbacks/rules/:name',
+    { schema: { tags, summary: 'Change a callback rule', params: NameParams, body: UpdateCallbackRuleRequest } },
+    async (request) => {
+      const imApp = imAppOf(request);
+      return imData(request, imApp, await callbacks.updateRule(imApp.id, request.params.name, request.body));
+    },
+  );
+  app.delete('/callbacks/rules/:name', { schema: { tags, summary: 'Delete a callback rule', params: NameParams } }, async (request) => {
+    const imApp = imAppOf(request);
+    const view = await callbacks.view(await callbacks.rule(imApp.id, request.params.name));
+    await callbacks.deleteRule(imApp.id, request.params.name);
+    return imData(request, imApp, view);
+  });
+  app.post('/callbacks/rules/:name/secret', { schema: { tags, summary: 'Replace the rule secret with a new one', params: NameParams } }, async (request) => {
+    const imApp = imAppOf(request);
+    return imData(request, imApp, await callbacks.rotateSecret(imApp.id, request.params.name));
+  });
+
+  if (recent) {
+    app.get(
+      '/callbacks/deliveries/recent',
+      {
+        schema: {
+          tags,
+          summary: 'Recent callback attempts of this instance and per-minute counts by result (console live tail)',
+          querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })) }, { additionalProperties: false }),
+          response: { 200: ImEnvelope(RecentCallbacks) },
+        },
+      },
+      async (request) => {
+        const imApp = imAppOf(request);
+        return imData(request, imApp, recent.view(imApp.id, request.query.limit ?? 50));
+      },
+    );
+  }
+
+  app.get('/callbacks/storage/info', { schema: { tags, summary: 'Keys of the exception store with their size and re-send count' } }, async (request) => {
+    const imApp = imAppOf(request);
+    return imData(request, imApp, await callbacks.storageInfo(imApp.id));
+  });
+  // The spec's sample request spells the segment `callback`; both spellings work.
+  for (const prefix of ['/callbacks', '/callback']) {
+    app.post(
+      `${prefix}/storage/retry`,
+      { schema: { tags, summary: 'Re-send the stored records of a date key (asynchronous)', body: StorageRetryRequest } },
+      async (request) => {
+        const imApp = imAppOf(request);
+        return imData(request, imApp, await callbacks.retry(imApp.id, request.body));
+      },
+    );
+  }
+  app.get(
+    '/callbacks/storage/:date',
+    { schema: { tags, summary: 'Records stored under a date key, with their last error', params: DateParams } },
+    async (request) => {
+      const imApp = imAppOf(request);
+      return imEntities(request, imApp, await callbacks.storedRecords(imApp.id, request.params.date));
+    },
+  );
+};

@@ -1,0 +1,146 @@
+/**
+ * The SDK socket (contract 4.3): `GET /{org}/{app}/ws?access_token=<user token>`, JSON frames.
+ *
+ * A socket first receives the messages stored while its user was offline, then counts as online.
+ * Frames of one socket are handled one at a time, in order, so acks and msg_ids follow the order
+ * the client sent. A bad frame gets an `error` frame and the socket stays open. The server pings
+ * every heartbeat interval and closes a socket that did not answer the previous ping.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { IM_LIMITS, type ImChatType, type ImClientFrame, type ImServerFrame } from '@parley/protocol';
+import type { WebSocket, RawData } from 'ws';
+import { AppError, isAppError } from '../../../kernel/errors.js';
+import { uuid } from '../../../kernel/ids.js';
+import { normaliseBody } from '../../../modules/im/bodies.js';
+import type { ImModule } from '../../../modules/im/index.js';
+import type { ImApp } from '../../../modules/im/ports.js';
+import type { ImConnection } from '../../../modules/im/presence.js';
+import { imAppOf } from './context.js';
+
+const CHAT_TYPES: readonly ImChatType[] = ['chat', 'groupchat', 'chatroom'];
+const OPEN = 1;
+
+const bad = (detail: string) => new AppError('illegal_argument', { detail });
+
+function parseFrame(data: RawData): ImClientFrame {
+  const size = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : (data as Buffer | ArrayBuffer).byteLength;
+  if (size > IM_LIMITS.messageBytes) throw new AppError('message_send_error', { detail: 'message is too large' });
+  let frame: unknown;
+  try {
+    frame = JSON.parse(Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8'));
+  } catch {
+    throw bad('frame: not valid JSON');
+  }
+  if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) throw bad('frame: expected a JSON object');
+  const op = (frame as { op?: unknown }).op;
+  if (op !== 'send' && op !== 'join' && op !== 'leave' && op !== 'ping') throw bad(`op: unknown operation ${JSON.stringify(op ?? null)}; expected send, join, leave or ping`);
+  return frame as ImClientFrame;
+}
+
+export async function imSocketRoutes(app: FastifyInstance, { im, heartbeatMs }: { im: ImModule; heartbeatMs: number }): Promise<void> {
+  app.get(
+    '/ws',
+    {
+      websocket: true,
+      config: { imAuth: 'user' },
+      schema: { tags: ['im'], summary: 'SDK socket (JSON frames; see docs/im.md)', hide: false },
+      preValidation: async (request: FastifyRequest) => {
+        if (request.imPrincipal?.level !== 'user') throw new AppError('forbidden', { detail: 'the socket requires a user token' });
+      },
+    },
+    (socket: WebSocket, request: FastifyRequest) => {
+      const imApp = imAppOf(request);
+      const principal = request.imPrincipal;
+      if (principal?.level !== 'user') {
+        socket.close(4003, 'user token required');
+        return;
+      }
+      const username = principal.username;
+      const connection: ImConnection = {
+        id: uuid(),
+        send: (frame: ImServerFrame) => {
+          if (socket.readyState === OPEN) socket.send(JSON.stringify(frame));
+        },
+        close: (code, reason) => socket.close(code, reason),
+      };
+      im.presence.add(imApp.id, username, connection);
+
+      let alive = true;
+      socket.on('pong', () => {
+        alive = true;
+      });
+      const heartbeat = setInterval(() => {
+        if (!alive) {
+          socket.terminate();
+          return;
+        }
+        alive = false;
+        socket.ping();
+      }, heartbeatMs);
+      heartbeat.unref();
+
+      let queue: Promise<void> = Promise.resolve();
+      socket.on('message', (data: RawData) => {
+        queue = queue.then(() => handleFrame(im, imApp, username, connection, data));
+      });
+      socket.on('close', () => {
+        clearInterval(heartbeat);
+        im.presence.remove(imApp.id, username, connection);
+      });
+      socket.on('error', () => undefined);
+
+      // Stored messages first, then online; drain again for anything stored in between.
+      void im.delivery
+        .drain(imApp.id, username)
+        .then(() => im.presence.markReady(imApp.id, username, connection))
+        .then(() => im.delivery.drain(imApp.id, username));
+    },
+  );
+}
+
+async function handleFrame(im: ImModule, imApp: ImApp, username: string, connection: ImConnection, data: RawData): Promise<void> {
+  let id: string | undefined;
+  try {
+    const frame = parseFrame(data);
+    id = typeof frame.id === 'string' ? frame.id : undefined;
+    switch (frame.op) {
+      case 'ping':
+        connection.send({ op: 'pong', ...(id ? { id } : {}), timestamp: Date.now() });
+        return;
+      case 'join':
+      case 'leave': {
+        if (typeof frame.room !== 'string' || !/^\d{1,20}$/.test(frame.room)) throw bad('room: expected a chat-room id');
+        if (frame.op === 'join') await im.groups.addMember(imApp, 'chatroom', frame.room, username);
+        else await im.groups.removeMember(imApp, 'chatroom', frame.room, username);
+        connection.send({ op: 'ack', id: id ?? frame.room, timestamp: Date.now() });
+        return;
+      }
+      case 'send': {
+        if (typeof frame.id !== 'string' || frame.id.length === 0 || frame.id.length > 64) throw bad('id: expected a string of 1-64 characters');
+        if (!CHAT_TYPES.includes(frame.chat_type)) throw bad('chat_type: expected chat, groupchat or chatroom');
+        if (typeof frame.to !== 'string' || frame.to.length === 0 || frame.to.length > 128) throw bad('to: expected a user name or a group or chat-room id');
+        if (!Array.isArray(frame.bodies) || frame.bodies.length !== 1) throw bad('bodies: expected an array with exactly one body');
+        const raw = frame.bodies[0];
+        if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw bad('bodies[0]: expected an object');
+        const ext = frame.ext ?? {};
+        if (typeof ext !== 'object' || ext === null || Array.isArray(ext)) throw bad('ext: expected an object');
+        const { type, ...fields } = raw;
+        const body = normaliseBody(type, fields, 'bodies[0]', 'bodies[0].type');
+        const [accepted] = await im.messages.send(imApp, {
+          from: username,
+          chatType: frame.chat_type,
+          targets: [frame.to],
+          bodies: [body],
+          ext,
+          source: 'sdk',
+          requireMembership: true,
+        });
+        connection.send({ op: 'ack', id: frame.id, msg_id: accepted?.msgId ?? '', timestamp: accepted?.timestamp ?? Date.now() });
+        return;
+      }
+    }
+  } catch (error) {
+    const appError = isAppError(error) ? error : new AppError('internal_error', {}, { cause: error });
+    connection.send({ op: 'error', ...(id ? { id } : {}), error: appError.code, error_description: appError.message });
+  }
+}

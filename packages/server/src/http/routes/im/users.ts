@@ -1,0 +1,77 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { CreateUsersRequest, ImEntitiesEnvelope, ImUserView, OfflineStatusParams, TokenRequest, UsernameParams } from '@parley/protocol';
+import { AppError } from '../../../kernel/errors.js';
+import { imData, imEntities } from '../../../modules/im/envelope.js';
+import type { ImModule } from '../../../modules/im/index.js';
+import { foldUsername, imUserView } from '../../../modules/im/users.js';
+import { assertSelfOrAdmin, imAppOf } from './context.js';
+
+/** Tokens and users (contract 4.1), offline counters (4.3). */
+export const imUserRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> = async (app, { im }) => {
+  app.post(
+    '/token',
+    { config: { imAuth: 'public' }, schema: { tags: ['im'], summary: 'Get an app-admin token (client_credentials) or a user token (password)', body: TokenRequest } },
+    async (request) => {
+      const imApp = imAppOf(request);
+      const body = request.body;
+      if (body.grant_type === 'client_credentials') return im.apps.appToken(imApp, body.client_id, body.client_secret, body.ttl);
+      return im.apps.userToken(imApp, body.username, body.password, body.ttl);
+    },
+  );
+
+  app.post(
+    '/users',
+    { schema: { tags: ['im'], summary: 'Register one user or an array of users', body: CreateUsersRequest, response: { 200: ImEntitiesEnvelope(ImUserView) } } },
+    async (request) => {
+      const imApp = imAppOf(request);
+      const input = Array.isArray(request.body) ? request.body : [request.body];
+      return imEntities(request, imApp, await im.users.create(imApp, input));
+    },
+  );
+
+  app.get(
+    '/users/:username',
+    { config: { imAuth: 'user' }, schema: { tags: ['im'], summary: 'Read a user', params: UsernameParams, response: { 200: ImEntitiesEnvelope(ImUserView) } } },
+    async (request) => {
+      assertSelfOrAdmin(request, request.params.username);
+      const imApp = imAppOf(request);
+      return imEntities(request, imApp, [imUserView(await im.users.require(imApp, request.params.username))]);
+    },
+  );
+
+  app.delete(
+    '/users/:username',
+    { schema: { tags: ['im'], summary: 'Delete a user with their tokens, memberships and stored messages', params: UsernameParams, response: { 200: ImEntitiesEnvelope(ImUserView) } } },
+    async (request) => {
+      const imApp = imAppOf(request);
+      const removed = await im.users.remove(imApp, request.params.username);
+      im.apps.forgetUser(imApp.id, removed.username);
+      im.presence.disconnect(imApp.id, removed.username, 'user deleted');
+      return imEntities(request, imApp, [removed]);
+    },
+  );
+
+  app.get(
+    '/users/:username/offline_msg_count',
+    { config: { imAuth: 'user' }, schema: { tags: ['im'], summary: 'Number of messages stored for the user while offline', params: UsernameParams } },
+    async (request) => {
+      assertSelfOrAdmin(request, request.params.username);
+      const imApp = imAppOf(request);
+      const user = await im.users.require(imApp, request.params.username);
+      return imData(request, imApp, { [user.username]: await im.messages.countOffline(imApp, user.username) });
+    },
+  );
+
+  app.get(
+    '/users/:username/offline_msg_status/:msgId',
+    { config: { imAuth: 'user' }, schema: { tags: ['im'], summary: 'Whether a stored message reached the user', params: OfflineStatusParams } },
+    async (request) => {
+      assertSelfOrAdmin(request, request.params.username);
+      const imApp = imAppOf(request);
+      const username = foldUsername(request.params.username);
+      const status = await im.messages.offlineStatus(imApp, username, request.params.msgId);
+      if (!status) throw new AppError('service_resource_not_found', { resource: `Service resource offline message ${request.params.msgId} of ${username}` });
+      return imData(request, imApp, { [request.params.msgId]: status });
+    },
+  );
+};

@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../../kernel/clock.js';
+import { isUniqueViolation } from '../../storage/errors.js';
+import { hashPassword } from './password.js';
+import type { AccountsRepository } from './ports.js';
+
+export interface BootstrapResult {
+  createdAdmin: boolean;
+  /** Set only when the password was generated: shown once, never stored in clear. */
+  generatedPassword?: string;
+  demoTenantId?: number;
+}
+
+export const DEMO_TENANT_NAME = 'Demo';
+export const DEMO_ADMIN_USERNAME = 'demo-admin@parley.local';
+export const DEMO_AGENT_USERNAME = 'demo-agent@parley.local';
+
+/**
+ * First boot on an empty database: a system admin from the configured credentials (or with a
+ * generated password), and a flagship demo tenant with an admin and an agent that share the
+ * system admin's password. A second boot finds the admin and does nothing.
+ */
+export async function bootstrapAccounts(
+  repo: AccountsRepository,
+  clock: Clock,
+  options: { adminUsername: string; adminPassword: string | undefined; seedDemo: boolean },
+): Promise<BootstrapResult> {
+  if (await repo.hasSystemAdmin()) return { createdAdmin: false };
+  const password = options.adminPassword ?? randomBytes(12).toString('base64url');
+  const passwordHash = await hashPassword(password);
+  const now = clock.now();
+  try {
+    await repo.createUser(
+      {
+        tenantId: null,
+        username: options.adminUsername.toLowerCase(),
+        passwordHash,
+        nickname: 'System administrator',
+        avatar: null,
+        role: 'system_admin',
+        maxSessions: 0,
+        queueIds: [],
+      },
+      now,
+    );
+  } catch (error) {
+    // Several instances booting on one empty database: another one created the admin first.
+    if (isUniqueViolation(error)) return { createdAdmin: false };
+    throw error;
+  }
+  const result: BootstrapResult = { createdAdmin: true };
+  if (options.adminPassword === undefined) result.generatedPassword = password;
+  if (options.seedDemo && (await repo.countTenants()) === 0) {
+    const { tenant } = await repo.createTenant(
+      {
+        name: DEMO_TENANT_NAME,
+        edition: 'flagship',
+        admin: { username: DEMO_ADMIN_USERNAME, passwordHash, nickname: 'Demo admin', avatar: null, role: 'admin', maxSessions: 10 },
+      },
+      now,
+    );
+    await repo.createUser(
+      {
+        tenantId: tenant.id,
+        username: DEMO_AGENT_USERNAME,
+        passwordHash,
+        nickname: 'Demo agent',
+        avatar: null,
+        role: 'agent',
+        maxSessions: 10,
+        queueIds: [tenant.defaultQueueId],
+      },
+      now,
+    );
+    result.demoTenantId = tenant.id;
+  }
+  return result;
+}

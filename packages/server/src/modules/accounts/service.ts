@@ -1,0 +1,213 @@
+import { createHash } from 'node:crypto';
+import type {
+  AgentStatus,
+  AgentView,
+  CreateAgentRequest,
+  CreateTenantRequest,
+  LoginResult,
+  Role,
+  SkillGroupView,
+  TenantView,
+  UserView,
+} from '@parley/protocol';
+import type { Clock } from '../../kernel/clock.js';
+import { AppError } from '../../kernel/errors.js';
+import { randomToken } from '../../kernel/ids.js';
+import { isUniqueViolation } from '../../storage/errors.js';
+import { dummyHash, hashPassword, verifyPassword } from './password.js';
+import type { AccountsRepository, Tenant, User } from './ports.js';
+
+/** Who is calling, as established from a bearer token. */
+export interface Principal {
+  userId: number;
+  username: string;
+  role: Role;
+  tenantId: number | null;
+}
+
+const DEFAULT_MAX_SESSIONS = 10;
+
+const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
+
+export const userView = (u: User): UserView => ({
+  id: u.id,
+  username: u.username,
+  nickname: u.nickname,
+  role: u.role,
+  tenantId: u.tenantId,
+});
+
+export const tenantView = (t: Tenant): TenantView => ({
+  tenantId: t.id,
+  name: t.name,
+  edition: t.edition,
+  defaultQueueId: String(t.defaultQueueId),
+  vipTags: t.vipTags,
+  createDateTime: t.createdAt,
+});
+
+const agentView = (u: User, queueIds: number[]): AgentView => ({
+  id: u.id,
+  username: u.username,
+  nickname: u.nickname,
+  avatar: u.avatar,
+  role: u.role,
+  queue_ids: queueIds.map(String),
+  max_sessions: u.maxSessions,
+  status: u.status,
+});
+
+/** Login names are case-insensitive e-mails or plain names; stored folded to lower case. */
+export const normaliseUsername = (username: string) => username.trim().toLowerCase();
+
+/** Called after an agent's status changed (the channel assigns waiting conversations). */
+export type AgentStatusListener = (tenantId: number, agentId: number, status: AgentStatus) => Promise<void>;
+
+export class AccountsService {
+  private readonly statusListeners: AgentStatusListener[] = [];
+
+  constructor(
+    private readonly repo: AccountsRepository,
+    private readonly clock: Clock,
+    private readonly tokenTtlSeconds: number,
+  ) {}
+
+  async login(username: string, password: string): Promise<LoginResult> {
+    const user = await this.repo.findUserByUsername(normaliseUsername(username));
+    const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyHash()));
+    if (!user || !ok) throw new AppError('invalid_credentials');
+    const token = randomToken(32);
+    await this.repo.saveToken(tokenHash(token), user.id, this.clock.now() + this.tokenTtlSeconds * 1000);
+    return { access_token: token, expires_in: this.tokenTtlSeconds, user: userView(user) };
+  }
+
+  /** Resolves a bearer token; undefined when unknown or expired. */
+  async authenticate(token: string): Promise<Principal | undefined> {
+    const found = await this.repo.findToken(tokenHash(token));
+    if (!found || found.expiresAt <= this.clock.now()) return undefined;
+    const user = await this.repo.getUser(found.userId);
+    if (!user) return undefined;
+    return { userId: user.id, username: user.username, role: user.role, tenantId: user.tenantId };
+  }
+
+  async createTenant(input: CreateTenantRequest): Promise<TenantView> {
+    const passwordHash = await hashPassword(input.admin.password);
+    try {
+      const { tenant } = await this.repo.createTenant(
+        {
+          name: input.name.trim(),
+          edition: input.edition,
+          admin: {
+            username: normaliseUsername(input.admin.username),
+            passwordHash,
+            nickname: input.admin.nickname,
+            avatar: null,
+            role: 'admin',
+            maxSessions: DEFAULT_MAX_SESSIONS,
+          },
+        },
+        this.clock.now(),
+      );
+      return tenantView(tenant);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new AppError('conflict', { resource: 'User', detail: `username ${input.admin.username}` });
+      throw error;
+    }
+  }
+
+  async listTenants(): Promise<TenantView[]> {
+    return (await this.repo.listTenants()).map(tenantView);
+  }
+
+  async requireTenant(tenantId: number): Promise<Tenant> {
+    const tenant = await this.repo.getTenant(tenantId);
+    if (!tenant) throw new AppError('not_found', { resource: `Tenant ${tenantId}` });
+    return tenant;
+  }
+
+  async getTenant(tenantId: number): Promise<TenantView> {
+    return tenantView(await this.requireTenant(tenantId));
+  }
+
+  async setVipTags(tenantId: number, tags: string[]): Promise<TenantView> {
+    await this.requireTenant(tenantId);
+    await this.repo.setVipTags(tenantId, [...new Set(tags.map((t) => t.trim()).filter(Boolean))]);
+    return this.getTenant(tenantId);
+  }
+
+  async createSkillGroup(tenantId: number, queueName: string): Promise<SkillGroupView> {
+    await this.requireTenant(tenantId);
+    try {
+      const group = await this.repo.createSkillGroup(tenantId, queueName.trim(), this.clock.now());
+      return { queue_id: String(group.id), queue_name: group.name };
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new AppError('conflict', { resource: 'Skill group', detail: `queue_name ${queueName}` });
+      throw error;
+    }
+  }
+
+  async listSkillGroups(tenantId: number): Promise<SkillGroupView[]> {
+    await this.requireTenant(tenantId);
+    return (await this.repo.listSkillGroups(tenantId)).map((g) => ({ queue_id: String(g.id), queue_name: g.name }));
+  }
+
+  async createAgent(tenantId: number, input: CreateAgentRequest): Promise<AgentView> {
+    await this.requireTenant(tenantId);
+    const queueIds = [...new Set(input.queue_ids ?? [])].map((id) => (/^\d+$/.test(id) ? Number(id) : NaN));
+    const existing = await this.repo.existingSkillGroupIds(tenantId, queueIds.filter(Number.isFinite));
+    const unknown = (input.queue_ids ?? []).filter((id, i) => !existing.includes(queueIds[i] as number));
+    if (unknown.length) throw new AppError('invalid_request', { detail: `queue_ids: unknown skill group ${unknown.join(', ')}` });
+    try {
+      const user = await this.repo.createUser(
+        {
+          tenantId,
+          username: normaliseUsername(input.username),
+          passwordHash: await hashPassword(input.password),
+          nickname: input.nickname,
+          avatar: input.avatar ?? null,
+          role: input.role,
+          maxSessions: input.max_sessions ?? DEFAULT_MAX_SESSIONS,
+          queueIds: existing,
+        },
+        this.clock.now(),
+      );
+      return agentView(user, existing.sort((a, b) => a - b));
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new AppError('conflict', { resource: 'User', detail: `username ${input.username}` });
+      throw error;
+    }
+  }
+
+  async listAgents(tenantId: number): Promise<AgentView[]> {
+    await this.requireTenant(tenantId);
+    return (await this.repo.listAgents(tenantId)).map((u) => agentView(u, u.queueIds));
+  }
+
+  onAgentStatus(listener: AgentStatusListener): void {
+    this.statusListeners.push(listener);
+  }
+
+  async setAgentStatus(tenantId: number, agentId: number, status: AgentStatus): Promise<AgentView> {
+    const user = await this.repo.getUser(agentId);
+    if (!user || user.tenantId !== tenantId) throw new AppError('not_found', { resource: `Agent ${agentId}` });
+    await this.repo.setStatus(agentId, status);
+    for (const listener of this.statusListeners) await listener(tenantId, agentId, status);
+    return agentView({ ...user, status }, await this.repo.queueIdsOf(agentId));
+  }
+
+  /** Drops expired tokens; run periodically. */
+  purgeExpiredTokens(): Promise<number> {
+    return this.repo.deleteExpiredTokens(this.clock.now());
+  }
+}
+
+/** Access rules shared by every tenant-scoped route. */
+export function assertTenantAccess(principal: Principal, tenantId: number, roles: readonly Role[]): void {
+  if (principal.role === 'system_admin') return;
+  if (principal.tenantId !== tenantId) throw new AppError('forbidden', { detail: 'this tenant is not yours' });
+  if (!roles.includes(principal.role)) throw new AppError('forbidden', { detail: `requires role ${roles.join(' or ')}` });
+}
+
+export function assertRole(principal: Principal, roles: readonly Role[]): void {
+  if (!roles.includes(principal.role)) throw new AppError('forbidden', { detail: `requires role ${roles.join(' or ')}` });
+}

@@ -1,0 +1,306 @@
+/**
+ * JobQueue on the `jobs` table of either engine. Workers claim due jobs with a lease in one
+ * UPDATE ... RETURNING; on PostgreSQL the candidate rows are locked with SKIP LOCKED so several
+ * instances share the work. An in-process wake-up makes a freshly enqueued job run at once;
+ * a short poll covers jobs that become due later and other processes' jobs.
+ */
+import { EventEmitter } from 'node:events';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Logger } from 'pino';
+import type { Clock } from '../../kernel/clock.js';
+import { randomHex } from '../../kernel/ids.js';
+import type { Database } from '../../storage/schema.js';
+import type { Capabilities } from '../../storage/types.js';
+import type { PubSub } from '../coordination/ports.js';
+import type { Job, JobHandler, JobQueue, JobResult, NewJob, WorkerOptions } from './ports.js';
+import type { JobsTable } from './tables.js';
+
+const DEFAULT_LEASE_MS = 60_000;
+
+/** Back-off after a handler threw (a bug or an unreachable database), by attempt. */
+const CRASH_BACKOFF_MS = [1_000, 5_000, 30_000, 120_000, 600_000];
+
+export interface SqlJobQueueOptions {
+  db: Kysely<Database>;
+  capabilities: Capabilities;
+  clock: Clock;
+  logger?: Pick<Logger, 'error' | 'warn'>;
+  /** Real-time poll interval when a queue looks empty. */
+  pollIntervalMs?: number;
+  /** Cross-instance wake-ups (Redis); without it other instances find new jobs by polling. */
+  pubsub?: PubSub;
+}
+
+const WAKE_TOPIC = 'jobs:wake';
+
+interface Registration {
+  queue: string;
+  handler: JobHandler<unknown>;
+  options: Required<WorkerOptions>;
+  running: number;
+  /** A claim is in flight: its jobs may be leased in the database but not yet counted as running. */
+  claiming: boolean;
+  wakeRequested: boolean;
+  loop?: Promise<void>;
+  timer?: NodeJS.Timeout;
+  wake?: () => void;
+}
+
+export class SqlJobQueue implements JobQueue {
+  private readonly registrations = new Map<string, Registration>();
+  private readonly events = new EventEmitter();
+  private readonly workerId = `w-${randomHex(6)}`;
+  private readonly inFlight = new Set<Promise<void>>();
+  private started = false;
+  private stopped = false;
+
+  constructor(private readonly opts: SqlJobQueueOptions) {
+    this.events.setMaxListeners(0);
+  }
+
+  async enqueue(db: Kysely<Database>, jobs: NewJob | NewJob[]): Promise<void> {
+    const list = Array.isArray(jobs) ? jobs : [jobs];
+    if (list.length === 0) return;
+    const now = this.opts.clock.now();
+    await db
+      .insertInto('jobs')
+      .values(
+        list.map((job) => ({
+          queue: job.queue,
+          ordering_key: job.orderingKey ?? null,
+          payload: JSON.stringify(job.payload),
+          run_at: job.runAt ?? now,
+          locked_until: null,
+          locked_by: null,
+          last_error: null,
+          created_at: now,
+        })),
+      )
+      .execute();
+  }
+
+  notify(queue: string): void {
+    this.opts.pubsub?.publish(WAKE_TOPIC, queue);
+    this.wakeLocal(queue);
+  }
+
+  private wakeLocal(queue: string): void {
+    const reg = this.registrations.get(queue);
+    if (!reg) return;
+    reg.wakeRequested = true;
+    reg.wake?.();
+  }
+
+  /** Wakes every queue, e.g. after a test moved the clock. */
+  notifyAll(): void {
+    for (const queue of this.registrations.keys()) this.wakeLocal(queue);
+  }
+
+  work<P>(queue: string, handler: JobHandler<P>, options: WorkerOptions): void {
+    if (this.registrations.has(queue)) throw new Error(`queue ${queue} already has a worker`);
+    const reg: Registration = {
+      queue,
+      handler: handler as JobHandler<unknown>,
+      options: {
+        concurrency: Math.max(1, options.concurrency),
+        leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
+        batchSize: Math.max(1, options.batchSize ?? options.concurrency),
+      },
+      running: 0,
+      claiming: false,
+      wakeRequested: true,
+    };
+    this.registrations.set(queue, reg);
+    if (this.started && !this.stopped) reg.loop = this.runLoop(reg);
+  }
+
+  private unsubscribe?: () => void;
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    void this.opts.pubsub?.subscribe(WAKE_TOPIC, (queue) => this.wakeLocal(queue)).then((off) => {
+      if (this.stopped) off();
+      else this.unsubscribe = off;
+    });
+    for (const reg of this.registrations.values()) reg.loop = this.runLoop(reg);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    for (const reg of this.registrations.values()) reg.wake?.();
+    await Promise.all([...this.registrations.values()].map((r) => r.loop));
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  async depth(queue?: string): Promise<number> {
+    let q = this.opts.db.selectFrom('jobs').select((eb) => eb.fn.countAll().as('n'));
+    if (queue) q = q.where('queue', '=', queue);
+    const row = await q.executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  async idle(queue?: string): Promise<void> {
+    for (;;) {
+      // A claim in flight counts as running: its jobs are leased (so not due) but not yet started.
+      // Checked again after the count, since a claim may have begun while it ran.
+      const regs = queue ? [this.registrations.get(queue)].filter((r): r is Registration => r !== undefined) : [...this.registrations.values()];
+      const busy = () => this.inFlight.size > 0 || regs.some((r) => r.running > 0 || r.claiming);
+      if (!busy() && (await this.dueCount(queue)) === 0 && !busy()) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  /** Jobs a worker could claim now: due, not leased, not waiting behind their ordering key. */
+  private async dueCount(queue?: string): Promise<number> {
+    const now = this.opts.clock.now();
+    const result = await sql<{ n: number | string }>`
+      SELECT COUNT(*) AS n FROM jobs j
+      WHERE ${queue === undefined ? sql`1 = 1` : sql`j.queue = ${queue}`} AND ${this.claimable(now)}`.execute(this.opts.db);
+    return Number(result.rows[0]?.n ?? 0);
+  }
+
+  private claimable(now: number) {
+    return sql`j.run_at <= ${now}
+      AND (j.locked_until IS NULL OR j.locked_until < ${now})
+      AND (j.ordering_key IS NULL OR NOT EXISTS (
+        SELECT 1 FROM jobs k WHERE k.ordering_key = j.ordering_key AND k.id < j.id))`;
+  }
+
+  private async runLoop(reg: Registration): Promise<void> {
+    const pollMs = this.opts.pollIntervalMs ?? 250;
+    while (!this.stopped) {
+      const free = reg.options.concurrency - reg.running;
+      let claimed: Job[] = [];
+      if (free > 0) {
+        reg.wakeRequested = false;
+        reg.claiming = true;
+        try {
+          claimed = await this.claim(reg, Math.min(free, reg.options.batchSize));
+        } catch (error) {
+          this.opts.logger?.error({ err: error, queue: reg.queue }, 'claiming jobs failed');
+        }
+        for (const job of claimed) this.execute(reg, job);
+        reg.claiming = false;
+      }
+      if (this.stopped) break;
+      // Claim again at once when the batch was full and capacity remains; otherwise wait.
+      if (claimed.length > 0 && claimed.length === free) continue;
+      if (reg.wakeRequested && reg.running < reg.options.concurrency) continue;
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(reg.timer);
+          reg.wake = undefined;
+          resolve();
+        };
+        reg.wake = done;
+        reg.timer = setTimeout(done, pollMs);
+      });
+    }
+  }
+
+  private async claim(reg: Registration, limit: number): Promise<Job[]> {
+    const now = this.opts.clock.now();
+    const leaseUntil = now + reg.options.leaseMs;
+    const lock = this.opts.capabilities.skipLocked ? sql`FOR UPDATE SKIP LOCKED` : sql``;
+    const result = await sql<Selectable<JobsTable>>`
+      UPDATE jobs SET locked_until = ${leaseUntil}, locked_by = ${this.workerId}
+      WHERE id IN (
+        SELECT j.id FROM jobs j
+        WHERE j.queue = ${reg.queue} AND ${this.claimable(now)}
+        ORDER BY j.run_at, j.id
+        LIMIT ${limit}
+        ${lock}
+      )
+      RETURNING *`.execute(this.opts.db);
+    return result.rows
+      .map((row) => ({
+        id: Number(row.id),
+        queue: row.queue,
+        payload: JSON.parse(row.payload) as unknown,
+        attempts: Number(row.attempts),
+        orderingKey: row.ordering_key,
+        runAt: Number(row.run_at),
+        createdAt: Number(row.created_at),
+      }))
+      .sort((a, b) => a.runAt - b.runAt || a.id - b.id);
+  }
+
+  private execute(reg: Registration, job: Job): void {
+    reg.running++;
+    const task = (async () => {
+      let result: JobResult;
+      try {
+        result = await reg.handler(job);
+      } catch (error) {
+        this.opts.logger?.error({ err: error, queue: reg.queue, jobId: job.id }, 'job handler threw; will retry');
+        const delay = CRASH_BACKOFF_MS[Math.min(job.attempts, CRASH_BACKOFF_MS.length - 1)] as number;
+        result = { status: 'retry', runAt: this.opts.clock.now() + delay, error: (error as Error).message };
+      }
+      try {
+        await this.complete(job, result);
+      } catch (error) {
+        // The lease will expire and the job run again: handlers are written to be idempotent.
+        this.opts.logger?.error({ err: error, queue: reg.queue, jobId: job.id }, 'recording job result failed');
+      }
+    })().finally(() => {
+      reg.running--;
+      this.inFlight.delete(task);
+      // Refill in batches, not one claim per finished job: wake the loop once half a batch of
+      // capacity is free (or nothing runs). New jobs wake it at once through notify().
+      const free = reg.options.concurrency - reg.running;
+      if (reg.running === 0 || free >= Math.max(1, Math.floor(reg.options.batchSize / 2))) {
+        reg.wakeRequested = true;
+        reg.wake?.();
+      }
+    });
+    this.inFlight.add(task);
+  }
+
+  private async complete(job: Job, result: JobResult): Promise<void> {
+    if (result.status === 'retry') {
+      await this.opts.db
+        .updateTable('jobs')
+        .set({
+          run_at: result.runAt,
+          attempts: job.attempts + 1,
+          locked_until: null,
+          locked_by: null,
+          last_error: result.error?.slice(0, 1000) ?? null,
+        })
+        .where('id', '=', job.id)
+        .where('locked_by', '=', this.workerId)
+        .execute();
+      return;
+    }
+    await this.deleteSoon(job.id);
+  }
+
+  private pendingDeletes: number[] = [];
+  private deleteFlush: Promise<void> | undefined;
+
+  /**
+   * Finished jobs are deleted in one statement per turn of the event loop rather than one each:
+   * under load this halves the statements per job. The caller's promise settles after the delete.
+   */
+  private deleteSoon(id: number): Promise<void> {
+    this.pendingDeletes.push(id);
+    this.deleteFlush ??= new Promise<void>((resolve, reject) => {
+      setImmediate(() => {
+        const ids = this.pendingDeletes;
+        this.pendingDeletes = [];
+        this.deleteFlush = undefined;
+        this.deleteIds(ids).then(resolve, reject);
+      });
+    });
+    return this.deleteFlush;
+  }
+
+  private async deleteIds(ids: number[]): Promise<void> {
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      await this.opts.db.deleteFrom('jobs').where('id', 'in', chunk).where('locked_by', '=', this.workerId).execute();
+    }
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * The one way Parley sends HTTP to customer-controlled addresses (reply pushes, post-send
+ * callbacks): pooled undici clients, a per-attempt timeout, a cap on how much of a response is
+ * read, and the contract-5 guard against internal addresses, checked again at send time.
+ */
+export interface OutboundRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string | Uint8Array;
+  /** Per-attempt timeout covering connect, headers and the body read. */
+  timeoutMs: number;
+  /** Read at most this many bytes of the response body; the rest is discarded unread. */
+  maxResponseBytes: number;
+}
+
+export type OutboundErrorKind = 'timeout' | 'connection' | 'blocked_address' | 'invalid_url';
+
+export interface OutboundResult {
+  /** HTTP status; undefined when no response arrived. */
+  status?: number;
+  /** Response body text, at most maxResponseBytes bytes of it. */
+  body: string;
+  /** True when the response body was longer than maxResponseBytes. */
+  bodyTruncated: boolean;
+  /** `Retry-After` in ms when the receiver sent one (seconds or HTTP date). */
+  retryAfterMs?: number;
+  /** Transport failure, when there was no response. */
+  error?: { kind: OutboundErrorKind; message: string };
+  latencyMs: number;
+}
+
+export interface OutboundSender {
+  post(request: OutboundRequest): Promise<OutboundResult>;
+  /** Throws AppError('invalid_callback_url') when the URL is not http(s) or resolves to an internal address. */
+  assertAllowedUrl(url: string): Promise<void>;
+  close(): Promise<void>;
+}

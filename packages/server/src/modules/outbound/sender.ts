@@ -1,0 +1,145 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { promises as dns } from 'node:dns';
+import type { LookupFunction } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { Agent, errors as undiciErrors, request } from 'undici';
+import { AppError } from '../../kernel/errors.js';
+import { checkUrlShape, isInternalAddress } from './address-guard.js';
+import type { OutboundRequest, OutboundResult, OutboundSender } from './ports.js';
+
+export interface UndiciSenderOptions {
+  allowPrivate: boolean;
+  /** Sockets per origin (receiver). */
+  connectionsPerOrigin?: number;
+}
+
+class BlockedAddressError extends Error {
+  override name = 'BlockedAddressError';
+  readonly code = 'EBLOCKEDADDRESS';
+}
+
+/**
+ * DNS lookup used for every outbound connection: it refuses internal addresses at connect time,
+ * so a name that resolves to a public address when saved and to 127.0.0.1 later is still refused.
+ */
+function guardedLookup(allowPrivate: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
+      if (err) return callback(err, '', 0);
+      const allowed = allowPrivate ? addresses : addresses.filter((a) => !isInternalAddress(a.address));
+      if (allowed.length === 0) {
+        return callback(new BlockedAddressError(`${hostname} resolves to an internal address`), '', 0);
+      }
+      if ((options as { all?: boolean }).all) {
+        return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, allowed);
+      }
+      const first = allowed[0] as LookupAddress;
+      return callback(null, first.address, first.family);
+    });
+  };
+}
+
+export function parseRetryAfter(value: string | string[] | undefined, nowMs: number): number | undefined {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (!raw) return undefined;
+  if (/^\d+$/.test(raw.trim())) return Number(raw.trim()) * 1000;
+  const at = Date.parse(raw);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
+}
+
+export class UndiciOutboundSender implements OutboundSender {
+  private readonly agent: Agent;
+
+  constructor(private readonly options: UndiciSenderOptions) {
+    this.agent = new Agent({
+      connections: options.connectionsPerOrigin ?? 64,
+      keepAliveTimeout: 10_000,
+      connect: { lookup: guardedLookup(options.allowPrivate) },
+    });
+  }
+
+  async assertAllowedUrl(raw: string): Promise<void> {
+    const shape = checkUrlShape(raw);
+    if ('reason' in shape) throw new AppError('invalid_callback_url', { detail: shape.reason });
+    if (this.options.allowPrivate) return;
+    const host = shape.url.hostname.replace(/^\[|\]$/g, '');
+    if (host === 'localhost' || host.endsWith('.localhost')) {
+      throw new AppError('invalid_callback_url', { detail: `${host} is an internal address` });
+    }
+    let addresses: string[];
+    try {
+      addresses = (await dns.lookup(host, { all: true })).map((a) => a.address);
+    } catch {
+      throw new AppError('invalid_callback_url', { detail: `the host ${host} does not resolve` });
+    }
+    if (addresses.some(isInternalAddress)) {
+      throw new AppError('invalid_callback_url', { detail: `${host} points at an internal address` });
+    }
+  }
+
+  async post(req: OutboundRequest): Promise<OutboundResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round((performance.now() - started) * 100) / 100;
+    const shape = checkUrlShape(req.url);
+    if ('reason' in shape) return { body: '', bodyTruncated: false, error: { kind: 'invalid_url', message: shape.reason }, latencyMs: 0 };
+    if (!this.options.allowPrivate && isIpLiteralInternal(shape.url.hostname)) {
+      return { body: '', bodyTruncated: false, error: { kind: 'blocked_address', message: `${shape.url.hostname} is an internal address` }, latencyMs: 0 };
+    }
+    try {
+      const res = await request(shape.url, {
+        method: 'POST',
+        headers: req.headers,
+        body: req.body,
+        dispatcher: this.agent,
+        headersTimeout: req.timeoutMs,
+        bodyTimeout: req.timeoutMs,
+        signal: AbortSignal.timeout(req.timeoutMs),
+      });
+      const { text, truncated } = await readCapped(res.body, req.maxResponseBytes);
+      const retryAfterMs = parseRetryAfter(res.headers['retry-after'], Date.now());
+      return { status: res.statusCode, body: text, bodyTruncated: truncated, latencyMs: elapsed(), ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+    } catch (error) {
+      return { body: '', bodyTruncated: false, error: classify(error), latencyMs: elapsed() };
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}
+
+function isIpLiteralInternal(hostname: string): boolean {
+  const bare = hostname.replace(/^\[|\]$/g, '');
+  return /^[\d.]+$/.test(bare) || bare.includes(':') ? isInternalAddress(bare) : false;
+}
+
+/** Reads at most `max` bytes; the rest of a longer body is dropped unread (the socket is closed). */
+async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, max: number): Promise<{ text: string; truncated: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size > max) {
+      body.destroy();
+      return { text: Buffer.concat(chunks).subarray(0, max).toString('utf8'), truncated: true };
+    }
+  }
+  return { text: Buffer.concat(chunks).toString('utf8'), truncated: false };
+}
+
+function classify(error: unknown): { kind: 'timeout' | 'connection' | 'blocked_address'; message: string } {
+  const e = error as Error & { code?: string; cause?: { code?: string; name?: string } };
+  const code = e.code ?? e.cause?.code;
+  if (code === 'EBLOCKEDADDRESS' || e.cause?.name === 'BlockedAddressError') return { kind: 'blocked_address', message: e.cause ? String((e.cause as Error).message) : e.message };
+  if (
+    e instanceof undiciErrors.HeadersTimeoutError ||
+    e instanceof undiciErrors.BodyTimeoutError ||
+    e instanceof undiciErrors.ConnectTimeoutError ||
+    e.name === 'TimeoutError' ||
+    e.name === 'AbortError'
+  ) {
+    return { kind: 'timeout', message: 'no answer within the timeout' };
+  }
+  return { kind: 'connection', message: code ? `${code}: ${e.message}` : e.message };
+}

@@ -1,0 +1,240 @@
+import type { Kysely, Selectable, Updateable } from 'kysely';
+import { MAX_CALLBACK_RULES } from '@parley/protocol';
+import { parseBanState, type BanState } from '../../modules/callbacks/ban.js';
+import type { CallbackRule, CallbacksRepository, CallbackSettings, RuleFilters, StoredRecord } from '../../modules/callbacks/ports.js';
+import type { UnsignedRecord } from '../../modules/callbacks/record.js';
+import type { CallbackRulesTable, CallbackStoredTable } from '../../modules/callbacks/tables.js';
+import { isUniqueViolation } from '../errors.js';
+import type { Database } from '../schema.js';
+
+const toRule = (row: Selectable<CallbackRulesTable>): CallbackRule => ({
+  id: row.id,
+  appId: row.app_id,
+  name: row.name,
+  url: row.url,
+  enabled: row.enabled === 1,
+  eventTypes: JSON.parse(row.event_types) as RuleFilters['eventTypes'],
+  chatTypes: JSON.parse(row.chat_types) as RuleFilters['chatTypes'],
+  messageTypes: JSON.parse(row.message_types) as RuleFilters['messageTypes'],
+  sources: JSON.parse(row.sources) as RuleFilters['sources'],
+  secret: row.secret,
+  ban: parseBanState(JSON.parse(row.ban_state)),
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+const toStored = (row: Selectable<CallbackStoredTable>): StoredRecord => ({
+  id: row.id,
+  appId: row.app_id,
+  dateKey: row.date_key,
+  ruleId: row.rule_id,
+  ruleName: row.rule_name,
+  record: JSON.parse(row.record) as UnsignedRecord,
+  lastError: row.last_error,
+  storedAt: row.stored_at,
+});
+
+const banColumns = (state: BanState) => ({
+  status: state.status,
+  ban_count: state.banCount,
+  banned_until: state.bannedUntil,
+  ban_state: JSON.stringify(state),
+});
+
+export function kyselyCallbacksRepository(db: Kysely<Database>): CallbacksRepository {
+  async function getSettings(appId: string, conn: Kysely<Database> = db): Promise<CallbackSettings> {
+    const row = await conn.selectFrom('callback_settings').selectAll().where('app_id', '=', appId).executeTakeFirst();
+    return { appId, enabled: row?.enabled === 1, storeFailed: row?.store_failed === 1 };
+  }
+
+  async function getRule(appId: string, name: string) {
+    const row = await db.selectFrom('callback_rules').selectAll().where('app_id', '=', appId).where('name', '=', name).executeTakeFirst();
+    return row && toRule(row);
+  }
+
+  return {
+    getSettings,
+    async putSettings(appId, patch, now) {
+      return db.transaction().execute(async (trx) => {
+        const current = await getSettings(appId, trx);
+        const next = { enabled: patch.enabled ?? current.enabled, storeFailed: patch.storeFailed ?? current.storeFailed };
+        const values = { enabled: next.enabled ? 1 : 0, store_failed: next.storeFailed ? 1 : 0, updated_at: now };
+        await trx
+          .insertInto('callback_settings')
+          .values({ app_id: appId, ...values })
+          .onConflict((oc) => oc.column('app_id').doUpdateSet(values))
+          .execute();
+        return { appId, ...next };
+      });
+    },
+
+    async listRules(appId, conn = db) {
+      const rows = await conn.selectFrom('callback_rules').selectAll().where('app_id', '=', appId).orderBy('id').execute();
+      return rows.map(toRule);
+    },
+    getRule,
+    async allRuleIds() {
+      return (await db.selectFrom('callback_rules').select('id').orderBy('id').execute()).map((r) => r.id);
+    },
+    async getRuleById(id) {
+      const row = await db.selectFrom('callback_rules').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && toRule(row);
+    },
+    async createRule(input, now) {
+      // Take the lowest free slot; a concurrent create that took the same slot makes the insert
+      // fail on UNIQUE (app_id, slot), and we look again.
+      for (let round = 0; round <= MAX_CALLBACK_RULES * 2; round++) {
+        const taken = await db.selectFrom('callback_rules').select(['slot', 'name']).where('app_id', '=', input.appId).execute();
+        if (taken.some((r) => r.name === input.name)) return { ok: false, reason: 'duplicate_name' };
+        const used = new Set(taken.map((r) => r.slot));
+        const slot = Array.from({ length: MAX_CALLBACK_RULES }, (_, i) => i + 1).find((s) => !used.has(s));
+        if (slot === undefined) return { ok: false, reason: 'limit_reached' };
+        try {
+          const row = await db
+            .insertInto('callback_rules')
+            .values({
+              app_id: input.appId,
+              slot,
+              name: input.name,
+              url: input.url,
+              enabled: input.enabled ? 1 : 0,
+              event_types: JSON.stringify(input.eventTypes),
+              chat_types: JSON.stringify(input.chatTypes),
+              message_types: JSON.stringify(input.messageTypes),
+              sources: JSON.stringify(input.sources),
+              secret: input.secret,
+              banned_until: null,
+              created_at: now,
+              updated_at: now,
+            })
+            .returningAll()
+            .executeTakeFirstOrThrow();
+          return { ok: true, rule: toRule(row) };
+        } catch (error) {
+          if (!isUniqueViolation(error)) throw error;
+        }
+      }
+      return { ok: false, reason: 'limit_reached' };
+    },
+    async updateRule(appId, name, patch, now) {
+      const set: Updateable<CallbackRulesTable> = { updated_at: now };
+      if (patch.url !== undefined) set.url = patch.url;
+      if (patch.enabled !== undefined) set.enabled = patch.enabled ? 1 : 0;
+      if (patch.secret !== undefined) set.secret = patch.secret;
+      if (patch.eventTypes) set.event_types = JSON.stringify(patch.eventTypes);
+      if (patch.chatTypes) set.chat_types = JSON.stringify(patch.chatTypes);
+      if (patch.messageTypes) set.message_types = JSON.stringify(patch.messageTypes);
+      if (patch.sources) set.sources = JSON.stringify(patch.sources);
+      const row = await db
+        .updateTable('callback_rules')
+        .set(set)
+        .where('app_id', '=', appId)
+        .where('name', '=', name)
+        .returningAll()
+        .executeTakeFirst();
+      return row && toRule(row);
+    },
+    async deleteRule(appId, name) {
+      const result = await db.deleteFrom('callback_rules').where('app_id', '=', appId).where('name', '=', name).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+    async saveBanState(ruleId, state, now) {
+      await db.updateTable('callback_rules').set({ ...banColumns(state), updated_at: now }).where('id', '=', ruleId).execute();
+    },
+
+    async storeRecords(records, now, conn = db) {
+      if (records.length === 0) return;
+      await conn
+        .insertInto('callback_stored')
+        .values(
+          records.map((r) => ({
+            app_id: r.appId,
+            date_key: r.dateKey,
+            call_id: r.record.callId,
+            rule_id: r.ruleId,
+            rule_name: r.ruleName,
+            event_type: r.record.eventType,
+            msg_id: r.record.msg_id,
+            record: JSON.stringify(r.record),
+            last_error: r.lastError,
+            stored_at: now,
+          })),
+        )
+        .execute();
+      const keys = new Map(records.map((r) => [`${r.appId}\n${r.dateKey}`, { app_id: r.appId, date_key: r.dateKey, updated_at: now }]));
+      await conn
+        .insertInto('callback_store_keys')
+        .values([...keys.values()])
+        .onConflict((oc) => oc.columns(['app_id', 'date_key']).doNothing())
+        .execute();
+    },
+    async storedKeys(appId) {
+      const rows = await db
+        .selectFrom('callback_stored as s')
+        .leftJoin('callback_store_keys as k', (join) => join.onRef('k.app_id', '=', 's.app_id').onRef('k.date_key', '=', 's.date_key'))
+        .select((eb) => ['s.date_key', eb.fn.countAll().as('size'), eb.fn.max('k.retry').as('retry')])
+        .where('s.app_id', '=', appId)
+        .groupBy('s.date_key')
+        .orderBy('s.date_key')
+        .execute();
+      return rows.map((r) => ({ date: r.date_key, size: Number(r.size), retry: Number(r.retry ?? 0) }));
+    },
+    async storedRecords(appId, dateKey) {
+      const rows = await db
+        .selectFrom('callback_stored')
+        .selectAll()
+        .where('app_id', '=', appId)
+        .where('date_key', '=', dateKey)
+        .orderBy('id')
+        .execute();
+      return rows.map(toStored);
+    },
+    async bumpKeyRetry(appId, dateKey, now, conn = db) {
+      // Two statements, both safe to repeat; callers pass their transaction to pair it with a job.
+      await conn
+        .insertInto('callback_store_keys')
+        .values({ app_id: appId, date_key: dateKey, updated_at: now })
+        .onConflict((oc) => oc.columns(['app_id', 'date_key']).doNothing())
+        .execute();
+      const row = await conn
+        .updateTable('callback_store_keys')
+        .set((eb) => ({ retry: eb('retry', '+', 1), updated_at: now }))
+        .where('app_id', '=', appId)
+        .where('date_key', '=', dateKey)
+        .returning('retry')
+        .executeTakeFirstOrThrow();
+      return Number(row.retry);
+    },
+    async countStored(appId, dateKey, conn = db) {
+      const row = await conn
+        .selectFrom('callback_stored')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('app_id', '=', appId)
+        .where('date_key', '=', dateKey)
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+    async updateStoredError(id, lastError) {
+      await db.updateTable('callback_stored').set({ last_error: lastError }).where('id', '=', id).execute();
+    },
+    async deleteStoredUpTo(cutoff) {
+      return db.transaction().execute(async (trx) => {
+        const result = await trx.deleteFrom('callback_stored').where('stored_at', '<=', cutoff).executeTakeFirst();
+        await trx
+          .deleteFrom('callback_store_keys')
+          .where(({ not, exists, selectFrom }) =>
+            not(
+              exists(
+                selectFrom('callback_stored as s')
+                  .select('s.id')
+                  .whereRef('s.app_id', '=', 'callback_store_keys.app_id')
+                  .whereRef('s.date_key', '=', 'callback_store_keys.date_key'),
+              ),
+            ),
+          )
+          .execute();
+        return Number(result.numDeletedRows);
+      });
+    },
+  };
+}

@@ -1,0 +1,121 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { AgentInfo, Association, AssociationsRepository, MediaRepository, RoutingDirectory } from '../../modules/channel/ports.js';
+import type { RestChannelsTable } from '../../modules/channel/tables.js';
+import type { UsersTable } from '../../modules/accounts/tables.js';
+import type { Database } from '../schema.js';
+
+const toAssociation = (row: Selectable<RestChannelsTable>): Association => ({
+  id: row.id,
+  tenantId: row.tenant_id,
+  name: row.name,
+  callbackUrl: row.callback_url,
+  clientId: row.client_id,
+  secretSealed: row.secret_sealed,
+  agentQueueId: row.agent_queue_id,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+export const toAgentInfo = (row: Selectable<UsersTable>): AgentInfo => ({
+  id: row.id,
+  tenantId: row.tenant_id ?? 0,
+  username: row.username,
+  nickname: row.nickname,
+  avatar: row.avatar,
+  role: row.role,
+  status: row.status,
+  maxSessions: row.max_sessions,
+});
+
+export function kyselyAssociationsRepository(db: Kysely<Database>): AssociationsRepository {
+  return {
+    async create(input) {
+      const row = await db
+        .insertInto('rest_channels')
+        .values({
+          tenant_id: input.tenantId,
+          name: input.name,
+          callback_url: input.callbackUrl,
+          client_id: input.clientId,
+          secret_sealed: input.secretSealed,
+          agent_queue_id: input.agentQueueId,
+          created_at: input.createdAt,
+          updated_at: input.updatedAt,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toAssociation(row);
+    },
+    async get(tenantId, id) {
+      const row = await db.selectFrom('rest_channels').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+      return row && toAssociation(row);
+    },
+    async findByClientId(clientId) {
+      const row = await db.selectFrom('rest_channels').selectAll().where('client_id', '=', clientId).executeTakeFirst();
+      return row && toAssociation(row);
+    },
+    async list(tenantId) {
+      return (await db.selectFrom('rest_channels').selectAll().where('tenant_id', '=', tenantId).orderBy('id').execute()).map(toAssociation);
+    },
+    async update(tenantId, id, patch, now) {
+      const row = await db
+        .updateTable('rest_channels')
+        .set({
+          ...(patch.name !== undefined ? { name: patch.name } : {}),
+          ...(patch.callbackUrl !== undefined ? { callback_url: patch.callbackUrl } : {}),
+          ...(patch.agentQueueId !== undefined ? { agent_queue_id: patch.agentQueueId } : {}),
+          ...(patch.secretSealed !== undefined ? { secret_sealed: patch.secretSealed } : {}),
+          updated_at: now,
+        })
+        .where('tenant_id', '=', tenantId)
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst();
+      return row && toAssociation(row);
+    },
+    async delete(tenantId, id) {
+      const result = await db.deleteFrom('rest_channels').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+  };
+}
+
+export function kyselyRoutingDirectory(db: Kysely<Database>): RoutingDirectory {
+  return {
+    async agentByUsername(tenantId, username) {
+      const row = await db.selectFrom('users').selectAll().where('tenant_id', '=', tenantId).where('username', '=', username).executeTakeFirst();
+      return row && toAgentInfo(row);
+    },
+    async agent(tenantId, id) {
+      const row = await db.selectFrom('users').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+      return row && toAgentInfo(row);
+    },
+    async queueByName(tenantId, name) {
+      const row = await db.selectFrom('skill_groups').select(['id', 'tenant_id', 'name']).where('tenant_id', '=', tenantId).where('name', '=', name).executeTakeFirst();
+      return row && { id: row.id, tenantId: row.tenant_id, name: row.name };
+    },
+    async queue(tenantId, id) {
+      const row = await db.selectFrom('skill_groups').select(['id', 'tenant_id', 'name']).where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+      return row && { id: row.id, tenantId: row.tenant_id, name: row.name };
+    },
+    async queueIdsOfAgent(agentId) {
+      const rows = await db.selectFrom('agent_queues').select('queue_id').where('user_id', '=', agentId).orderBy('queue_id').execute();
+      return rows.map((r) => r.queue_id);
+    },
+  };
+}
+
+export function kyselyMediaRepository(db: Kysely<Database>): MediaRepository {
+  return {
+    async insert(record) {
+      await db
+        .insertInto('channel_media')
+        .values({ id: record.id, tenant_id: record.tenantId, filename: record.filename, content_type: record.contentType, size: record.size, created_at: record.createdAt })
+        .execute();
+    },
+    async get(id) {
+      const row = await db.selectFrom('channel_media').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && { id: row.id, tenantId: row.tenant_id, filename: row.filename, contentType: row.content_type, size: row.size, createdAt: row.created_at };
+    },
+  };
+}

@@ -1,0 +1,391 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { ConversationState, DeliveryStatus, MessageBody } from '@parley/protocol';
+import type {
+  AcceptedMessage,
+  Conversation,
+  ConversationDetails,
+  ConversationsRepository,
+  IncomingMessage,
+  StoredMessage,
+  VisitorProfile,
+} from '../../modules/channel/ports.js';
+import type { TenantsTable } from '../../modules/accounts/tables.js';
+import type { ChannelMessagesTable, ConversationsTable } from '../../modules/channel/tables.js';
+import { isUniqueViolation } from '../errors.js';
+import { GroupCommitter, type BatchMemo } from '../group-commit.js';
+import { precompiled } from '../precompiled.js';
+import type { Database } from '../schema.js';
+import { kyselyRoutingDirectory, toAgentInfo } from './channel-associations.js';
+
+const toConversation = (row: Selectable<ConversationsTable>): Conversation => ({
+  id: row.id,
+  tenantId: row.tenant_id,
+  channelId: row.channel_id,
+  visitorId: row.visitor_id,
+  customerId: row.customer_id,
+  state: row.state,
+  queueId: row.queue_id,
+  agentId: row.agent_id,
+  vip: row.vip === 1,
+  queuedAt: row.queued_at,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  closedAt: row.closed_at,
+});
+
+const toMessage = (row: Selectable<ChannelMessagesTable>): StoredMessage => ({
+  id: row.id,
+  conversationId: row.conversation_id,
+  channelId: row.channel_id,
+  direction: row.direction,
+  msgId: row.msg_id,
+  agentId: row.agent_id,
+  bodies: JSON.parse(row.bodies) as MessageBody[],
+  ext: JSON.parse(row.ext) as Record<string, unknown>,
+  timestamp: row.timestamp,
+  createdAt: row.created_at,
+});
+
+type Delivered = StoredMessage & { delivery: { id: string; status: DeliveryStatus } | null };
+
+async function withDeliveries(db: Kysely<Database>, rows: Selectable<ChannelMessagesTable>[]): Promise<Delivered[]> {
+  const agentIds = rows.filter((r) => r.direction === 'agent').map((r) => r.id);
+  const deliveries = agentIds.length
+    ? await db.selectFrom('deliveries').select(['id', 'status', 'message_id']).where('message_id', 'in', agentIds).execute()
+    : [];
+  const byMessage = new Map(deliveries.map((d) => [d.message_id, { id: d.id, status: d.status }]));
+  return rows.map((row) => ({ ...toMessage(row), delivery: byMessage.get(row.id) ?? null }));
+}
+
+/** Online agents of a queue with their open-conversation count; least loaded with room first. */
+async function leastLoadedAgent(db: Kysely<Database>, queueId: number): Promise<number | undefined> {
+  const rows = await db
+    .selectFrom('users as u')
+    .innerJoin('agent_queues as q', 'q.user_id', 'u.id')
+    .select((eb) => [
+      'u.id as id',
+      'u.max_sessions as max',
+      eb
+        .selectFrom('conversations as c')
+        .select(eb.fn.countAll<number>().as('n'))
+        .whereRef('c.agent_id', '=', 'u.id')
+        .where('c.state', '=', 'processing')
+        .as('load'),
+    ])
+    .where('q.queue_id', '=', queueId)
+    .where('u.status', '=', 'online')
+    .execute();
+  const free = rows
+    .map((r) => ({ id: r.id, max: r.max, load: Number(r.load ?? 0) }))
+    .filter((r) => r.load < r.max)
+    .sort((a, b) => a.load - b.load || a.id - b.id);
+  return free[0]?.id;
+}
+
+/**
+ * Locks the agent's row (a no-op UPDATE: a row lock on PostgreSQL, the write lock on SQLite) and
+ * tells whether the agent still has room. Concurrent assignments to one agent on several
+ * instances thus queue on the row, and each sees the others' committed conversations.
+ */
+async function lockAgentWithRoom(trx: Kysely<Database>, agentId: number): Promise<boolean> {
+  const agent = await trx.updateTable('users').set({ max_sessions: sql`max_sessions` }).where('id', '=', agentId).returning('max_sessions').executeTakeFirst();
+  if (!agent) return false;
+  const load = await trx
+    .selectFrom('conversations')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('agent_id', '=', agentId)
+    .where('state', '=', 'processing')
+    .executeTakeFirst();
+  return Number(load?.n ?? 0) < agent.max_sessions;
+}
+
+/** The least-loaded agent of the queue whose room holds under its row lock (see above). */
+async function claimAgent(trx: Kysely<Database>, queueId: number): Promise<number | undefined> {
+  for (let tries = 0; tries < 3; tries++) {
+    const agentId = await leastLoadedAgent(trx, queueId);
+    if (agentId === undefined || (await lockAgentWithRoom(trx, agentId))) return agentId;
+  }
+  return undefined;
+}
+
+type Move = Parameters<ConversationsRepository['assign']>[2];
+
+async function moveConversation(db: Kysely<Database>, id: number, from: ConversationState[], to: Move, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('conversations')
+    .set({
+      state: to.state,
+      agent_id: to.agentId,
+      updated_at: now,
+      ...(to.queueId !== undefined ? { queue_id: to.queueId } : {}),
+      ...(to.requeueAt !== undefined ? { queued_at: to.requeueAt } : {}),
+      ...(to.state === 'closed' ? { closed_at: now } : {}),
+    })
+    .where('id', '=', id)
+    .where('state', 'in', from)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+const MAX_TRIES = 4;
+
+/** A duplicate key, or (PostgreSQL, several instances) a deadlock or serialization failure. */
+const isRetryableConflict = (error: unknown) => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return isUniqueViolation(error) || code === '40P01' || code === '40001';
+};
+
+/** The statements every customer message runs, compiled once (parameters in the order noted). */
+function hotQueries() {
+  return {
+    // [tenantId]
+    tenant: precompiled((db) => db.selectFrom('tenants').selectAll().where('id', '=', 0)),
+    // [channelId, 'customer', msgId]
+    seen: precompiled((db) =>
+      db.selectFrom('channel_messages').select('conversation_id').where('channel_id', '=', 0).where('direction', '=', 'customer').where('msg_id', '=', ''),
+    ),
+    // [channelId, customerId]
+    visitor: precompiled((db) => db.selectFrom('channel_visitors').selectAll().where('channel_id', '=', 0).where('customer_id', '=', '')),
+    // [channelId, customerId]; a literal predicate, not a parameter, matches the partial index.
+    openConversation: precompiled((db) =>
+      db.selectFrom('conversations').selectAll().where('channel_id', '=', 0).where('customer_id', '=', '').where(sql<boolean>`state <> 'closed'`),
+    ),
+    // [conversation_id, channel_id, direction, msg_id, agent_id, bodies, ext, timestamp, created_at]
+    insertMessage: precompiled((db) =>
+      db
+        .insertInto('channel_messages')
+        .values({ conversation_id: 0, channel_id: 0, direction: 'customer', msg_id: '', agent_id: null, bodies: '', ext: '', timestamp: 0, created_at: 0 })
+        .returning('id'),
+    ),
+    // [last_message_id, updated_at, vip, id]
+    touchConversation: precompiled((db) => db.updateTable('conversations').set({ last_message_id: 0, updated_at: 0, vip: 0 }).where('id', '=', 0).returningAll()),
+  };
+}
+
+export function kyselyConversationsRepository(db: Kysely<Database>): ConversationsRepository {
+  const q = hotQueries();
+  const acceptIn = async (trx: Kysely<Database>, input: IncomingMessage, memo: BatchMemo): Promise<AcceptedMessage> => {
+    // Messages of one batch mostly belong to one tenant: read it once per transaction.
+    const tenantKey = `tenant:${input.tenantId}`;
+    let tenantRow = memo.get(tenantKey) as Selectable<TenantsTable> | undefined;
+    if (!memo.has(tenantKey)) {
+      [tenantRow] = await q.tenant(trx, [input.tenantId]);
+      memo.set(tenantKey, tenantRow);
+    }
+    const tenant = tenantRow && {
+      id: tenantRow.id,
+      edition: tenantRow.edition,
+      defaultQueueId: tenantRow.default_queue_id ?? 0,
+      vipTags: JSON.parse(tenantRow.vip_tags) as string[],
+    };
+    const plan = input.plan(tenant, kyselyRoutingDirectory(trx));
+    const [seen] = await q.seen(trx, [input.channelId, 'customer', input.msgId]);
+    if (seen) {
+      const conv = await trx.selectFrom('conversations').selectAll().where('id', '=', seen.conversation_id).executeTakeFirstOrThrow();
+      return { duplicate: true, msgId: input.msgId, conversation: toConversation(conv), opened: false };
+    }
+
+    let [visitor] = await q.visitor(trx, [input.channelId, input.customerId]);
+    let tags: string[];
+    if (!visitor) {
+      tags = input.tags ?? [];
+      visitor = await trx
+        .insertInto('channel_visitors')
+        .values({
+          channel_id: input.channelId,
+          customer_id: input.customerId,
+          profile: JSON.stringify(input.profile),
+          tags: JSON.stringify(tags),
+          created_at: input.now,
+          updated_at: input.now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    } else {
+      const profile = { ...(JSON.parse(visitor.profile) as VisitorProfile), ...input.profile };
+      tags = input.tags ?? (JSON.parse(visitor.tags) as string[]);
+      const profileText = JSON.stringify(profile);
+      const tagsText = JSON.stringify(tags);
+      if (profileText !== visitor.profile || tagsText !== visitor.tags) {
+        await trx.updateTable('channel_visitors').set({ profile: profileText, tags: tagsText, updated_at: input.now }).where('id', '=', visitor.id).execute();
+      }
+    }
+    const vip = tags.some((t) => plan.vipTags.includes(t)) ? 1 : 0;
+
+    let [conv] = await q.openConversation(trx, [input.channelId, input.customerId]);
+    let opened = false;
+    if (!conv) {
+      const route = await plan.route();
+      const agentId = route.agentId ?? (await claimAgent(trx, route.queueId)) ?? null;
+      conv = await trx
+        .insertInto('conversations')
+        .values({
+          tenant_id: input.tenantId,
+          channel_id: input.channelId,
+          visitor_id: visitor.id,
+          customer_id: input.customerId,
+          state: agentId === null ? 'waiting' : 'processing',
+          queue_id: route.queueId,
+          agent_id: agentId,
+          vip,
+          queued_at: input.now,
+          created_at: input.now,
+          updated_at: input.now,
+          closed_at: null,
+          last_message_id: null,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      opened = true;
+    }
+    const [message] = await q.insertMessage(trx, [
+      conv.id,
+      input.channelId,
+      'customer',
+      input.msgId,
+      null,
+      JSON.stringify(input.bodies),
+      JSON.stringify(input.ext),
+      input.timestamp,
+      input.now,
+    ]);
+    const [touched] = await q.touchConversation(trx, [(message as { id: number }).id, input.now, vip, conv.id]);
+    return { duplicate: false, msgId: input.msgId, conversation: toConversation(touched as Selectable<ConversationsTable>), opened };
+  };
+  // Customer messages are committed in groups: the send-message API's throughput is bound by
+  // commits, and concurrent customers' messages share one.
+  const committer = new GroupCommitter(db, acceptIn);
+
+  return {
+    async acceptCustomerMessage(input) {
+      // A concurrent request may insert the same visitor, open conversation or msg_id first; the
+      // unique constraints make this transaction fail, and the retry then finds their rows.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await committer.submit(input);
+        } catch (error) {
+          if (!isRetryableConflict(error) || attempt >= MAX_TRIES) throw error;
+        }
+      }
+    },
+    async get(tenantId, id) {
+      const row = await db.selectFrom('conversations').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+      return row && toConversation(row);
+    },
+    async details(tenantId, ids): Promise<ConversationDetails[]> {
+      if (ids.length === 0) return [];
+      const convs = await db.selectFrom('conversations').selectAll().where('tenant_id', '=', tenantId).where('id', 'in', ids).execute();
+      const visitorIds = [...new Set(convs.map((c) => c.visitor_id))];
+      const agentIds = [...new Set(convs.map((c) => c.agent_id).filter((a): a is number => a !== null))];
+      const lastIds = convs.map((c) => c.last_message_id).filter((m): m is number => m !== null);
+      const [visitors, agents, lastRows] = await Promise.all([
+        db.selectFrom('channel_visitors').selectAll().where('id', 'in', visitorIds).execute(),
+        agentIds.length ? db.selectFrom('users').selectAll().where('id', 'in', agentIds).execute() : Promise.resolve([]),
+        lastIds.length ? db.selectFrom('channel_messages').selectAll().where('id', 'in', lastIds).execute() : Promise.resolve([]),
+      ]);
+      const last = new Map((await withDeliveries(db, lastRows)).map((m) => [m.id, m]));
+      const byId = new Map(convs.map((c) => [c.id, c]));
+      return ids
+        .map((id) => byId.get(id))
+        .filter((c): c is Selectable<ConversationsTable> => c !== undefined)
+        .map((c) => {
+          const v = visitors.find((x) => x.id === c.visitor_id);
+          const a = agents.find((x) => x.id === c.agent_id);
+          return {
+            conversation: toConversation(c),
+            visitor: {
+              customerId: c.customer_id,
+              profile: v ? (JSON.parse(v.profile) as VisitorProfile) : {},
+              tags: v ? (JSON.parse(v.tags) as string[]) : [],
+            },
+            agent: a ? toAgentInfo(a) : undefined,
+            lastMessage: c.last_message_id === null ? undefined : last.get(c.last_message_id),
+          };
+        });
+    },
+    async list(tenantId, filter, limit) {
+      let q = db.selectFrom('conversations').select('id').where('tenant_id', '=', tenantId);
+      if (filter.state) q = q.where('state', '=', filter.state);
+      if (filter.queueId !== undefined) q = q.where('queue_id', '=', filter.queueId);
+      if (filter.agentId !== undefined) q = q.where('agent_id', '=', filter.agentId);
+      q = filter.state === 'waiting' ? q.orderBy('vip', 'desc').orderBy('queued_at', 'asc').orderBy('id', 'asc') : q.orderBy('updated_at', 'desc').orderBy('id', 'desc');
+      return (await q.limit(limit).execute()).map((r) => r.id);
+    },
+    async assign(id, from, to, now) {
+      if (to.withinCapacity && to.agentId !== null) {
+        const agentId = to.agentId;
+        return db.transaction().execute(async (trx) => {
+          if (!(await lockAgentWithRoom(trx, agentId))) return false;
+          return moveConversation(trx, id, from, to, now);
+        });
+      }
+      return moveConversation(db, id, from, to, now);
+    },
+    leastLoadedAgent: (queueId) => leastLoadedAgent(db, queueId),
+    async nextWaiting(queueId) {
+      const row = await db
+        .selectFrom('conversations')
+        .select('id')
+        .where('queue_id', '=', queueId)
+        .where('state', '=', 'waiting')
+        .orderBy('vip', 'desc')
+        .orderBy('queued_at', 'asc')
+        .orderBy('id', 'asc')
+        .executeTakeFirst();
+      return row?.id;
+    },
+    async history(conversationId) {
+      const rows = await db.selectFrom('channel_messages').selectAll().where('conversation_id', '=', conversationId).orderBy('id').execute();
+      return withDeliveries(db, rows);
+    },
+    async visitorOf(conversationId) {
+      const row = await db
+        .selectFrom('conversations as c')
+        .innerJoin('channel_visitors as v', 'v.id', 'c.visitor_id')
+        .select(['v.customer_id', 'v.profile', 'v.tags'])
+        .where('c.id', '=', conversationId)
+        .executeTakeFirst();
+      return row && { customerId: row.customer_id, profile: JSON.parse(row.profile) as VisitorProfile, tags: JSON.parse(row.tags) as string[] };
+    },
+    async storeAgentReply(input, inTransaction) {
+      return db.transaction().execute(async (trx) => {
+        const row = await trx
+          .insertInto('channel_messages')
+          .values({
+            conversation_id: input.conversation.id,
+            channel_id: input.conversation.channelId,
+            direction: 'agent',
+            msg_id: input.msgId,
+            agent_id: input.agentId,
+            bodies: JSON.stringify(input.bodies),
+            ext: '{}',
+            timestamp: input.now,
+            created_at: input.now,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await trx
+          .insertInto('deliveries')
+          .values({
+            id: input.deliveryId,
+            tenant_id: input.conversation.tenantId,
+            channel_id: input.conversation.channelId,
+            conversation_id: input.conversation.id,
+            message_id: row.id,
+            customer_id: input.conversation.customerId,
+            status: 'pending',
+            body: input.pushBody,
+            attempts: 0,
+            next_attempt_at: input.now,
+            last_error: null,
+            created_at: input.now,
+            updated_at: input.now,
+          })
+          .execute();
+        await trx.updateTable('conversations').set({ last_message_id: row.id, updated_at: input.now }).where('id', '=', input.conversation.id).execute();
+        await inTransaction(trx);
+        return toMessage(row);
+      });
+    },
+  };
+}

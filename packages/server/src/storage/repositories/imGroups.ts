@@ -1,0 +1,80 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { ImGroup, ImGroupsRepository } from '../../modules/im/ports.js';
+import type { ImGroupsTable } from '../../modules/im/tables.js';
+import type { Database } from '../schema.js';
+import { isUniqueViolation } from '../errors.js';
+
+const toGroup = (row: Selectable<ImGroupsTable>): ImGroup => ({
+  id: row.id,
+  appId: row.app_id,
+  kind: row.kind,
+  name: row.name,
+  description: row.description,
+  public: row.public === 1,
+  maxusers: row.maxusers,
+  owner: row.owner,
+  createdAt: row.created_at,
+});
+
+export function kyselyImGroupsRepository(db: Kysely<Database>): ImGroupsRepository {
+  return {
+    async createGroup(group, members) {
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('im_groups')
+          .values({
+            id: group.id,
+            app_id: group.appId,
+            kind: group.kind,
+            name: group.name,
+            description: group.description,
+            public: group.public ? 1 : 0,
+            maxusers: group.maxusers,
+            owner: group.owner,
+            created_at: group.createdAt,
+          })
+          .execute();
+        const rows = [
+          { group_id: group.id, app_id: group.appId, username: group.owner, role: 'owner' as const, joined_at: group.createdAt },
+          ...members
+            .filter((m) => m !== group.owner)
+            .map((username) => ({ group_id: group.id, app_id: group.appId, username, role: 'member' as const, joined_at: group.createdAt })),
+        ];
+        await trx.insertInto('im_members').values(rows).execute();
+      });
+    },
+    async getGroup(appId, kind, id) {
+      const row = await db.selectFrom('im_groups').selectAll().where('id', '=', id).where('app_id', '=', appId).where('kind', '=', kind).executeTakeFirst();
+      return row && toGroup(row);
+    },
+    async deleteGroup(appId, kind, id) {
+      const result = await db.deleteFrom('im_groups').where('id', '=', id).where('app_id', '=', appId).where('kind', '=', kind).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+    async members(groupId) {
+      const rows = await db.selectFrom('im_members').select(['username', 'role']).where('group_id', '=', groupId).orderBy('joined_at').orderBy('username').execute();
+      return rows;
+    },
+    async isMember(groupId, username) {
+      const row = await db.selectFrom('im_members').select('username').where('group_id', '=', groupId).where('username', '=', username).executeTakeFirst();
+      return row !== undefined;
+    },
+    async addMember(group, username, now) {
+      try {
+        await db.insertInto('im_members').values({ group_id: group.id, app_id: group.appId, username, role: 'member', joined_at: now }).execute();
+        return true;
+      } catch (error) {
+        if (isUniqueViolation(error)) return false;
+        throw error;
+      }
+    },
+    async removeMember(groupId, username) {
+      const result = await db.deleteFrom('im_members').where('group_id', '=', groupId).where('username', '=', username).where('role', '=', 'member').executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+    async countMembers(groupId) {
+      const row = await db.selectFrom('im_members').select((eb) => eb.fn.countAll().as('n')).where('group_id', '=', groupId).executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+  };
+}

@@ -1,0 +1,9 @@
+import type { Migration } from '../../types.js';
+import { accounts } from './001-accounts.js';
+import { jobs } from './002-jobs.js';
+import { channel } from './010-channel.js';
+import { im } from './020-im.js';
+import { callbacks } from './030-callbacks.js';
+
+/** SQLite migrations, in order. Append; never edit a released one. */
+export const sqliteMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks];

@@ -1,0 +1,70 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/index.js';
+
+describe('config', () => {
+  it('has the contract defaults', () => {
+    const c = loadConfig({}, '/srv/parley');
+    expect(c).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      dataDir: path.resolve('/srv/parley', 'data'),
+      databaseUrl: undefined,
+      redisUrl: undefined,
+      adminUsername: 'admin',
+      adminPassword: undefined,
+      allowPrivateCallbacks: false,
+      logLevel: 'info',
+      workers: true,
+    });
+    expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it('reads every variable', () => {
+    const c = loadConfig({
+      PORT: '9000',
+      HOST: '0.0.0.0',
+      DATA_DIR: '/var/lib/parley',
+      DATABASE_URL: 'postgres://u@db:5432/parley',
+      REDIS_URL: 'redis://cache:6379',
+      PARLEY_ADMIN_USERNAME: 'ops',
+      PARLEY_ADMIN_PASSWORD: 'long-enough-pw',
+      PARLEY_ALLOW_PRIVATE_CALLBACKS: 'true',
+      LOG_LEVEL: 'debug',
+      PARLEY_WORKERS: 'false',
+    });
+    expect(c).toMatchObject({
+      port: 9000,
+      host: '0.0.0.0',
+      dataDir: '/var/lib/parley',
+      databaseUrl: 'postgres://u@db:5432/parley',
+      redisUrl: 'redis://cache:6379',
+      adminUsername: 'ops',
+      adminPassword: 'long-enough-pw',
+      allowPrivateCallbacks: true,
+      logLevel: 'debug',
+      workers: false,
+    });
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['DATABASE_URL', 'mysql://x/y'],
+    ['REDIS_URL', 'not a url'],
+    ['PARLEY_ALLOW_PRIVATE_CALLBACKS', 'maybe'],
+    ['LOG_LEVEL', 'loud'],
+    ['PARLEY_ADMIN_PASSWORD', 'short'],
+    ['PARLEY_TOKEN_TTL_SECONDS', '5'],
+  ])('rejects %s=%s with a one-line reason naming it', (name, value) => {
+    let error: unknown;
+    try {
+      loadConfig({ [name]: value });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toContain(name);
+    expect((error as Error).message).not.toContain('\n');
+  });
+});

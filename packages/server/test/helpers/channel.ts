@@ -1,0 +1,132 @@
+/**
+ * REST-channel test helpers: create an association, sign and post customer messages exactly as a
+ * customer's server would (spec 5.1), set up agents.
+ */
+import type { FastifyInstance } from 'fastify';
+import { sendMessageAuthorization, signSendMessage } from '@parley/protocol';
+import { call, login } from './app.js';
+
+export interface TestAssociation {
+  tenantId: number;
+  channelId: number;
+  clientId: string;
+  clientSecret: string;
+  postMessageUrl: string;
+}
+
+export async function createAssociation(
+  app: FastifyInstance,
+  adminToken: string,
+  tenantId: number,
+  callbackUrl: string,
+  extra: { name?: string; agent_queue_id?: string } = {},
+): Promise<TestAssociation> {
+  const res = await call(app, adminToken, 'POST', `/api/tenants/${tenantId}/rest/channels`, { name: extra.name ?? 'shop', callback_url: callbackUrl, ...extra });
+  if (res.status !== 200) throw new Error(`create association failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.entity;
+}
+
+export interface PostOptions {
+  expires?: number | string;
+  contentType?: string;
+  /** Override the Authorization header entirely (undefined: signed correctly). */
+  authorization?: string | null;
+  secret?: string;
+  clientId?: string;
+  /** Path used in the signature (default: the URL's). */
+  signedPath?: string;
+  url?: string;
+}
+
+/** Posts a raw body to the send-message API, signed like a customer's server does. */
+export async function postRaw(app: FastifyInstance, assoc: TestAssociation, body: string | Buffer, options: PostOptions = {}) {
+  const url = options.url ?? assoc.postMessageUrl;
+  const expires = options.expires ?? -1;
+  const signature = signSendMessage(options.secret ?? assoc.clientSecret, {
+    method: 'POST',
+    path: options.signedPath ?? url.split('?')[0]!,
+    expires,
+    body,
+  });
+  const authorization = options.authorization === undefined ? sendMessageAuthorization(options.clientId ?? assoc.clientId, signature) : options.authorization;
+  const headers: Record<string, string> = {
+    'content-type': options.contentType ?? 'application/json; utf-8',
+    'x-auth-expires': String(expires),
+  };
+  if (authorization !== null) headers.authorization = authorization;
+  const res = await app.inject({ method: 'POST', url, headers, payload: body });
+  return { status: res.statusCode, body: res.body ? res.json() : undefined };
+}
+
+export interface CustomerMessageInput {
+  from: string;
+  text?: string;
+  msg_id?: string;
+  ext?: Record<string, unknown>;
+  bodies?: unknown[];
+  timestamp?: number;
+}
+
+export const customerMessage = (m: CustomerMessageInput) =>
+  JSON.stringify({
+    bodies: m.bodies ?? [{ type: 'txt', msg: m.text ?? 'hello' }],
+    ...(m.ext ? { ext: m.ext } : {}),
+    ...(m.msg_id ? { msg_id: m.msg_id } : {}),
+    origin_type: 'rest',
+    from: m.from,
+    timestamp: m.timestamp ?? 1_893_455_940_000,
+  });
+
+export async function sendCustomerMessage(app: FastifyInstance, assoc: TestAssociation, m: CustomerMessageInput) {
+  const res = await postRaw(app, assoc, customerMessage(m));
+  if (res.status !== 200) throw new Error(`send message failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.entity as { msg_id: string; conversation_id: number; duplicate: boolean };
+}
+
+export interface TestAgent {
+  id: number;
+  username: string;
+  token: string;
+}
+
+let agentSeq = 0;
+
+export async function createAgent(
+  app: FastifyInstance,
+  adminToken: string,
+  tenantId: number,
+  options: { queueIds: string[]; maxSessions?: number; online?: boolean; nickname?: string; avatar?: string; role?: 'agent' | 'admin' },
+): Promise<TestAgent> {
+  const username = `agent${++agentSeq}-${Date.now().toString(36)}@example.com`;
+  const res = await call(app, adminToken, 'POST', `/api/tenants/${tenantId}/agents`, {
+    username,
+    password: 'agent-password',
+    nickname: options.nickname ?? `Agent ${agentSeq}`,
+    ...(options.avatar ? { avatar: options.avatar } : {}),
+    role: options.role ?? 'agent',
+    queue_ids: options.queueIds,
+    max_sessions: options.maxSessions ?? 5,
+  });
+  if (res.status !== 200) throw new Error(`create agent failed: ${res.status} ${JSON.stringify(res.body)}`);
+  const token = await login(app, username, 'agent-password');
+  const agent = { id: res.body.entity.id as number, username, token };
+  if (options.online) await setStatus(app, tenantId, agent, 'online');
+  return agent;
+}
+
+export async function setStatus(app: FastifyInstance, tenantId: number, agent: TestAgent, status: 'online' | 'busy' | 'offline') {
+  const res = await call(app, agent.token, 'PUT', `/api/tenants/${tenantId}/agents/${agent.id}/status`, { status });
+  if (res.status !== 200) throw new Error(`set status failed: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+export async function createQueue(app: FastifyInstance, adminToken: string, tenantId: number, name: string): Promise<string> {
+  const res = await call(app, adminToken, 'POST', `/api/tenants/${tenantId}/skill-groups`, { queue_name: name });
+  if (res.status !== 200) throw new Error(`create queue failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.entity.queue_id;
+}
+
+export async function conversation(app: FastifyInstance, token: string, tenantId: number, id: number) {
+  const res = await call(app, token, 'GET', `/api/tenants/${tenantId}/conversations/${id}`);
+  if (res.status !== 200) throw new Error(`read conversation failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.entity;
+}

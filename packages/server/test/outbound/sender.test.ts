@@ -1,0 +1,124 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isInternalAddress, checkUrlShape } from '../../src/modules/outbound/address-guard.js';
+import { UndiciOutboundSender, parseRetryAfter } from '../../src/modules/outbound/sender.js';
+
+describe('address guard', () => {
+  it.each(['127.0.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd12::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '224.0.0.1'])(
+    'treats %s as internal',
+    (ip) => expect(isInternalAddress(ip)).toBe(true),
+  );
+  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])('treats %s as public', (ip) =>
+    expect(isInternalAddress(ip)).toBe(false),
+  );
+  it('accepts only http(s) URLs without credentials', () => {
+    expect('reason' in checkUrlShape('ftp://example.com/x')).toBe(true);
+    expect('reason' in checkUrlShape('http://user:pw@example.com/')).toBe(true);
+    expect('reason' in checkUrlShape('not a url')).toBe(true);
+    expect('url' in checkUrlShape('https://example.com/hook')).toBe(true);
+  });
+  it('parses Retry-After in seconds and as a date', () => {
+    expect(parseRetryAfter('7', 0)).toBe(7000);
+    expect(parseRetryAfter(new Date(60_000).toUTCString(), 0)).toBe(60_000);
+    expect(parseRetryAfter('soon', 0)).toBeUndefined();
+  });
+});
+
+describe('outbound sender against a real receiver', () => {
+  let server: http.Server;
+  let base: string;
+  const seen: Array<{ headers: http.IncomingHttpHeaders; body: string }> = [];
+
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        seen.push({ headers: req.headers, body: Buffer.concat(chunks).toString() });
+        if (req.url === '/long') return res.end('x'.repeat(5000));
+        if (req.url === '/slow') return void setTimeout(() => res.end('late'), 2_000);
+        if (req.url === '/busy') {
+          res.writeHead(503, { 'retry-after': '12' });
+          return res.end('busy');
+        }
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const request = (url: string, timeoutMs = 5_000) => ({
+    url,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'x-test': '1' },
+    body: '{"hello":"world"}',
+    timeoutMs,
+    maxResponseBytes: 1000,
+  });
+
+  it('posts the body and headers and returns status and body', async () => {
+    const sender = new UndiciOutboundSender({ allowPrivate: true });
+    const result = await sender.post(request(`${base}/ok`));
+    await sender.close();
+    expect(result).toMatchObject({ status: 200, body: 'ok', bodyTruncated: false });
+    expect(seen.at(-1)).toMatchObject({ body: '{"hello":"world"}', headers: { 'x-test': '1' } });
+  });
+
+  it('reads no more than the cap of a long answer', async () => {
+    const sender = new UndiciOutboundSender({ allowPrivate: true });
+    const result = await sender.post(request(`${base}/long`));
+    await sender.close();
+    expect(result.status).toBe(200);
+    expect(result.bodyTruncated).toBe(true);
+    expect(result.body).toHaveLength(1000);
+  });
+
+  it('reports a timeout when the receiver does not answer in time', async () => {
+    const sender = new UndiciOutboundSender({ allowPrivate: true });
+    const result = await sender.post(request(`${base}/slow`, 200));
+    await sender.close();
+    expect(result.status).toBeUndefined();
+    expect(result.error?.kind).toBe('timeout');
+  });
+
+  it('reports a refused connection', async () => {
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const sender = new UndiciOutboundSender({ allowPrivate: true });
+    const result = await sender.post(request(`http://127.0.0.1:${port}/`));
+    await sender.close();
+    expect(result.error?.kind).toBe('connection');
+  });
+
+  it('passes Retry-After through', async () => {
+    const sender = new UndiciOutboundSender({ allowPrivate: true });
+    const result = await sender.post(request(`${base}/busy`));
+    await sender.close();
+    expect(result).toMatchObject({ status: 503, retryAfterMs: 12_000 });
+  });
+
+  it('refuses internal addresses at save time and at send time unless allowed', async () => {
+    const sender = new UndiciOutboundSender({ allowPrivate: false });
+    await expect(sender.assertAllowedUrl(`${base}/ok`)).rejects.toMatchObject({ code: 'invalid_callback_url' });
+    await expect(sender.assertAllowedUrl('http://localhost:1/')).rejects.toMatchObject({ code: 'invalid_callback_url' });
+    await expect(sender.assertAllowedUrl('gopher://example.com/')).rejects.toMatchObject({ code: 'invalid_callback_url' });
+    const before = seen.length;
+    const literal = await sender.post(request(`${base}/ok`));
+    expect(literal.error?.kind).toBe('blocked_address');
+    // A host name that resolves to loopback is refused when connecting, not only when saved.
+    const named = await sender.post(request(`${base.replace('127.0.0.1', 'localhost')}/ok`));
+    expect(named.error?.kind).toBe('blocked_address');
+    expect(seen.length).toBe(before);
+    await sender.close();
+    const permissive = new UndiciOutboundSender({ allowPrivate: true });
+    await expect(permissive.assertAllowedUrl(`${base}/ok`)).resolves.toBeUndefined();
+    await permissive.close();
+  });
+});

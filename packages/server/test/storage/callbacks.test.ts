@@ -1,0 +1,126 @@
+/** Contract of the callbacks repository, on both engines. */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { initialBanState, observe } from '../../src/modules/callbacks/ban.js';
+import type { CallbacksRepository, NewRule } from '../../src/modules/callbacks/ports.js';
+import type { UnsignedRecord } from '../../src/modules/callbacks/record.js';
+import { kyselyCallbacksRepository } from '../../src/storage/repositories/callbacks.js';
+import type { Storage } from '../../src/storage/index.js';
+import { FakeClock } from '../helpers/clock.js';
+import { ENGINES, createTestStorage } from '../helpers/engines.js';
+
+const rule = (appId: string, name: string): NewRule => ({
+  appId,
+  name,
+  url: 'http://127.0.0.1:9/cb',
+  enabled: true,
+  secret: 's3cret',
+  eventTypes: ['chat'],
+  chatTypes: ['chat', 'groupchat'],
+  messageTypes: ['txt'],
+  sources: ['sdk', 'rest'],
+});
+
+const record = (callId: string): UnsignedRecord => ({
+  callId,
+  eventType: 'chat',
+  timestamp: 1,
+  chat_type: 'chat',
+  from: 'a',
+  to: 'b',
+  msg_id: '42',
+  payload: { bodies: [{ type: 'txt', msg: '好' }], ext: {} },
+  securityVersion: '1.0.0',
+});
+
+describe.each(ENGINES)('callbacks repository on %s', (engine) => {
+  let storage: Storage;
+  let cleanup: () => Promise<void>;
+  let repo: CallbacksRepository;
+  const clock = new FakeClock();
+
+  beforeEach(async () => {
+    ({ storage, cleanup } = await createTestStorage(engine, clock));
+    repo = kyselyCallbacksRepository(storage.db);
+  });
+  afterEach(async () => cleanup());
+
+  it('settings default to disabled and are upserted per app', async () => {
+    expect(await repo.getSettings('app1')).toEqual({ appId: 'app1', enabled: false, storeFailed: false });
+    expect(await repo.putSettings('app1', { enabled: true }, 1)).toEqual({ appId: 'app1', enabled: true, storeFailed: false });
+    expect(await repo.putSettings('app1', { storeFailed: true }, 2)).toEqual({ appId: 'app1', enabled: true, storeFailed: true });
+    expect(await repo.getSettings('app2')).toEqual({ appId: 'app2', enabled: false, storeFailed: false });
+  });
+
+  it('rules: at most 4 per app, names unique per app, a freed slot is reusable', async () => {
+    for (const name of ['a', 'b', 'c', 'd']) expect((await repo.createRule(rule('app1', name), 1)).ok).toBe(true);
+    expect(await repo.createRule(rule('app1', 'e'), 1)).toEqual({ ok: false, reason: 'limit_reached' });
+    expect(await repo.createRule(rule('app1', 'a'), 1)).toEqual({ ok: false, reason: 'duplicate_name' });
+    expect((await repo.createRule(rule('app2', 'a'), 1)).ok).toBe(true);
+    expect(await repo.deleteRule('app1', 'b')).toBe(true);
+    expect(await repo.deleteRule('app1', 'b')).toBe(false);
+    const again = await repo.createRule(rule('app1', 'e'), 2);
+    expect(again.ok).toBe(true);
+    expect((await repo.listRules('app1')).map((r) => r.name)).toEqual(['a', 'c', 'd', 'e']);
+  });
+
+  it('concurrent creates never exceed 4 rules', async () => {
+    const results = await Promise.all(['a', 'b', 'c', 'd', 'e', 'f'].map((n) => repo.createRule(rule('app1', n), 1)));
+    expect(results.filter((r) => r.ok)).toHaveLength(4);
+    expect(await repo.listRules('app1')).toHaveLength(4);
+  });
+
+  it('reads back a rule with its filters, updates it and persists ban state', async () => {
+    const created = await repo.createRule(rule('app1', 'r1'), 10);
+    if (!created.ok) throw new Error('create failed');
+    expect(created.rule).toMatchObject({ name: 'r1', enabled: true, eventTypes: ['chat'], messageTypes: ['txt'], secret: 's3cret', ban: initialBanState() });
+    const updated = await repo.updateRule('app1', 'r1', { url: 'https://example.com/x', enabled: false, sources: ['rest'] }, 20);
+    expect(updated).toMatchObject({ url: 'https://example.com/x', enabled: false, sources: ['rest'], updatedAt: 20 });
+    expect(await repo.updateRule('app1', 'nope', { enabled: true }, 20)).toBeUndefined();
+
+    let ban = initialBanState();
+    for (let i = 0; i < 90; i++) ban = observe(ban, 'failure', 1000 + i).state;
+    await repo.saveBanState(created.rule.id, ban, 30);
+    const back = await repo.getRuleById(created.rule.id);
+    expect(back?.ban).toEqual(ban);
+    expect(back?.ban.status).toBe('banned');
+    const row = await storage.db.selectFrom('callback_rules').select(['status', 'ban_count', 'banned_until']).where('id', '=', created.rule.id).executeTakeFirstOrThrow();
+    expect(row).toEqual({ status: 'banned', ban_count: 1, banned_until: ban.bannedUntil });
+  });
+
+  it('exception store: keys ascending with size and retry, records with their last error, expiry', async () => {
+    await repo.storeRecords(
+      [
+        { appId: 'app1', dateKey: '202611211210', ruleId: 1, ruleName: 'r1', record: record('k#a_1'), lastError: 'HTTP 500' },
+        { appId: 'app1', dateKey: '202611211200', ruleId: 1, ruleName: 'r1', record: record('k#a_2'), lastError: 'HTTP 502' },
+        { appId: 'app1', dateKey: '202611211210', ruleId: 1, ruleName: 'r1', record: record('k#a_3'), lastError: 'timeout' },
+        { appId: 'app2', dateKey: '202611211210', ruleId: 2, ruleName: 'r1', record: record('k#b_1'), lastError: 'x' },
+      ],
+      1000,
+    );
+    await repo.storeRecords([{ appId: 'app1', dateKey: '202611211220', ruleId: 1, ruleName: 'r1', record: record('k#a_4'), lastError: 'y' }], 5000);
+    expect(await repo.storedKeys('app1')).toEqual([
+      { date: '202611211200', size: 1, retry: 0 },
+      { date: '202611211210', size: 2, retry: 0 },
+      { date: '202611211220', size: 1, retry: 0 },
+    ]);
+    expect(await repo.bumpKeyRetry('app1', '202611211210', 2000)).toBe(1);
+    expect(await repo.bumpKeyRetry('app1', '202611211210', 2001)).toBe(2);
+    expect((await repo.storedKeys('app1'))[1]).toEqual({ date: '202611211210', size: 2, retry: 2 });
+    expect(await repo.countStored('app1', '202611211210')).toBe(2);
+
+    const recs = await repo.storedRecords('app1', '202611211210');
+    expect(recs.map((r) => [r.record.callId, r.lastError, r.storedAt])).toEqual([
+      ['k#a_1', 'HTTP 500', 1000],
+      ['k#a_3', 'timeout', 1000],
+    ]);
+    expect(recs[0]?.record).toEqual(record('k#a_1'));
+    await repo.updateStoredError(recs[0]!.id, 'HTTP 404');
+    expect((await repo.storedRecords('app1', '202611211210'))[0]?.lastError).toBe('HTTP 404');
+
+    expect(await repo.deleteStoredUpTo(1000)).toBe(4);
+    expect(await repo.storedKeys('app1')).toEqual([{ date: '202611211220', size: 1, retry: 0 }]);
+    expect(await repo.storedKeys('app2')).toEqual([]);
+    const keysLeft = await storage.db.selectFrom('callback_store_keys').select('date_key').execute();
+    expect(keysLeft.map((k) => k.date_key)).toEqual(['202611211220']);
+  });
+});
