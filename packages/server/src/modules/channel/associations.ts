@@ -1,0 +1,156 @@
+/**
+ * REST associations (contract 3.1): a tenant admin creates one per customer server; Parley
+ * generates the Client ID and Client Secret. Only flagship tenants have the REST channel.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AssociationView, CreateAssociationRequest, UpdateAssociationRequest } from '@parley/protocol';
+import type { Clock } from '../../kernel/clock.js';
+import { AppError } from '../../kernel/errors.js';
+import { randomHex } from '../../kernel/ids.js';
+import type { SecretBox } from '../../kernel/secret-box.js';
+import type { AccountsService } from '../accounts/service.js';
+import type { OutboundUrlGuard } from './url-guard.js';
+import type { Association, AssociationsRepository, RoutingDirectory } from './ports.js';
+
+export const postMessagePath = (tenantId: number, channelId: number) => `/api/tenants/${tenantId}/rest/channels/${channelId}/messages`;
+
+/** An association with its Client Secret opened, as ingest and push need it. */
+export interface OpenAssociation extends Association {
+  clientSecret: string;
+}
+
+const CACHE_TTL_MS = 5_000;
+
+export class AssociationsService {
+  /** Client ID -> association, so that ingest does not read and decrypt on every message. */
+  private readonly byClientId = new Map<string, { value: OpenAssociation | undefined; until: number }>();
+
+  constructor(
+    private readonly repo: AssociationsRepository,
+    private readonly directory: RoutingDirectory,
+    private readonly accounts: AccountsService,
+    private readonly box: SecretBox,
+    private readonly urlGuard: OutboundUrlGuard,
+    private readonly clock: Clock,
+  ) {}
+
+  view(a: Association): AssociationView {
+    return {
+      tenantId: a.tenantId,
+      channelId: a.id,
+      name: a.name,
+      clientId: a.clientId,
+      clientSecret: this.box.open(a.secretSealed),
+      postMessageUrl: postMessagePath(a.tenantId, a.id),
+      callbackUrl: a.callbackUrl,
+      agentQueueId: a.agentQueueId === null ? null : String(a.agentQueueId),
+      createDateTime: a.createdAt,
+    };
+  }
+
+  private async requireFlagship(tenantId: number): Promise<void> {
+    const tenant = await this.accounts.requireTenant(tenantId);
+    if (tenant.edition !== 'flagship') throw new AppError('edition_not_supported', { edition: tenant.edition, feature: 'the REST channel' });
+  }
+
+  private async queueIdOf(tenantId: number, raw: string | null | undefined): Promise<number | null | undefined> {
+    if (raw === undefined) return undefined;
+    if (raw === null) return null;
+    const queue = await this.directory.queue(tenantId, Number(raw));
+    if (!queue) throw new AppError('invalid_request', { detail: `agent_queue_id: unknown skill group ${raw}` });
+    return queue.id;
+  }
+
+  private async checkedCallbackUrl(raw: string): Promise<string> {
+    const url = raw.trim();
+    await this.urlGuard.assertAllowedUrl(url);
+    return url;
+  }
+
+  async create(tenantId: number, input: CreateAssociationRequest): Promise<AssociationView> {
+    await this.requireFlagship(tenantId);
+    const callbackUrl = await this.checkedCallbackUrl(input.callback_url);
+    const agentQueueId = (await this.queueIdOf(tenantId, input.agent_queue_id)) ?? null;
+    const now = this.clock.now();
+    const created = await this.repo.create({
+      tenantId,
+      name: input.name.trim(),
+      callbackUrl,
+      clientId: randomUUID(),
+      secretSealed: this.box.seal(randomHex(16)),
+      agentQueueId,
+      createdAt: now,
+      updatedAt: now,
+    });
+    return this.view(created);
+  }
+
+  async require(tenantId: number, channelId: number): Promise<Association> {
+    await this.requireFlagship(tenantId);
+    const found = await this.repo.get(tenantId, channelId);
+    if (!found) throw new AppError('not_found', { resource: `REST channel ${channelId}` });
+    return found;
+  }
+
+  async get(tenantId: number, channelId: number): Promise<AssociationView> {
+    return this.view(await this.require(tenantId, channelId));
+  }
+
+  async list(tenantId: number): Promise<AssociationView[]> {
+    await this.requireFlagship(tenantId);
+    return (await this.repo.list(tenantId)).map((a) => this.view(a));
+  }
+
+  async update(tenantId: number, channelId: number, input: UpdateAssociationRequest): Promise<AssociationView> {
+    const current = await this.require(tenantId, channelId);
+    const patch = {
+      ...(input.name !== undefined ? { name: input.name.trim() } : {}),
+      ...(input.callback_url !== undefined ? { callbackUrl: await this.checkedCallbackUrl(input.callback_url) } : {}),
+      ...(input.agent_queue_id !== undefined ? { agentQueueId: await this.queueIdOf(tenantId, input.agent_queue_id) } : {}),
+    };
+    const updated = await this.repo.update(tenantId, current.id, patch, this.clock.now());
+    if (!updated) throw new AppError('not_found', { resource: `REST channel ${channelId}` });
+    this.forget(updated.clientId);
+    return this.view(updated);
+  }
+
+  async delete(tenantId: number, channelId: number): Promise<void> {
+    const current = await this.require(tenantId, channelId);
+    await this.repo.delete(tenantId, current.id);
+    this.forget(current.clientId);
+  }
+
+  /** A new Client Secret; the old one stops working at once on this instance. */
+  async rotateSecret(tenantId: number, channelId: number): Promise<AssociationView> {
+    const current = await this.require(tenantId, channelId);
+    const updated = await this.repo.update(tenantId, current.id, { secretSealed: this.box.seal(randomHex(16)) }, this.clock.now());
+    if (!updated) throw new AppError('not_found', { resource: `REST channel ${channelId}` });
+    this.forget(updated.clientId);
+    return this.view(updated);
+  }
+
+  /**
+   * The association of a Client ID, cached briefly. Another instance's rotation or deletion
+   * is seen within CACHE_TTL_MS; this instance's at once.
+   */
+  async byClient(clientId: string): Promise<OpenAssociation | undefined> {
+    const now = this.clock.now();
+    const cached = this.byClientId.get(clientId);
+    if (cached && cached.until > now) return cached.value;
+    const found = await this.repo.findByClientId(clientId);
+    const value = found && { ...found, clientSecret: this.box.open(found.secretSealed) };
+    if (this.byClientId.size > 10_000) this.byClientId.clear();
+    this.byClientId.set(clientId, { value, until: now + CACHE_TTL_MS });
+    return value;
+  }
+
+  /** Association of a channel id with its secret opened (push time: always read fresh). */
+  async openById(tenantId: number, channelId: number): Promise<OpenAssociation | undefined> {
+    const found = await this.repo.get(tenantId, channelId);
+    return found && { ...found, clientSecret: this.box.open(found.secretSealed) };
+  }
+
+  private forget(clientId: string): void {
+    this.byClientId.delete(clientId);
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * The agents' side (contract 3.3): conversation lists in queue order, accept, transfer, close,
+ * history, and replies, each reply stored together with its push job.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AgentReplyBody, ConversationQuery, ConversationView, MessageView, SendReplyResult, TransferRequest } from '@parley/protocol';
+import type { Clock } from '../../kernel/clock.js';
+import { AppError } from '../../kernel/errors.js';
+import type { Principal } from '../accounts/service.js';
+import type { JobQueue } from '../jobs/ports.js';
+import type { ChannelEventBus } from './events.js';
+import type { Dispatcher } from './dispatcher.js';
+import type { AgentInfo, Conversation, ConversationDetails, ConversationsRepository, RoutingDirectory, StoredMessage } from './ports.js';
+import { CHANNEL_PUSH_QUEUE, pushOrderingKey, type PushJob } from './push.js';
+import { buildReplyPush } from './reply-body.js';
+
+const LIST_LIMIT = 200;
+
+const agentRef = (a: AgentInfo | undefined) => (a ? { id: a.id, username: a.username, nickname: a.nickname, avatar: a.avatar } : null);
+
+export function messageView(m: StoredMessage & { delivery: { id: string; status: 'pending' | 'succeeded' | 'failed' } | null }, agent: AgentInfo | undefined, customerId: string): MessageView {
+  return {
+    msg_id: m.msgId,
+    direction: m.direction,
+    from: m.direction === 'customer' ? customerId : (agent?.username ?? String(m.agentId ?? '')),
+    bodies: m.bodies,
+    ext: m.ext,
+    timestamp: m.timestamp,
+    createdAt: m.createdAt,
+    agent: m.direction === 'agent' ? agentRef(agent) : null,
+    delivery: m.delivery,
+  };
+}
+
+export class ConversationsService {
+  constructor(
+    private readonly repo: ConversationsRepository,
+    private readonly directory: RoutingDirectory,
+    private readonly dispatcher: Dispatcher,
+    private readonly events: ChannelEventBus,
+    private readonly jobs: JobQueue,
+    private readonly clock: Clock,
+  ) {}
+
+  private async view(details: ConversationDetails): Promise<ConversationView> {
+    const c = details.conversation;
+    const p = details.visitor.profile;
+    const last = details.lastMessage;
+    const lastAgent = last?.agentId ? (last.agentId === c.agentId ? details.agent : await this.directory.agent(c.tenantId, last.agentId)) : undefined;
+    return {
+      id: c.id,
+      state: c.state,
+      queue_id: String(c.queueId),
+      agent: agentRef(details.agent),
+      visitor: {
+        customer_id: c.customerId,
+        user_nickname: p.user_nickname ?? null,
+        true_name: p.true_name ?? null,
+        qq: p.qq ?? null,
+        email: p.email ?? null,
+        phone: p.phone ?? null,
+        company_name: p.company_name ?? null,
+        description: p.description ?? null,
+        tags: details.visitor.tags,
+      },
+      vip: c.vip,
+      channelId: c.channelId,
+      createdAt: c.createdAt,
+      lastMessage: last ? messageView(last, lastAgent, c.customerId) : null,
+    };
+  }
+
+  async list(tenantId: number, principal: Principal, query: ConversationQuery): Promise<ConversationView[]> {
+    const ids = await this.repo.list(
+      tenantId,
+      {
+        ...(query.state ? { state: query.state } : {}),
+        ...(query.queue_id ? { queueId: Number(query.queue_id) } : {}),
+        ...(query.mine ? { agentId: principal.userId } : {}),
+      },
+      LIST_LIMIT,
+    );
+    const details = await this.repo.details(tenantId, ids);
+    return Promise.all(details.map((d) => this.view(d)));
+  }
+
+  async require(tenantId: number, id: number): Promise<Conversation> {
+    const conv = await this.repo.get(tenantId, id);
+    if (!conv) throw new AppError('not_found', { resource: `Conversation ${id}` });
+    return conv;
+  }
+
+  async get(tenantId: number, id: number): Promise<ConversationView> {
+    await this.require(tenantId, id);
+    const [details] = await this.repo.details(tenantId, [id]);
+    return this.view(details as ConversationDetails);
+  }
+
+  /** An agent takes a waiting conversation (a tenant admin may take one too). */
+  async accept(tenantId: number, id: number, principal: Principal): Promise<ConversationView> {
+    const conv = await this.require(tenantId, id);
+    if (conv.state !== 'waiting') throw new AppError('conversation_state', { id, state: conv.state, detail: 'only a waiting conversation can be accepted' });
+    const moved = await this.repo.assign(id, ['waiting'], { state: 'processing', agentId: principal.userId }, this.clock.now());
+    if (!moved) throw new AppError('conversation_state', { id, state: 'taken', detail: 'another agent accepted it first' });
+    this.events.publish({ type: 'assignment', tenantId, conversationId: id, queueId: conv.queueId, agentId: principal.userId, state: 'processing' });
+    return this.get(tenantId, id);
+  }
+
+  /** Hands an open conversation to another agent, or back to a queue (where it waits its turn). */
+  async transfer(tenantId: number, id: number, principal: Principal, input: TransferRequest): Promise<ConversationView> {
+    const conv = await this.require(tenantId, id);
+    this.assertMayHandle(conv, principal);
+    if (conv.state === 'closed') throw new AppError('conversation_state', { id, state: conv.state, detail: 'a closed conversation cannot be transferred' });
+    if ((input.agent_id === undefined) === (input.queue_id === undefined)) {
+      throw new AppError('invalid_request', { detail: 'body: give exactly one of agent_id or queue_id' });
+    }
+    const now = this.clock.now();
+    let target: { state: 'waiting' | 'processing'; agentId: number | null; queueId?: number; requeueAt?: number };
+    if (input.agent_id !== undefined) {
+      const agent = await this.directory.agent(tenantId, input.agent_id);
+      if (!agent) throw new AppError('invalid_request', { detail: `agent_id: no agent ${input.agent_id} in this tenant` });
+      target = { state: 'processing', agentId: agent.id };
+    } else {
+      const queue = await this.directory.queue(tenantId, Number(input.queue_id));
+      if (!queue) throw new AppError('invalid_request', { detail: `queue_id: unknown skill group ${input.queue_id}` });
+      target = { state: 'waiting', agentId: null, queueId: queue.id, requeueAt: now };
+    }
+    const moved = await this.repo.assign(id, ['waiting', 'processing'], target, now);
+    if (!moved) throw new AppError('conversation_state', { id, state: 'closed', detail: 'it was closed meanwhile' });
+    const queueId = target.queueId ?? conv.queueId;
+    this.events.publish({ type: 'assignment', tenantId, conversationId: id, queueId, agentId: target.agentId, state: target.state });
+    const freed = conv.agentId !== null && conv.agentId !== target.agentId ? await this.directory.queueIdsOfAgent(conv.agentId) : [];
+    await this.dispatcher.dispatchQueues(tenantId, [...freed, ...(target.state === 'waiting' ? [queueId] : [])]);
+    return this.get(tenantId, id);
+  }
+
+  async close(tenantId: number, id: number, principal: Principal): Promise<ConversationView> {
+    const conv = await this.require(tenantId, id);
+    this.assertMayHandle(conv, principal);
+    const moved = await this.repo.assign(id, ['waiting', 'processing'], { state: 'closed', agentId: conv.agentId }, this.clock.now());
+    if (!moved) throw new AppError('conversation_state', { id, state: 'closed', detail: 'it is already closed' });
+    this.events.publish({ type: 'assignment', tenantId, conversationId: id, queueId: conv.queueId, agentId: conv.agentId, state: 'closed' });
+    if (conv.agentId !== null) await this.dispatcher.agentAvailable(tenantId, conv.agentId);
+    return this.get(tenantId, id);
+  }
+
+  async history(tenantId: number, id: number): Promise<MessageView[]> {
+    const conv = await this.require(tenantId, id);
+    const messages = await this.repo.history(id);
+    const agentIds = [...new Set(messages.map((m) => m.agentId).filter((a): a is number => a !== null))];
+    const agents = new Map<number, AgentInfo | undefined>();
+    for (const agentId of agentIds) agents.set(agentId, await this.directory.agent(tenantId, agentId));
+    return messages.map((m) => messageView(m, m.agentId === null ? undefined : agents.get(m.agentId), conv.customerId));
+  }
+
+  /** Stores the reply and its push job in one transaction, then wakes the push worker. */
+  async reply(tenantId: number, id: number, principal: Principal, bodies: AgentReplyBody[]): Promise<SendReplyResult> {
+    const conv = await this.require(tenantId, id);
+    this.assertMayHandle(conv, principal);
+    if (conv.state !== 'processing') throw new AppError('conversation_state', { id, state: conv.state, detail: 'replies need an accepted, open conversation' });
+    const agent = await this.directory.agent(tenantId, principal.userId);
+    if (!agent) throw new AppError('forbidden', { detail: 'only agents of this tenant reply' });
+    const [visitor, queue] = await Promise.all([this.repo.visitorOf(id), this.directory.queue(tenantId, conv.queueId)]);
+    const msgId = randomUUID();
+    const deliveryId = `dlv_${randomUUID().replace(/-/g, '')}`;
+    const push = buildReplyPush({
+      tenantId,
+      channelId: conv.channelId,
+      msgId,
+      bodies,
+      customerId: conv.customerId,
+      visitor: visitor ?? { profile: {}, tags: [] },
+      agent,
+      queue,
+    });
+    const now = this.clock.now();
+    await this.repo.storeAgentReply({ conversation: conv, agentId: agent.id, msgId, bodies, deliveryId, pushBody: JSON.stringify(push), now }, (trx) =>
+      this.jobs.enqueue(trx, { queue: CHANNEL_PUSH_QUEUE, payload: { deliveryId } satisfies PushJob, orderingKey: pushOrderingKey(conv.channelId, conv.customerId) }),
+    );
+    this.jobs.notify(CHANNEL_PUSH_QUEUE);
+    this.events.publish({ type: 'new_message', tenantId, conversationId: id, queueId: conv.queueId, agentId: conv.agentId, msg_id: msgId, direction: 'agent' });
+    return { msg_id: msgId, delivery: { id: deliveryId, status: 'pending' } };
+  }
+
+  /** Agents handle their own conversations (and take waiting ones by accept); admins any. */
+  private assertMayHandle(conv: Conversation, principal: Principal): void {
+    if (principal.role === 'admin' || principal.role === 'system_admin') return;
+    if (conv.agentId !== principal.userId) throw new AppError('forbidden', { detail: 'this conversation is assigned to another agent' });
+  }
+}

@@ -1,0 +1,221 @@
+/**
+ * Storage ports of the REST channel. Each method is atomic; the Kysely implementations live in
+ * src/storage/repositories/channel*.ts and work on both engines.
+ */
+import type { Kysely } from 'kysely';
+import type { ConversationState, DeliveryStatus, MessageBody } from '@parley/protocol';
+import type { Database } from '../../storage/schema.js';
+
+export interface Association {
+  id: number;
+  tenantId: number;
+  name: string;
+  callbackUrl: string;
+  clientId: string;
+  secretSealed: string;
+  agentQueueId: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface AssociationsRepository {
+  create(input: Omit<Association, 'id'>): Promise<Association>;
+  get(tenantId: number, id: number): Promise<Association | undefined>;
+  findByClientId(clientId: string): Promise<Association | undefined>;
+  list(tenantId: number): Promise<Association[]>;
+  update(tenantId: number, id: number, patch: Partial<Pick<Association, 'name' | 'callbackUrl' | 'agentQueueId' | 'secretSealed'>>, now: number): Promise<Association | undefined>;
+  delete(tenantId: number, id: number): Promise<boolean>;
+}
+
+/** Skill groups and agents as routing sees them (read from the accounts tables). */
+export interface RoutingDirectory {
+  agentByUsername(tenantId: number, username: string): Promise<AgentInfo | undefined>;
+  agent(tenantId: number, id: number): Promise<AgentInfo | undefined>;
+  queueByName(tenantId: number, name: string): Promise<QueueInfo | undefined>;
+  queue(tenantId: number, id: number): Promise<QueueInfo | undefined>;
+  queueIdsOfAgent(agentId: number): Promise<number[]>;
+}
+
+export interface AgentInfo {
+  id: number;
+  tenantId: number;
+  username: string;
+  nickname: string;
+  avatar: string | null;
+  role: 'admin' | 'agent' | 'system_admin';
+  status: 'online' | 'busy' | 'offline';
+  maxSessions: number;
+}
+
+export interface TenantInfo {
+  id: number;
+  edition: 'flagship' | 'standard';
+  defaultQueueId: number;
+  vipTags: string[];
+}
+
+export interface QueueInfo {
+  id: number;
+  tenantId: number;
+  name: string;
+}
+
+export type VisitorProfile = Partial<Record<'user_nickname' | 'true_name' | 'qq' | 'email' | 'phone' | 'company_name' | 'description', string>>;
+
+export interface Conversation {
+  id: number;
+  tenantId: number;
+  channelId: number;
+  visitorId: number;
+  customerId: string;
+  state: ConversationState;
+  queueId: number;
+  agentId: number | null;
+  vip: boolean;
+  queuedAt: number;
+  createdAt: number;
+  updatedAt: number;
+  closedAt: number | null;
+}
+
+export interface StoredMessage {
+  id: number;
+  conversationId: number;
+  channelId: number;
+  direction: 'customer' | 'agent';
+  msgId: string;
+  agentId: number | null;
+  bodies: MessageBody[];
+  ext: Record<string, unknown>;
+  timestamp: number;
+  createdAt: number;
+}
+
+export interface IncomingMessage {
+  tenantId: number;
+  channelId: number;
+  customerId: string;
+  msgId: string;
+  bodies: MessageBody[];
+  ext: Record<string, unknown>;
+  timestamp: number;
+  /** Profile fields given with this message; merged over the stored ones. */
+  profile: VisitorProfile;
+  /** Tags given with this message (replace the stored ones), or undefined to keep them. */
+  tags: string[] | undefined;
+  /**
+   * Runs inside the write, on its transaction: checks the tenant (throwing AppError to refuse
+   * the message) and says which tags are VIP and where a new conversation goes.
+   */
+  plan(tenant: TenantInfo | undefined, directory: RoutingDirectory): {
+    vipTags: string[];
+    route: () => Promise<{ queueId: number; agentId: number | null }>;
+  };
+  now: number;
+}
+
+export interface AcceptedMessage {
+  duplicate: boolean;
+  msgId: string;
+  conversation: Conversation;
+  /** True when this message opened the conversation. */
+  opened: boolean;
+}
+
+export interface ConversationFilter {
+  state?: ConversationState;
+  queueId?: number;
+  agentId?: number;
+}
+
+export interface ConversationDetails {
+  conversation: Conversation;
+  visitor: { customerId: string; profile: VisitorProfile; tags: string[] };
+  agent: AgentInfo | undefined;
+  lastMessage: (StoredMessage & { delivery: { id: string; status: DeliveryStatus } | null }) | undefined;
+}
+
+export interface ConversationsRepository {
+  /** Stores a customer message: de-duplicates by msg_id, keeps the visitor, joins or opens the conversation. */
+  acceptCustomerMessage(input: IncomingMessage): Promise<AcceptedMessage>;
+  get(tenantId: number, id: number): Promise<Conversation | undefined>;
+  details(tenantId: number, ids: number[]): Promise<ConversationDetails[]>;
+  /** Ids in display order: waiting ones VIP first then by queue time; others most recent first. */
+  list(tenantId: number, filter: ConversationFilter, limit: number): Promise<number[]>;
+  /**
+   * Moves a conversation if it is still in `from` state; false when it was not. With
+   * `withinCapacity`, also false when the agent already holds max_sessions open conversations
+   * (checked under a lock on the agent, so concurrent instances cannot overshoot).
+   */
+  assign(
+    id: number,
+    from: ConversationState[],
+    to: { state: ConversationState; agentId: number | null; queueId?: number; requeueAt?: number; withinCapacity?: boolean },
+    now: number,
+  ): Promise<boolean>;
+  /** The online agent of `queueId` with free capacity and the fewest open conversations. */
+  leastLoadedAgent(queueId: number): Promise<number | undefined>;
+  /** The head of a queue's waiting line. */
+  nextWaiting(queueId: number): Promise<number | undefined>;
+  history(conversationId: number): Promise<Array<StoredMessage & { delivery: { id: string; status: DeliveryStatus } | null }>>;
+  visitorOf(conversationId: number): Promise<{ customerId: string; profile: VisitorProfile; tags: string[] } | undefined>;
+  /**
+   * Stores an agent reply and its delivery in one transaction; `inTransaction` runs inside it
+   * (the caller enqueues the push job there so that both commit or neither does).
+   */
+  storeAgentReply(
+    input: { conversation: Conversation; agentId: number; msgId: string; bodies: MessageBody[]; deliveryId: string; pushBody: string; now: number },
+    inTransaction: (db: Kysely<Database>) => Promise<void>,
+  ): Promise<StoredMessage>;
+}
+
+export interface Delivery {
+  id: string;
+  tenantId: number;
+  channelId: number;
+  conversationId: number;
+  messageId: number;
+  msgId: string;
+  /** The agent who sent the reply. */
+  agentId: number | null;
+  customerId: string;
+  status: DeliveryStatus;
+  body: string;
+  attempts: number;
+  nextAttemptAt: number | null;
+  lastError: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface DeliveryAttempt {
+  attempt: number;
+  startedAt: number;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+  succeeded: boolean;
+}
+
+export interface DeliveriesRepository {
+  get(id: string): Promise<Delivery | undefined>;
+  list(channelId: number, status: DeliveryStatus | undefined, limit: number): Promise<Array<Delivery & { attemptLog: DeliveryAttempt[] }>>;
+  /** Appends an attempt and moves the delivery to its new status, in one transaction. */
+  recordAttempt(id: string, attempt: Omit<DeliveryAttempt, 'attempt'>, next: { status: DeliveryStatus; nextAttemptAt: number | null }, now: number): Promise<DeliveryAttempt>;
+  /** Sets the delivery back to pending and runs `inTransaction` (the caller enqueues the job). */
+  requeue(id: string, now: number, inTransaction: (db: Kysely<Database>) => Promise<void>): Promise<boolean>;
+}
+
+export interface MediaRecord {
+  id: string;
+  tenantId: number;
+  filename: string;
+  contentType: string;
+  size: number;
+  createdAt: number;
+}
+
+export interface MediaRepository {
+  insert(record: MediaRecord): Promise<void>;
+  get(id: string): Promise<MediaRecord | undefined>;
+}

@@ -1,0 +1,98 @@
+/**
+ * Agent-reply push (contract 3.4): one durable job per delivery, run through the shared
+ * outbound sender. Jobs of one customer share an ordering key, so a later reply waits while an
+ * earlier one is being retried. Every attempt is logged; the retry policy decides what next.
+ */
+import { standardWebhookHeaders, type DeliveryStatus } from '@parley/protocol';
+import type { Clock } from '../../kernel/clock.js';
+import type { Job, JobResult } from '../jobs/ports.js';
+import type { OutboundSender } from '../outbound/ports.js';
+import type { AssociationsService } from './associations.js';
+import type { ChannelEventBus } from './events.js';
+import type { DeliveriesRepository } from './ports.js';
+import { nextPushAttempt } from './retry-policy.js';
+
+export const CHANNEL_PUSH_QUEUE = 'channel.push';
+
+export interface PushJob {
+  deliveryId: string;
+}
+
+export const pushOrderingKey = (channelId: number, customerId: string) => `channel.push:${channelId}:${customerId}`;
+
+export interface PushSettings {
+  timeoutMs: number;
+  maxResponseBytes: number;
+}
+
+export const DEFAULT_PUSH_SETTINGS: PushSettings = { timeoutMs: 10_000, maxResponseBytes: 4096 };
+
+export class ReplyPusher {
+  constructor(
+    private readonly deliveries: DeliveriesRepository,
+    private readonly associations: AssociationsService,
+    private readonly outbound: OutboundSender,
+    private readonly events: ChannelEventBus,
+    private readonly clock: Clock,
+    private readonly settings: PushSettings = DEFAULT_PUSH_SETTINGS,
+    private readonly random: () => number = Math.random,
+  ) {}
+
+  /** The job handler of CHANNEL_PUSH_QUEUE. */
+  readonly handle = async (job: Job<PushJob>): Promise<JobResult> => {
+    const delivery = await this.deliveries.get(job.payload.deliveryId);
+    if (!delivery || delivery.status !== 'pending') return { status: 'done' };
+    const association = await this.associations.openById(delivery.tenantId, delivery.channelId);
+    if (!association) return { status: 'discard', error: 'association deleted' };
+
+    const startedAt = this.clock.now();
+    // Standard Webhooks: the same webhook-id on every attempt, a fresh timestamp and signature.
+    const headers = {
+      'content-type': 'application/json; charset=utf-8',
+      ...standardWebhookHeaders(association.clientSecret, delivery.id, Math.floor(startedAt / 1000), delivery.body),
+    };
+    const result = await this.outbound.post({
+      url: association.callbackUrl,
+      headers,
+      body: delivery.body,
+      timeoutMs: this.settings.timeoutMs,
+      maxResponseBytes: this.settings.maxResponseBytes,
+    });
+    const succeeded = result.status !== undefined && result.status >= 200 && result.status < 300;
+    const error = succeeded ? null : result.error ? `${result.error.kind}: ${result.error.message}` : `HTTP ${result.status}`;
+
+    let status: DeliveryStatus = 'succeeded';
+    let nextAttemptAt: number | null = null;
+    let outcome: JobResult = { status: 'done' };
+    if (!succeeded) {
+      const decision = nextPushAttempt(job.attempts + 1, result.retryAfterMs, this.random());
+      if (decision.action === 'retry') {
+        status = 'pending';
+        nextAttemptAt = this.clock.now() + decision.delayMs;
+        outcome = { status: 'retry', runAt: nextAttemptAt, error: error ?? undefined };
+      } else {
+        status = 'failed';
+        outcome = { status: 'discard', error: error ?? undefined };
+      }
+    }
+    await this.deliveries.recordAttempt(
+      delivery.id,
+      { startedAt, statusCode: result.status ?? null, latencyMs: result.latencyMs, error, succeeded },
+      { status, nextAttemptAt },
+      this.clock.now(),
+    );
+    if (status !== 'pending' || job.attempts === 0) {
+      this.events.publish({
+        type: 'delivery_status',
+        tenantId: delivery.tenantId,
+        conversationId: delivery.conversationId,
+        queueId: 0,
+        agentId: delivery.agentId,
+        msg_id: delivery.msgId,
+        deliveryId: delivery.id,
+        status,
+      });
+    }
+    return outcome;
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * The exact body of an agent-reply push (spec 2.3, contract 3.4). Visitor profile fields the
+ * customer's server never sent are null, so a receiver can rely on every key being present.
+ */
+import type { AgentReplyBody, AgentReplyPush } from '@parley/protocol';
+import type { AgentInfo, VisitorProfile } from './ports.js';
+
+export interface ReplyContext {
+  tenantId: number;
+  channelId: number;
+  msgId: string;
+  bodies: AgentReplyBody[];
+  customerId: string;
+  visitor: { profile: VisitorProfile; tags: string[] };
+  agent: Pick<AgentInfo, 'username' | 'nickname' | 'avatar'>;
+  queue: { id: number; name: string } | undefined;
+}
+
+export function buildReplyPush(ctx: ReplyContext): AgentReplyPush {
+  const p = ctx.visitor.profile;
+  return {
+    bodies: ctx.bodies,
+    ext: {
+      msg_id: ctx.msgId,
+      visitor: {
+        user_nickname: p.user_nickname ?? null,
+        true_name: p.true_name ?? null,
+        qq: p.qq ?? null,
+        email: p.email ?? null,
+        phone: p.phone ?? null,
+        company_name: p.company_name ?? null,
+        description: p.description ?? null,
+        weixin: null,
+        tags: ctx.visitor.tags.length ? ctx.visitor.tags : null,
+        callback_user: ctx.customerId,
+      },
+      agent: { avatar: ctx.agent.avatar, user_nickname: ctx.agent.nickname },
+      queue_id: ctx.queue ? String(ctx.queue.id) : null,
+      queue_name: ctx.queue?.name ?? '',
+      agent_username: ctx.agent.username,
+    },
+    to: ctx.customerId,
+    channel_type: 'rest',
+    tenant_id: ctx.tenantId,
+    origin_type: 'rest',
+    channel_id: ctx.channelId,
+  };
+}

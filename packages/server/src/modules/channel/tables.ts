@@ -1,0 +1,114 @@
+/**
+ * Tables of the REST channel (Area A). JSON is stored as TEXT, booleans as INTEGER 0/1,
+ * timestamps as ms.
+ */
+import type { Generated } from 'kysely';
+import type { ConversationState, DeliveryStatus } from '@parley/protocol';
+
+export interface RestChannelsTable {
+  id: Generated<number>;
+  tenant_id: number;
+  name: string;
+  callback_url: string;
+  client_id: string;
+  /** The Client Secret sealed with the service's secret key (AES-256-GCM). */
+  secret_sealed: string;
+  agent_queue_id: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One customer (`from`) of one association, with the profile kept from `ext.visitor`. */
+export interface ChannelVisitorsTable {
+  id: Generated<number>;
+  channel_id: number;
+  customer_id: string;
+  /** JSON object of the spec 2.2 visitor string fields. */
+  profile: string;
+  /** JSON array of strings. */
+  tags: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ConversationsTable {
+  id: Generated<number>;
+  tenant_id: number;
+  channel_id: number;
+  visitor_id: number;
+  customer_id: string;
+  state: ConversationState;
+  queue_id: number;
+  agent_id: number | null;
+  vip: number;
+  /** Position in the waiting queue: VIP first, then this time (set when it (re)enters a queue). */
+  queued_at: number;
+  created_at: number;
+  updated_at: number;
+  closed_at: number | null;
+  last_message_id: number | null;
+}
+
+export interface ChannelMessagesTable {
+  id: Generated<number>;
+  conversation_id: number;
+  channel_id: number;
+  direction: 'customer' | 'agent';
+  msg_id: string;
+  agent_id: number | null;
+  /** JSON array of bodies. */
+  bodies: string;
+  /** JSON object: the customer's ext (cards, visitor, routing hints) or {} for agent replies. */
+  ext: string;
+  /** The customer's `timestamp`, or the reply time for agent messages. */
+  timestamp: number;
+  created_at: number;
+}
+
+export interface DeliveriesTable {
+  /** `dlv_…`; also the `webhook-id` of every attempt. */
+  id: string;
+  tenant_id: number;
+  channel_id: number;
+  conversation_id: number;
+  message_id: number;
+  customer_id: string;
+  status: DeliveryStatus;
+  /** The exact JSON body pushed on every attempt. */
+  body: string;
+  attempts: number;
+  next_attempt_at: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface DeliveryAttemptsTable {
+  id: Generated<number>;
+  delivery_id: string;
+  attempt: number;
+  started_at: number;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+  succeeded: number;
+}
+
+export interface ChannelMediaTable {
+  id: string;
+  tenant_id: number;
+  filename: string;
+  content_type: string;
+  size: number;
+  created_at: number;
+}
+
+export interface ChannelTables {
+  rest_channels: RestChannelsTable;
+  channel_visitors: ChannelVisitorsTable;
+  conversations: ConversationsTable;
+  channel_messages: ChannelMessagesTable;
+  deliveries: DeliveriesTable;
+  delivery_attempts: DeliveryAttemptsTable;
+  channel_media: ChannelMediaTable;
+}
