@@ -1,0 +1,49 @@
+/**
+ * The IM success envelope (contract 1):
+ * `{path, uri, timestamp, organization, application, action, duration, applicationName, data|entities}`.
+ * Every IM route renders its answer through this one helper.
+ */
+import type { FastifyRequest } from 'fastify';
+
+export interface EnvelopeApp {
+  /** App UUID. */
+  id: string;
+  orgName: string;
+  appName: string;
+}
+
+export interface ImEnvelopeBase {
+  path: string;
+  uri: string;
+  timestamp: number;
+  organization: string;
+  application: string;
+  action: string;
+  duration: number;
+  applicationName: string;
+}
+
+function base(request: FastifyRequest, app: EnvelopeApp): ImEnvelopeBase {
+  const url = request.url;
+  const prefix = `/${encodeURIComponent(app.orgName)}/${encodeURIComponent(app.appName)}`;
+  const pathOnly = url.split('?')[0] ?? url;
+  const path = pathOnly.startsWith(prefix) ? pathOnly.slice(prefix.length) || '/' : pathOnly;
+  return {
+    path,
+    uri: `${request.protocol}://${request.host}${url}`,
+    timestamp: request.startedAt,
+    organization: app.orgName,
+    application: app.id,
+    action: request.method.toLowerCase(),
+    duration: Math.max(0, Date.now() - request.startedAt),
+    applicationName: app.appName,
+  };
+}
+
+export function imData<T>(request: FastifyRequest, app: EnvelopeApp, data: T): ImEnvelopeBase & { data: T } {
+  return { ...base(request, app), data };
+}
+
+export function imEntities<T>(request: FastifyRequest, app: EnvelopeApp, entities: T[]): ImEnvelopeBase & { entities: T[] } {
+  return { ...base(request, app), entities };
+}

@@ -1,0 +1,81 @@
+/**
+ * The IM module assembled: repositories, services, presence and the fan-out handler. app.ts
+ * builds it once and exposes it as `app.parley.im`.
+ */
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../kernel/clock.js';
+import { kyselyImAppsRepository, kyselyImUsersRepository } from '../../storage/repositories/imApps.js';
+import { kyselyImGroupsRepository } from '../../storage/repositories/imGroups.js';
+import { kyselyImMessagesRepository } from '../../storage/repositories/imMessages.js';
+import type { Database } from '../../storage/schema.js';
+import type { JobQueue } from '../jobs/ports.js';
+import { ImAppsService } from './apps.js';
+import { ImDelivery } from './delivery.js';
+import { ImGroupsService } from './groups.js';
+import { FANOUT_QUEUE, MessageCommitter, type FanoutPayload } from './commit.js';
+import { ImMessagesService } from './messages.js';
+import { ModerationService } from './moderation.js';
+import { IdGenerator } from './msg-id.js';
+import { noPostSend, type PostSendHook } from './post-send.js';
+import { InProcessPresence, type Presence } from './presence.js';
+import { ImUsersService } from './users.js';
+
+export interface ImModule {
+  apps: ImAppsService;
+  users: ImUsersService;
+  groups: ImGroupsService;
+  moderation: ModerationService;
+  messages: ImMessagesService;
+  delivery: ImDelivery;
+  presence: Presence;
+  /** The hook called by every fan-out; replaceable until the first message (callbacks install theirs). */
+  postSend: PostSendHook;
+}
+
+export interface ImModuleOptions {
+  db: Kysely<Database>;
+  clock: Clock;
+  jobs: JobQueue;
+  tokenTtlSeconds: number;
+  postSend?: PostSendHook;
+  presence?: Presence;
+  /** Message commits running at once (1 for a single-writer engine). */
+  commitConcurrency?: number;
+  /** Fan-out jobs run at once in this process. */
+  fanoutConcurrency?: number;
+}
+
+export function createImModule(options: ImModuleOptions): ImModule {
+  const { db, clock, jobs } = options;
+  const appsRepo = kyselyImAppsRepository(db);
+  const usersRepo = kyselyImUsersRepository(db);
+  const groupsRepo = kyselyImGroupsRepository(db);
+  const messagesRepo = kyselyImMessagesRepository(db);
+  const ids = new IdGenerator(clock);
+  const presence = options.presence ?? new InProcessPresence();
+
+  const apps = new ImAppsService(appsRepo, usersRepo, clock, options.tokenTtlSeconds);
+  const users = new ImUsersService(usersRepo, clock);
+  const groups = new ImGroupsService(groupsRepo, users, ids, clock);
+  const moderation = new ModerationService(appsRepo, clock);
+  const committer = new MessageCommitter(db, messagesRepo, jobs, ids, options.commitConcurrency ?? 1);
+  const messages = new ImMessagesService(committer, messagesRepo, users, groups, moderation, ids, clock);
+
+  const module: ImModule = {
+    apps,
+    users,
+    groups,
+    moderation,
+    messages,
+    presence,
+    postSend: options.postSend ?? noPostSend,
+    delivery: undefined as unknown as ImDelivery,
+  };
+  module.delivery = new ImDelivery(db, messagesRepo, groupsRepo, presence, jobs, () => module.postSend, clock, (appId) => apps.appkeyOf(appId));
+  committer.onCommitting = module.delivery.expectLive;
+  committer.onAborted = module.delivery.releaseLive;
+  messages.afterCommit = module.delivery.deliverLive;
+  presence.onDrainRequest((appId, username) => void module.delivery.drain(appId, username));
+  jobs.work<FanoutPayload>(FANOUT_QUEUE, module.delivery.handle, { concurrency: options.fanoutConcurrency ?? 8, leaseMs: 30_000 });
+  return module;
+}

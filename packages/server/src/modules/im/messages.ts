@@ -1,0 +1,99 @@
+/**
+ * Accepting a message (contract 4.3), for REST and socket senders alike.
+ *
+ * The message rows and their `im.fanout` job are written in ONE transaction before the caller
+ * answers (commit.ts), so a crash after the answer loses nothing: the job runs after a restart.
+ * Moderation and every check happen before that transaction; a rejected message leaves no trace.
+ */
+import type { Clock } from '../../kernel/clock.js';
+import { AppError } from '../../kernel/errors.js';
+import type { MessageCommitter } from './commit.js';
+import type { ImGroupsService } from './groups.js';
+import type { ModerationService } from './moderation.js';
+import type { IdGenerator } from './msg-id.js';
+import type { ImApp, ImMessagesRepository, StoredMessage } from './ports.js';
+import type { MessageBody, MessageChatType, MessageSource } from './post-send.js';
+import { validUsername, type ImUsersService } from './users.js';
+
+
+export interface SendInput {
+  from: string;
+  chatType: MessageChatType;
+  /** User names (`chat`) or group / chat-room ids. */
+  targets: string[];
+  bodies: MessageBody[];
+  ext: Record<string, unknown>;
+  source: MessageSource;
+  /** Socket senders must belong to the group or room they write to. */
+  requireMembership: boolean;
+}
+
+export interface Accepted {
+  target: string;
+  msgId: string;
+  timestamp: number;
+}
+
+
+export class ImMessagesService {
+  /** Runs after the messages committed, before the caller answers (live delivery). */
+  afterCommit: ((messages: StoredMessage[]) => Promise<void>) | undefined;
+
+  constructor(
+    private readonly committer: MessageCommitter,
+    private readonly repo: ImMessagesRepository,
+    private readonly users: ImUsersService,
+    private readonly groups: ImGroupsService,
+    private readonly moderation: ModerationService,
+    private readonly ids: IdGenerator,
+    private readonly clock: Clock,
+  ) {}
+
+  async send(app: ImApp, input: SendInput): Promise<Accepted[]> {
+    await this.moderation.assertAllowed(app, input.bodies);
+    const from = validUsername(input.from, 'from');
+    const targets = await this.resolveTargets(app, input, from);
+
+    const timestamp = this.clock.now();
+    const messages: StoredMessage[] = targets.map((to) => ({
+      appId: app.id,
+      msgId: this.ids.next(),
+      from,
+      to,
+      chatType: input.chatType,
+      source: input.source,
+      timestamp,
+      payload: { bodies: input.bodies, ext: input.ext },
+    }));
+    await this.committer.commit(messages);
+    await this.afterCommit?.(messages);
+    return messages.map((m) => ({ target: m.to, msgId: m.msgId, timestamp }));
+  }
+
+  private async resolveTargets(app: ImApp, input: SendInput, from: string): Promise<string[]> {
+    if (input.chatType === 'chat') {
+      const names = [...new Set(input.targets.map((t, i) => validUsername(t, `to[${i}]`)))];
+      const missing = await this.users.missing(app, names);
+      if (missing.length > 0) throw new AppError('service_resource_not_found', { resource: `Service resource user ${missing.join(', ')}` });
+      return names;
+    }
+    const kind = input.chatType === 'groupchat' ? 'group' : 'chatroom';
+    const ids = [...new Set(input.targets)];
+    for (const id of ids) {
+      if (!/^\d{1,20}$/.test(id)) throw new AppError('illegal_argument', { detail: `to: "${id}" is not a ${kind} id` });
+      const group = await this.groups.require(app, kind, id);
+      if (input.requireMembership && !(await this.groups.isMember(group, from))) {
+        throw new AppError('forbidden_op', { detail: `${from} is not a member of ${kind} ${id}` });
+      }
+    }
+    return ids;
+  }
+
+  countOffline(app: ImApp, username: string): Promise<number> {
+    return this.repo.countOffline(app.id, username);
+  }
+
+  offlineStatus(app: ImApp, username: string, msgId: string): Promise<'delivered' | 'undelivered' | undefined> {
+    return this.repo.offlineStatus(app.id, username, msgId);
+  }
+}

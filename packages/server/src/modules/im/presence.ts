@@ -1,0 +1,132 @@
+/**
+ * Who is online, and the way to reach their sockets.
+ *
+ * A user is online while at least one of their sockets is open and *ready*: a new socket first
+ * receives the messages stored while the user was offline, and only then counts as online, so a
+ * live message never overtakes an older stored one. The interface is asynchronous so that a
+ * multi-instance implementation (Redis pub/sub) can sit behind it; `InProcessPresence` serves
+ * one process.
+ */
+import type { ImServerFrame } from '@parley/protocol';
+
+export interface ImConnection {
+  readonly id: string;
+  send(frame: ImServerFrame): void;
+  close(code: number, reason: string): void;
+}
+
+export interface Presence {
+  /** A socket opened (not ready yet). */
+  add(appId: string, username: string, connection: ImConnection): void;
+  /** The socket received its stored messages and now counts as online. */
+  markReady(appId: string, username: string, connection: ImConnection): void;
+  remove(appId: string, username: string, connection: ImConnection): void;
+  /** Those of `usernames` that are online. */
+  onlineAmong(appId: string, usernames: readonly string[]): Promise<Set<string>>;
+  /** Sends to every ready socket of each user; returns how many sockets got it. */
+  deliver(appId: string, usernames: readonly string[], frame: ImServerFrame): Promise<number>;
+  /** Sends to every socket of the user, ready or not (stored-message drains). */
+  deliverToAll(appId: string, username: string, frame: ImServerFrame): number;
+  /** Open sockets of a user in this process, ready or not. */
+  connections(appId: string, username: string): number;
+  /** Closes every socket of a user (the user was deleted). */
+  disconnect(appId: string, username: string, reason: string): void;
+  /** Open sockets in this process. */
+  size(): number;
+  /**
+   * Asks the instances holding the user's sockets elsewhere to drain the user's stored messages
+   * (a message was stored for a user who came online on another instance meanwhile).
+   */
+  requestDrain(appId: string, username: string): void;
+  /** The drain this instance runs when asked (by another instance, or after going online). */
+  onDrainRequest(handler: (appId: string, username: string) => void): void;
+}
+
+interface Entry {
+  connection: ImConnection;
+  ready: boolean;
+}
+
+export class InProcessPresence implements Presence {
+  private readonly byUser = new Map<string, Map<string, Entry>>();
+  private count = 0;
+
+  private key(appId: string, username: string): string {
+    return `${appId}\u0000${username}`;
+  }
+
+  add(appId: string, username: string, connection: ImConnection): void {
+    const key = this.key(appId, username);
+    let entries = this.byUser.get(key);
+    if (!entries) {
+      entries = new Map();
+      this.byUser.set(key, entries);
+    }
+    if (!entries.has(connection.id)) this.count++;
+    entries.set(connection.id, { connection, ready: false });
+  }
+
+  markReady(appId: string, username: string, connection: ImConnection): void {
+    const entry = this.byUser.get(this.key(appId, username))?.get(connection.id);
+    if (entry) entry.ready = true;
+  }
+
+  remove(appId: string, username: string, connection: ImConnection): void {
+    const key = this.key(appId, username);
+    const entries = this.byUser.get(key);
+    if (entries?.delete(connection.id)) this.count--;
+    if (entries && entries.size === 0) this.byUser.delete(key);
+  }
+
+  async onlineAmong(appId: string, usernames: readonly string[]): Promise<Set<string>> {
+    const online = new Set<string>();
+    for (const name of usernames) {
+      const entries = this.byUser.get(this.key(appId, name));
+      if (entries && [...entries.values()].some((e) => e.ready)) online.add(name);
+    }
+    return online;
+  }
+
+  async deliver(appId: string, usernames: readonly string[], frame: ImServerFrame): Promise<number> {
+    return this.deliverReady(appId, usernames, frame);
+  }
+
+  /** `deliver`, synchronously. */
+  deliverReady(appId: string, usernames: readonly string[], frame: ImServerFrame): number {
+    let sent = 0;
+    for (const name of usernames) {
+      for (const entry of this.byUser.get(this.key(appId, name))?.values() ?? []) {
+        if (!entry.ready) continue;
+        entry.connection.send(frame);
+        sent++;
+      }
+    }
+    return sent;
+  }
+
+  deliverToAll(appId: string, username: string, frame: ImServerFrame): number {
+    let sent = 0;
+    for (const entry of this.byUser.get(this.key(appId, username))?.values() ?? []) {
+      entry.connection.send(frame);
+      sent++;
+    }
+    return sent;
+  }
+
+  connections(appId: string, username: string): number {
+    return this.byUser.get(this.key(appId, username))?.size ?? 0;
+  }
+
+  disconnect(appId: string, username: string, reason: string): void {
+    for (const entry of [...(this.byUser.get(this.key(appId, username))?.values() ?? [])]) entry.connection.close(4001, reason);
+  }
+
+  size(): number {
+    return this.count;
+  }
+
+  /** One process: the caller drains locally, nobody else holds sockets. */
+  requestDrain(): void {}
+
+  onDrainRequest(): void {}
+}

@@ -1,0 +1,96 @@
+/** Tables of the IM module (migration 20). Timestamps are ms; booleans INTEGER 0/1; JSON as TEXT. */
+import type { Generated } from 'kysely';
+
+export interface ImAppsTable {
+  /** The app UUID (`application` in envelopes). */
+  id: string;
+  org_name: string;
+  app_name: string;
+  client_id: string;
+  /** sha256 hex of the client secret; the secret itself is shown once. */
+  client_secret_hash: string;
+  created_at: number;
+}
+
+export interface ImTokensTable {
+  /** sha256 hex of the bearer token. */
+  token_hash: string;
+  app_id: string;
+  /** null: an app-admin token (client_credentials); else the user it was issued to. */
+  username: string | null;
+  expires_at: number;
+}
+
+export interface ImUsersTable {
+  app_id: string;
+  username: string;
+  uuid: string;
+  password_hash: string;
+  nickname: string | null;
+  created_at: number;
+  modified_at: number;
+}
+
+export interface ImGroupsTable {
+  /** Decimal string id, unique across apps. */
+  id: string;
+  app_id: string;
+  kind: 'group' | 'chatroom';
+  name: string;
+  description: string;
+  public: number;
+  maxusers: number;
+  owner: string;
+  created_at: number;
+}
+
+export interface ImMembersTable {
+  group_id: string;
+  app_id: string;
+  username: string;
+  role: 'owner' | 'member';
+  joined_at: number;
+}
+
+export interface ImMessagesTable {
+  app_id: string;
+  /** Decimal id, increasing with time; fits a double (see modules/im/msg-id.ts). */
+  msg_id: number;
+  sender: string;
+  /** User name for `chat`, group or room id otherwise. */
+  receiver: string;
+  chat_type: 'chat' | 'groupchat' | 'chatroom';
+  source: 'rest' | 'sdk';
+  timestamp: number;
+  /** JSON `{bodies, ext}`. */
+  payload: string;
+  /** 1 once the fan-out job committed its durable effects (offline rows, post-send work). */
+  fanout_done: Generated<number>;
+}
+
+export interface ImOfflineTable {
+  app_id: string;
+  username: string;
+  msg_id: number;
+  status: 'undelivered' | 'delivered';
+  created_at: number;
+  delivered_at: number | null;
+}
+
+export interface ImSensitiveWordsTable {
+  app_id: string;
+  /** JSON array of lower-case words. */
+  words: string;
+  updated_at: number;
+}
+
+export interface ImTables {
+  im_apps: ImAppsTable;
+  im_tokens: ImTokensTable;
+  im_users: ImUsersTable;
+  im_groups: ImGroupsTable;
+  im_members: ImMembersTable;
+  im_messages: ImMessagesTable;
+  im_offline: ImOfflineTable;
+  im_sensitive_words: ImSensitiveWordsTable;
+}

@@ -1,0 +1,101 @@
+/** IM users (contract 4.1): names are folded to lower case and must match `a-z0-9_.-`, 1–64. */
+import { IM_USERNAME_PATTERN, type ImUserView, type NewImUser } from '@parley/protocol';
+import type { Clock } from '../../kernel/clock.js';
+import { AppError } from '../../kernel/errors.js';
+import { uuid } from '../../kernel/ids.js';
+import { isUniqueViolation } from '../../storage/errors.js';
+import { hashPassword } from '../accounts/password.js';
+import type { ImApp, ImUser, ImUsersRepository } from './ports.js';
+
+export const foldUsername = (name: string): string => name.trim().toLowerCase();
+
+/** Folds and checks a user name; `field` names it in the 400. */
+export function validUsername(name: string, field = 'username'): string {
+  const folded = foldUsername(name);
+  if (!IM_USERNAME_PATTERN.test(folded)) {
+    throw new AppError('illegal_argument', { detail: `${field}: "${name}" is not a valid user name (1-64 of a-z 0-9 _ . -)` });
+  }
+  return folded;
+}
+
+export const imUserView = (u: ImUser): ImUserView => ({
+  uuid: u.uuid,
+  type: 'user',
+  created: u.createdAt,
+  modified: u.modifiedAt,
+  username: u.username,
+  ...(u.nickname === null ? {} : { nickname: u.nickname }),
+  activated: true,
+});
+
+/** How long a user seen to exist is trusted without a read (receivers are checked on every send). */
+const EXISTS_CACHE_MS = 10_000;
+const EXISTS_CACHE_MAX = 50_000;
+
+export class ImUsersService {
+  private readonly known = new Map<string, number>();
+
+  constructor(
+    private readonly repo: ImUsersRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(app: ImApp, input: NewImUser[]): Promise<ImUserView[]> {
+    const names = input.map((u, i) => validUsername(u.username, input.length > 1 ? `[${i}].username` : 'username'));
+    const seen = new Set<string>();
+    for (const name of names) {
+      if (seen.has(name)) throw new AppError('duplicate_unique_property_exists', { entity: 'user', property: 'username', value: name });
+      seen.add(name);
+    }
+    const taken = await this.repo.existingUsers(app.id, names);
+    if (taken.length > 0) throw new AppError('duplicate_unique_property_exists', { entity: 'user', property: 'username', value: taken[0] });
+    const now = this.clock.now();
+    const users: ImUser[] = await Promise.all(
+      input.map(async (u, i) => ({
+        appId: app.id,
+        username: names[i] as string,
+        uuid: uuid(),
+        passwordHash: await hashPassword(u.password),
+        nickname: u.nickname ?? null,
+        createdAt: now,
+        modifiedAt: now,
+      })),
+    );
+    try {
+      await this.repo.createUsers(users);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new AppError('duplicate_unique_property_exists', { entity: 'user', property: 'username', value: names.join(', ') });
+      throw error;
+    }
+    return users.map(imUserView);
+  }
+
+  async require(app: ImApp, username: string): Promise<ImUser> {
+    const user = await this.repo.getUser(app.id, foldUsername(username));
+    if (!user) throw new AppError('service_resource_not_found', { resource: `Service resource user ${username}` });
+    return user;
+  }
+
+  async remove(app: ImApp, username: string): Promise<ImUserView> {
+    const user = await this.repo.deleteUser(app.id, foldUsername(username));
+    this.known.delete(`${app.id}\u0000${foldUsername(username)}`);
+    if (!user) throw new AppError('service_resource_not_found', { resource: `Service resource user ${username}` });
+    return imUserView(user);
+  }
+
+  /** Those of `names` (already folded) that do not exist. */
+  async missing(app: ImApp, names: string[]): Promise<string[]> {
+    const now = this.clock.now();
+    const key = (n: string) => `${app.id}\u0000${n}`;
+    const fresh = (n: string) => {
+      const at = this.known.get(key(n));
+      return at !== undefined && now - at < EXISTS_CACHE_MS && now >= at;
+    };
+    const unknown = [...new Set(names.filter((n) => !fresh(n)))];
+    if (unknown.length === 0) return [];
+    const found = new Set(await this.repo.existingUsers(app.id, unknown));
+    if (this.known.size + found.size > EXISTS_CACHE_MAX) this.known.clear();
+    for (const n of found) this.known.set(key(n), now);
+    return names.filter((n) => !fresh(n) && !found.has(n));
+  }
+}
