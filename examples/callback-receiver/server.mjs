@@ -1,0 +1,61 @@
+// A minimal application server that receives Parley's post-send callbacks, verifies them and
+// answers 200 quickly with a short body (a 200 over 1,000 characters counts toward a rule ban).
+//
+//   CALLBACK_SECRET=<rule secret> PORT=9000 node server.mjs
+//
+// No dependencies: the checks below are what @parley/sdk's verifyCallback does.
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import http from 'node:http';
+
+const secret = process.env.CALLBACK_SECRET;
+if (!secret) {
+  console.error('set CALLBACK_SECRET to the rule secret shown by POST /{org}/{app}/callbacks/rules');
+  process.exit(2);
+}
+const port = Number(process.env.PORT ?? 9000);
+const seen = new Set(); // callIds already handled: a record can arrive twice (retry, re-send)
+
+const md5 = (data) => createHash('md5').update(data).digest('hex');
+const same = (a, b) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+function verify(headers, raw) {
+  const record = JSON.parse(raw.toString('utf8'));
+  // 1. security = md5(callId + secret + timestamp)
+  if (!same(md5(`${record.callId}${secret}${record.timestamp}`), String(record.security))) return [false, 'security'];
+  // 2. X-Callback-Body-MD5 = md5 of the exact body bytes
+  if (!same(md5(raw), String(headers['x-callback-body-md5'] ?? ''))) return [false, 'body md5'];
+  // 3. Standard Webhooks: v1,base64(HMAC-SHA256(secret, "{id}.{timestamp}.{body}")), at most 5 min old
+  const id = String(headers['webhook-id'] ?? '');
+  const ts = String(headers['webhook-timestamp'] ?? '');
+  if (Math.abs(Date.now() / 1000 - Number(ts)) > 300) return [false, 'stale'];
+  const mac = createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${id}.${ts}.`).update(raw).digest('base64');
+  const ok = String(headers['webhook-signature'] ?? '').split(' ').some((s) => same(s, `v1,${mac}`));
+  return ok ? [true, record] : [false, 'webhook signature'];
+}
+
+http
+  .createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      let result;
+      try {
+        result = verify(req.headers, Buffer.concat(chunks));
+      } catch {
+        result = [false, 'not JSON'];
+      }
+      const [ok, value] = result;
+      if (!ok) {
+        console.warn(`rejected a callback: ${value}`);
+        res.writeHead(401).end('bad signature');
+        return;
+      }
+      if (!seen.has(value.callId)) {
+        seen.add(value.callId);
+        // eventType tells chat (every message) from chat_offline (one per offline receiver).
+        console.log(`${value.eventType} ${value.chat_type} ${value.from} -> ${value.to}: ${JSON.stringify(value.payload.bodies)}`);
+      }
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    });
+  })
+  .listen(port, '127.0.0.1', () => console.log(`callback receiver on http://127.0.0.1:${port}/`));

@@ -1,0 +1,215 @@
+/**
+ * The delivery engine: job handlers that carry out what policy.ts and ban.ts decide.
+ *
+ * Every rule has its own durable queue `callbacks.rule.{id}` with its own bounded worker pool,
+ * so a receiver that hangs or fails only ever occupies its own rule's workers: other rules and
+ * other apps keep their latency. Re-sends from the exception store run on `callbacks.resend`.
+ */
+import { dateKey } from '@parley/protocol';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../storage/schema.js';
+import type { Clock } from '../../kernel/clock.js';
+import type { Job, JobQueue, JobResult } from '../jobs/ports.js';
+import type { OutboundSender } from '../outbound/ports.js';
+import type { BanStore } from './ban-registry.js';
+import type { RuleDirectory } from './directory.js';
+import type { CallbackEvents, RuleRef } from './events.js';
+import { classifyAttempt, MAX_ANSWER_BYTES, nextStep, type AttemptOutcome } from './policy.js';
+import type { CallbackRule, CallbacksRepository, StoredRecord } from './ports.js';
+import { signedRequest, type UnsignedRecord } from './record.js';
+
+export const RESEND_QUEUE = 'callbacks.resend';
+export const ruleQueue = (ruleId: number): string => `callbacks.rule.${ruleId}`;
+
+export interface DeliverPayload {
+  ruleId: number;
+  record: UnsignedRecord;
+}
+
+export interface ResendPayload {
+  appId: string;
+  dateKey: string;
+  targetUrl?: string;
+  /** Records with a larger id only: a key's records are re-sent in chunks, one job each. */
+  afterId?: number;
+}
+
+export interface DeliveryOptions {
+  attemptTimeoutMs: number;
+  ruleConcurrency: number;
+  dateKeyZone: string;
+  /** Records of one key re-sent at once. */
+  resendParallelism?: number;
+}
+
+/** What the callbacks engine and service both work with. */
+export interface CallbacksCore {
+  db: Kysely<Database>;
+  repo: CallbacksRepository;
+  directory: RuleDirectory;
+  bans: BanStore;
+  jobs: JobQueue;
+  outbound: OutboundSender;
+  clock: Clock;
+}
+
+export class CallbackDelivery {
+  private readonly registered = new Set<number>();
+
+  constructor(
+    private readonly deps: CallbacksCore & { events: CallbackEvents },
+    private readonly options: DeliveryOptions,
+  ) {}
+
+  /** Registers the resend worker; call once before the job queue starts. */
+  install(): void {
+    this.deps.jobs.work<ResendPayload>(RESEND_QUEUE, (job) => this.resend(job), {
+      concurrency: 4,
+      leaseMs: this.leaseMs() * 4,
+    });
+  }
+
+  /** Starts the worker of a rule's queue in this process, once. */
+  ensureWorker(ruleId: number): void {
+    if (this.registered.has(ruleId)) return;
+    this.registered.add(ruleId);
+    this.deps.jobs.work<DeliverPayload>(ruleQueue(ruleId), (job) => this.deliver(job), {
+      concurrency: this.options.ruleConcurrency,
+      leaseMs: this.leaseMs(),
+    });
+  }
+
+  /** Lease long enough for two attempts and the bookkeeping after them. */
+  private leaseMs(): number {
+    return 2 * this.options.attemptTimeoutMs + 10_000;
+  }
+
+  /** One live record for one rule: attempt, one immediate retry, then store or drop. */
+  async deliver(job: Job<DeliverPayload>): Promise<JobResult> {
+    const { ruleId, record } = job.payload;
+    const { directory, bans, clock, events } = this.deps;
+    const rule = await directory.rule(ruleId);
+    if (!rule) return { status: 'discard', error: 'rule deleted' };
+    const ref: RuleRef = { ruleId, appId: rule.appId, rule: rule.name };
+    const { settings } = await directory.app(rule.appId);
+    if (!settings.enabled || !rule.enabled) {
+      events.emit('record.finished', { ...ref, result: 'dropped', reason: 'disabled' });
+      return { status: 'done' };
+    }
+    if (await bans.isBanned(rule)) {
+      const until = new Date((await bans.stateOf(rule)).bannedUntil ?? clock.now()).toISOString();
+      return this.giveUp(rule, ref, record, settings.storeFailed, `rule banned until ${until}`, 'banned');
+    }
+
+    let lastError = '';
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await this.attempt(ref, record, rule.url, rule.secret, false);
+      if (outcome.kind === 'failure') {
+        lastError = outcome.error;
+        await bans.record(rule, 'failure');
+      } else if (outcome.kind === 'overlong') {
+        await bans.record(rule, 'overlong');
+      }
+      const step = nextStep(attempt, outcome);
+      if (step === 'done') {
+        events.emit('record.finished', {
+          ...ref,
+          result: outcome.kind === 'overlong' ? 'overlong' : 'succeeded',
+          endToEndMs: clock.now() - record.timestamp,
+        });
+        return { status: 'done' };
+      }
+      // The failure just recorded may have banned the rule: then nothing more is sent.
+      if (step === 'exhausted' || (await bans.isBanned(rule))) break;
+    }
+    return this.giveUp(rule, ref, record, settings.storeFailed, lastError, 'failed');
+  }
+
+  private async giveUp(
+    rule: CallbackRule,
+    ref: RuleRef,
+    record: UnsignedRecord,
+    storeFailed: boolean,
+    lastError: string,
+    reason: 'failed' | 'banned',
+  ): Promise<JobResult> {
+    if (!storeFailed) {
+      this.deps.events.emit('record.finished', { ...ref, result: 'dropped', reason });
+      return { status: 'done' };
+    }
+    const now = this.deps.clock.now();
+    await this.deps.repo.storeRecords(
+      [{ appId: rule.appId, dateKey: dateKey(now, this.options.dateKeyZone), ruleId: rule.id, ruleName: rule.name, record, lastError }],
+      now,
+    );
+    this.deps.events.emit('record.finished', { ...ref, result: 'stored', reason });
+    return { status: 'done' };
+  }
+
+  private async attempt(ref: RuleRef, record: UnsignedRecord, url: string, secret: string, resend: boolean): Promise<AttemptOutcome> {
+    const request = signedRequest(record, secret, this.deps.clock.now());
+    const result = await this.deps.outbound.post({
+      url,
+      headers: request.headers,
+      body: request.body,
+      timeoutMs: this.options.attemptTimeoutMs,
+      maxResponseBytes: MAX_ANSWER_BYTES,
+    });
+    const outcome = classifyAttempt(result);
+    this.deps.events.emit('attempt.finished', {
+      ...ref,
+      outcome: outcome.kind,
+      latencyMs: result.latencyMs,
+      resend,
+      callId: record.callId,
+      ...(outcome.kind === 'failure' ? { error: outcome.error } : {}),
+    });
+    return outcome;
+  }
+
+  /**
+   * Re-sends every record of a key, keeping each callId, to `targetUrl` or the rule's current URL,
+   * with the same two attempts. Records stay stored; a failure updates their last error. Re-sends
+   * are explicit requests, so they neither feed nor respect the rule's ban.
+   */
+  async resend(job: Job<ResendPayload>): Promise<JobResult> {
+    const { appId, dateKey: key, targetUrl, afterId = 0 } = job.payload;
+    const parallel = Math.max(1, this.options.resendParallelism ?? 8);
+    // A chunk's worst case (4 records per worker × 2 attempts × timeout) stays inside the lease
+    // (4 × (2 × timeout + 10 s)), so no other instance re-claims a re-send still running.
+    const pending = (await this.deps.repo.storedRecords(appId, key)).filter((r) => r.id > afterId).sort((a, b) => a.id - b.id);
+    const records = pending.slice(0, 4 * parallel);
+    let next = 0;
+    const worker = async () => {
+      while (next < records.length) {
+        const stored = records[next++] as StoredRecord;
+        await this.resendOne(stored, targetUrl);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(parallel, records.length) }, worker));
+    const last = records[records.length - 1];
+    if (last && pending.length > records.length) {
+      await this.deps.jobs.enqueue(this.deps.db, { queue: RESEND_QUEUE, payload: { ...job.payload, afterId: last.id } satisfies ResendPayload });
+      this.deps.jobs.notify(RESEND_QUEUE);
+    }
+    return { status: 'done' };
+  }
+
+  private async resendOne(stored: StoredRecord, targetUrl: string | undefined): Promise<void> {
+    const rule = stored.ruleId === null ? undefined : await this.deps.directory.rule(stored.ruleId);
+    if (!rule) {
+      await this.deps.repo.updateStoredError(stored.id, 'not re-sent: the rule was deleted, so there is no secret to sign with');
+      return;
+    }
+    const ref: RuleRef = { ruleId: rule.id, appId: rule.appId, rule: rule.name };
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await this.attempt(ref, stored.record, targetUrl || rule.url, rule.secret, true);
+      const step = nextStep(attempt, outcome);
+      if (step === 'done') return;
+      if (step === 'exhausted' && outcome.kind === 'failure') {
+        await this.deps.repo.updateStoredError(stored.id, `re-send failed: ${outcome.error}`);
+        return;
+      }
+    }
+  }
+}

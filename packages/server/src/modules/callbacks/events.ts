@@ -1,0 +1,25 @@
+/**
+ * Typed events of the callbacks engine. Metrics and logs subscribe to them; the engine never
+ * calls metrics or the logger for these itself.
+ */
+import { EventEmitter } from 'node:events';
+import type { BanEvent } from './ban.js';
+
+export type DeliveryResult = 'succeeded' | 'overlong' | 'stored' | 'dropped';
+
+export interface RuleRef {
+  ruleId: number;
+  appId: string;
+  rule: string;
+}
+
+export interface CallbackEventMap {
+  'rule.banned': [RuleRef & Extract<BanEvent, { type: 'rule.banned' }>];
+  'rule.unbanned': [RuleRef & Extract<BanEvent, { type: 'rule.unbanned' }>];
+  /** One HTTP attempt finished. */
+  'attempt.finished': [RuleRef & { outcome: 'success' | 'overlong' | 'failure'; latencyMs: number; resend: boolean; callId?: string; error?: string }];
+  /** A live record reached its end state; `endToEndMs` is message receipt → 200, when delivered. */
+  'record.finished': [RuleRef & { result: DeliveryResult; reason?: string; endToEndMs?: number }];
+}
+
+export class CallbackEvents extends EventEmitter<CallbackEventMap> {}

@@ -1,0 +1,126 @@
+/**
+ * The callbacks module assembled: repository, rule cache, ban registry, delivery engine,
+ * post-send hook, service, metrics and the periodic ban/retention tick.
+ */
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { CallbacksConfig } from '../../config/index.js';
+import type { Clock } from '../../kernel/clock.js';
+import { kyselyCallbacksRepository } from '../../storage/repositories/callbacks.js';
+import type { Database } from '../../storage/schema.js';
+import type { Singletons } from '../coordination/ports.js';
+import type { JobQueue } from '../jobs/ports.js';
+import type { OutboundSender } from '../outbound/ports.js';
+import type { Redis } from 'ioredis';
+import { BanRegistry, type BanStore } from './ban-registry.js';
+import { RedisBanStore } from './redis-bans.js';
+import { CallbackDelivery, ruleQueue } from './delivery.js';
+import { RuleDirectory } from './directory.js';
+import { CallbackEvents } from './events.js';
+import { CallbacksPostSendHook } from './hook.js';
+import { observeCallbacks } from './metrics.js';
+import type { CallbacksRepository } from './ports.js';
+import { RecentAttempts } from './recent.js';
+import { CallbacksService } from './service.js';
+
+/** Real-time period of the ban-expiry check. */
+const TICK_MS = 5_000;
+/** Period of the exception-store retention sweep, run by one instance at a time. */
+const RETENTION_MS = 60_000;
+
+export interface CallbacksModule {
+  repo: CallbacksRepository;
+  service: CallbacksService;
+  hook: CallbacksPostSendHook;
+  delivery: CallbackDelivery;
+  bans: BanStore;
+  events: CallbackEvents;
+  /** The last attempts per app (this process), for the console's live tail. */
+  recent: RecentAttempts;
+  /** Registers workers (call before the job queue starts) and resumes rules with pending jobs. */
+  start(): Promise<void>;
+  /** Ends elapsed bans and deletes expired stored records. Runs periodically; tests call it after moving the clock. */
+  tick(options?: { retention?: boolean }): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function createCallbacks(deps: {
+  db: Kysely<Database>;
+  config: CallbacksConfig;
+  clock: Clock;
+  jobs: JobQueue;
+  outbound: OutboundSender;
+  metrics: Registry;
+  logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+  /** Runs the periodic retention sweep on one instance; without it there is no periodic sweep (workers off). */
+  singletons?: Singletons;
+  /** Ban state shared by all instances; without it ban state lives in this process. */
+  redis?: { client: Redis; prefix: string };
+}): CallbacksModule {
+  const { db, config, clock, jobs, outbound, logger } = deps;
+  const repo = kyselyCallbacksRepository(db);
+  const events = new CallbackEvents();
+  observeCallbacks(events, deps.metrics, logger);
+  const recent = new RecentAttempts(clock);
+  recent.observe(events);
+  const directory = new RuleDirectory(repo, clock);
+  const onBanError = (error: unknown) => logger.error({ err: error }, 'callback rule ban state: storage failed');
+  const bans: BanStore = deps.redis
+    ? new RedisBanStore({
+        redis: deps.redis.client,
+        prefix: deps.redis.prefix,
+        repo,
+        clock,
+        events,
+        lookup: async (ruleId) => directory.rule(ruleId),
+        onError: onBanError,
+      })
+    : new BanRegistry(repo, clock, events, onBanError);
+  const delivery = new CallbackDelivery(
+    { db, repo, directory, bans, jobs, outbound, clock, events },
+    { attemptTimeoutMs: config.attemptTimeoutMs, ruleConcurrency: config.ruleConcurrency, dateKeyZone: config.dateKeyZone },
+  );
+  const hook = new CallbacksPostSendHook(directory, jobs, delivery);
+  const service = new CallbacksService({ db, repo, directory, bans, jobs, outbound, clock, retentionMs: config.storeRetentionMs });
+
+  let timer: NodeJS.Timeout | undefined;
+  const sweep = async () => {
+    const deleted = await service.sweepExpired();
+    if (deleted > 0) logger.info({ deleted }, 'expired callback records deleted from the exception store');
+  };
+  const tick = async (options: { retention?: boolean } = {}) => {
+    await bans.tick();
+    if (options.retention ?? true) await sweep();
+  };
+
+  return {
+    repo,
+    service,
+    hook,
+    delivery,
+    bans,
+    events,
+    recent,
+    async start() {
+      delivery.install();
+      // Rules with jobs left from a previous run (crash, restart) get their workers back.
+      for (const id of await repo.allRuleIds()) {
+        if ((await jobs.depth(ruleQueue(id))) > 0) delivery.ensureWorker(id);
+      }
+      // Ban expiry and retention run on one instance at a time (Redis lock with several instances).
+      if (deps.singletons) {
+        deps.singletons.every('callbacks.ban-expiry', TICK_MS, () => bans.tick());
+        deps.singletons.every('callbacks.retention', RETENTION_MS, sweep);
+      } else {
+        timer = setInterval(() => void bans.tick().catch(onBanError), TICK_MS);
+        timer.unref();
+      }
+    },
+    tick,
+    async stop() {
+      if (timer) clearInterval(timer);
+      await bans.flush();
+    },
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * Domain types and the storage port of the callbacks module.
+ */
+import type { Kysely } from 'kysely';
+import type { CallbackChatType, CallbackEventType, CallbackMessageType, CallbackSource } from '@parley/protocol';
+import type { Database } from '../../storage/schema.js';
+import type { BanState } from './ban.js';
+import type { UnsignedRecord } from './record.js';
+
+export interface RuleFilters {
+  eventTypes: CallbackEventType[];
+  chatTypes: CallbackChatType[];
+  messageTypes: CallbackMessageType[];
+  sources: CallbackSource[];
+}
+
+export interface CallbackRule extends RuleFilters {
+  id: number;
+  appId: string;
+  name: string;
+  url: string;
+  enabled: boolean;
+  secret: string;
+  ban: BanState;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface CallbackSettings {
+  appId: string;
+  enabled: boolean;
+  storeFailed: boolean;
+}
+
+export interface NewRule extends RuleFilters {
+  appId: string;
+  name: string;
+  url: string;
+  enabled: boolean;
+  secret: string;
+}
+
+export type RulePatch = Partial<Pick<CallbackRule, 'url' | 'enabled' | 'secret' | 'eventTypes' | 'chatTypes' | 'messageTypes' | 'sources'>>;
+
+export type CreateRuleResult = { ok: true; rule: CallbackRule } | { ok: false; reason: 'duplicate_name' | 'limit_reached' };
+
+export interface NewStoredRecord {
+  appId: string;
+  dateKey: string;
+  ruleId: number | null;
+  ruleName: string;
+  record: UnsignedRecord;
+  lastError: string;
+}
+
+export interface StoredRecord extends NewStoredRecord {
+  id: number;
+  storedAt: number;
+}
+
+export interface StoredKey {
+  date: string;
+  size: number;
+  retry: number;
+}
+
+/** Storage port. Every method is atomic; `db` arguments let callers join their transaction. */
+export interface CallbacksRepository {
+  /** Settings of an app; an app never configured is disabled with the store off. */
+  getSettings(appId: string, db?: Kysely<Database>): Promise<CallbackSettings>;
+  putSettings(appId: string, patch: { enabled?: boolean; storeFailed?: boolean }, now: number): Promise<CallbackSettings>;
+
+  listRules(appId: string, db?: Kysely<Database>): Promise<CallbackRule[]>;
+  allRuleIds(): Promise<number[]>;
+  getRule(appId: string, name: string): Promise<CallbackRule | undefined>;
+  getRuleById(id: number): Promise<CallbackRule | undefined>;
+  /** At most MAX_CALLBACK_RULES per app, names unique per app. */
+  createRule(input: NewRule, now: number): Promise<CreateRuleResult>;
+  updateRule(appId: string, name: string, patch: RulePatch, now: number): Promise<CallbackRule | undefined>;
+  deleteRule(appId: string, name: string): Promise<boolean>;
+  /** Persists the ban machine's state (and its visible columns). */
+  saveBanState(ruleId: number, state: BanState, now: number): Promise<void>;
+
+  storeRecords(records: NewStoredRecord[], now: number, db?: Kysely<Database>): Promise<void>;
+  /** Keys of the app with records, ascending, with their size and re-send count. */
+  storedKeys(appId: string): Promise<StoredKey[]>;
+  storedRecords(appId: string, dateKey: string): Promise<StoredRecord[]>;
+  /** Adds one to the key's re-send count; returns the new count. */
+  bumpKeyRetry(appId: string, dateKey: string, now: number, db?: Kysely<Database>): Promise<number>;
+  /** Number of records stored under a key. */
+  countStored(appId: string, dateKey: string, db?: Kysely<Database>): Promise<number>;
+  updateStoredError(id: number, lastError: string): Promise<void>;
+  /** Deletes records stored at or before `cutoff` and keys left empty; returns records deleted. */
+  deleteStoredUpTo(cutoff: number): Promise<number>;
+}

@@ -1,0 +1,186 @@
+/**
+ * What the callback endpoints do (contract 4.4, 4.6): the app's switches, its rules, and the
+ * exception store's info, re-send and listing. HTTP-free; throws AppError for client errors.
+ */
+import {
+  CALLBACK_CHAT_TYPES,
+  CALLBACK_EVENT_TYPES,
+  CALLBACK_MESSAGE_TYPES,
+  CALLBACK_SOURCES,
+  MAX_CALLBACK_RULES,
+  isValidDateKey,
+  type CallbackRuleView,
+  type CallbackServiceSettings,
+  type CreateCallbackRuleRequest,
+  type StorageRetryRequest,
+  type StoredKeyInfo,
+  type StoredRecordView,
+  type UpdateCallbackRuleRequest,
+} from '@parley/protocol';
+import { AppError } from '../../kernel/errors.js';
+import { randomHex } from '../../kernel/ids.js';
+import { RESEND_QUEUE, type CallbacksCore, type ResendPayload } from './delivery.js';
+import type { CallbackRule } from './ports.js';
+
+/** A new rule secret: 32 lower-case hex characters (128 bits). */
+export const newRuleSecret = (): string => randomHex(16);
+
+export class CallbacksService {
+  constructor(
+    private readonly deps: CallbacksCore & { retentionMs: number },
+  ) {}
+
+  async settings(appId: string): Promise<CallbackServiceSettings> {
+    const s = await this.deps.repo.getSettings(appId);
+    return { enabled: s.enabled, store_failed: s.storeFailed };
+  }
+
+  async updateSettings(appId: string, patch: { enabled?: boolean; store_failed?: boolean }): Promise<CallbackServiceSettings> {
+    const s = await this.deps.repo.putSettings(appId, { enabled: patch.enabled, storeFailed: patch.store_failed }, this.deps.clock.now());
+    this.deps.directory.invalidate(appId);
+    return { enabled: s.enabled, store_failed: s.storeFailed };
+  }
+
+  async view(rule: CallbackRule): Promise<CallbackRuleView> {
+    const ban = await this.deps.bans.viewOf(rule);
+    return {
+      name: rule.name,
+      url: rule.url,
+      enabled: rule.enabled,
+      event_types: rule.eventTypes,
+      chat_types: rule.chatTypes,
+      message_types: rule.messageTypes,
+      sources: rule.sources,
+      secret: rule.secret,
+      status: ban.status,
+      ban_count: ban.banCount,
+      banned_until: ban.bannedUntil,
+    };
+  }
+
+  async listRules(appId: string): Promise<CallbackRuleView[]> {
+    return Promise.all((await this.deps.repo.listRules(appId)).map((r) => this.view(r)));
+  }
+
+  async rule(appId: string, name: string): Promise<CallbackRule> {
+    const rule = await this.deps.repo.getRule(appId, name);
+    if (!rule) throw new AppError('service_resource_not_found', { resource: `callback rule ${name}` });
+    return rule;
+  }
+
+  async createRule(appId: string, body: CreateCallbackRuleRequest): Promise<CallbackRuleView> {
+    await this.deps.outbound.assertAllowedUrl(body.url);
+    const result = await this.deps.repo.createRule(
+      {
+        appId,
+        name: body.name,
+        url: body.url,
+        enabled: body.enabled ?? true,
+        eventTypes: body.event_types ?? [...CALLBACK_EVENT_TYPES],
+        chatTypes: body.chat_types ?? [...CALLBACK_CHAT_TYPES],
+        messageTypes: body.message_types ?? [...CALLBACK_MESSAGE_TYPES],
+        sources: body.sources ?? [...CALLBACK_SOURCES],
+        secret: newRuleSecret(),
+      },
+      this.deps.clock.now(),
+    );
+    if (!result.ok) {
+      if (result.reason === 'duplicate_name') throw new AppError('conflict', { resource: 'callback rule', detail: body.name });
+      throw new AppError('callback_rule_limit', { max: MAX_CALLBACK_RULES });
+    }
+    this.deps.directory.invalidate(appId);
+    return this.view(result.rule);
+  }
+
+  async updateRule(appId: string, name: string, body: UpdateCallbackRuleRequest): Promise<CallbackRuleView> {
+    if (body.url !== undefined) await this.deps.outbound.assertAllowedUrl(body.url);
+    const rule = await this.deps.repo.updateRule(
+      appId,
+      name,
+      {
+        url: body.url,
+        enabled: body.enabled,
+        eventTypes: body.event_types,
+        chatTypes: body.chat_types,
+        messageTypes: body.message_types,
+        sources: body.sources,
+      },
+      this.deps.clock.now(),
+    );
+    if (!rule) throw new AppError('service_resource_not_found', { resource: `callback rule ${name}` });
+    this.deps.directory.invalidate(appId, rule.id);
+    return this.view(rule);
+  }
+
+  async rotateSecret(appId: string, name: string): Promise<CallbackRuleView> {
+    const rule = await this.deps.repo.updateRule(appId, name, { secret: newRuleSecret() }, this.deps.clock.now());
+    if (!rule) throw new AppError('service_resource_not_found', { resource: `callback rule ${name}` });
+    this.deps.directory.invalidate(appId, rule.id);
+    return this.view(rule);
+  }
+
+  async deleteRule(appId: string, name: string): Promise<void> {
+    const rule = await this.rule(appId, name);
+    await this.deps.repo.deleteRule(appId, name);
+    await this.deps.bans.forget(rule.id);
+    this.deps.directory.invalidate(appId, rule.id);
+  }
+
+  /** 403 unless the app's callback service is enabled (contract 4.6). */
+  async assertEnabled(appId: string): Promise<void> {
+    const s = await this.deps.repo.getSettings(appId);
+    if (!s.enabled) throw new AppError('callback_service_disabled');
+  }
+
+  async storageInfo(appId: string): Promise<StoredKeyInfo[]> {
+    await this.assertEnabled(appId);
+    return this.deps.repo.storedKeys(appId);
+  }
+
+  private assertDateKey(date: string): void {
+    if (!isValidDateKey(date)) {
+      throw new AppError('illegal_argument', { detail: `date must be a yyyyMMddHHmm key on a 10-minute boundary (got "${date}")` });
+    }
+  }
+
+  /**
+   * Starts an asynchronous re-send of a key: 'success' when it has records (its retry count goes
+   * up and a resend job is queued in the same transaction), 'failure' when it has none.
+   */
+  async retry(appId: string, body: StorageRetryRequest): Promise<'success' | 'failure'> {
+    await this.assertEnabled(appId);
+    this.assertDateKey(body.date);
+    const targetUrl = body.targetUrl?.trim() || undefined;
+    if (targetUrl) await this.deps.outbound.assertAllowedUrl(targetUrl);
+    const now = this.deps.clock.now();
+    const started = await this.deps.db.transaction().execute(async (trx) => {
+      if ((await this.deps.repo.countStored(appId, body.date, trx)) === 0) return false;
+      await this.deps.repo.bumpKeyRetry(appId, body.date, now, trx);
+      const payload: ResendPayload = { appId, dateKey: body.date, ...(targetUrl ? { targetUrl } : {}) };
+      await this.deps.jobs.enqueue(trx, { queue: RESEND_QUEUE, payload });
+      return true;
+    });
+    if (started) this.deps.jobs.notify(RESEND_QUEUE);
+    return started ? 'success' : 'failure';
+  }
+
+  async storedRecords(appId: string, date: string): Promise<StoredRecordView[]> {
+    await this.assertEnabled(appId);
+    this.assertDateKey(date);
+    const records = await this.deps.repo.storedRecords(appId, date);
+    return records.map((r) => ({
+      callId: r.record.callId,
+      rule: r.ruleName,
+      eventType: r.record.eventType,
+      msg_id: r.record.msg_id,
+      stored_at: r.storedAt,
+      last_error: r.lastError,
+      record: r.record as unknown as Record<string, unknown>,
+    }));
+  }
+
+  /** Deletes records older than the retention (3 days by default); returns how many. */
+  async sweepExpired(): Promise<number> {
+    return this.deps.repo.deleteStoredUpTo(this.deps.clock.now() - this.deps.retentionMs);
+  }
+}
