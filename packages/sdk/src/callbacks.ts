@@ -1,0 +1,84 @@
+/**
+ * Verifying a post-send callback (contract 4.5) on the application server. Pass the body exactly
+ * as received (bytes or text), before any JSON parsing, and the rule's secret.
+ *
+ * Three checks, all constant-time: the `security` field (md5 of callId + secret + timestamp), the
+ * `X-Callback-Body-MD5` header over the exact body, and the Standard Webhooks signature (which
+ * also bounds the age of the request). `security` alone does not cover the body; the Standard
+ * Webhooks signature does.
+ */
+import {
+  CALLBACK_BODY_MD5_HEADER,
+  constantTimeEqual,
+  md5Hex,
+  verifyCallbackSecurity,
+  verifyStandardWebhook,
+  type CallbackRecord,
+} from '@parley/protocol';
+
+export interface VerifyCallbackInput {
+  /** The callback rule's secret. */
+  secret: string;
+  /** Request headers (any case), e.g. `req.headers` of node:http. */
+  headers: Record<string, string | string[] | undefined>;
+  body: string | Uint8Array;
+  /** Allowed clock difference for `webhook-timestamp`, seconds (default 300). */
+  toleranceSeconds?: number;
+  nowSeconds?: number;
+}
+
+export type CallbackCheck = 'json' | 'security' | 'body_md5' | 'webhook_signature';
+
+export class CallbackVerificationError extends Error {
+  override name = 'CallbackVerificationError';
+  constructor(
+    readonly check: CallbackCheck,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const header = (headers: VerifyCallbackInput['headers'], name: string): string | undefined => {
+  const found = Object.entries(headers).find(([k]) => k.toLowerCase() === name)?.[1];
+  return Array.isArray(found) ? found[0] : found;
+};
+
+/** Returns the record when every check holds; throws CallbackVerificationError naming the failed check. */
+export function verifyCallback(input: VerifyCallbackInput): CallbackRecord {
+  const text = typeof input.body === 'string' ? input.body : new TextDecoder().decode(input.body);
+  let record: CallbackRecord;
+  try {
+    record = JSON.parse(text) as CallbackRecord;
+  } catch {
+    throw new CallbackVerificationError('json', 'the body is not JSON');
+  }
+  if (typeof record?.callId !== 'string' || typeof record.timestamp !== 'number' || typeof record.security !== 'string') {
+    throw new CallbackVerificationError('json', 'the body is not a callback record');
+  }
+  if (!verifyCallbackSecurity(record.callId, input.secret, record.timestamp, record.security)) {
+    throw new CallbackVerificationError('security', 'security does not match callId, secret and timestamp');
+  }
+  const md5 = header(input.headers, CALLBACK_BODY_MD5_HEADER);
+  if (!md5 || !constantTimeEqual(md5.toLowerCase(), md5Hex(input.body))) {
+    throw new CallbackVerificationError('body_md5', `${CALLBACK_BODY_MD5_HEADER} is missing or does not match the body`);
+  }
+  const ok = verifyStandardWebhook(
+    input.secret,
+    {
+      'webhook-id': header(input.headers, 'webhook-id'),
+      'webhook-timestamp': header(input.headers, 'webhook-timestamp'),
+      'webhook-signature': header(input.headers, 'webhook-signature'),
+    },
+    input.body,
+    {
+      nowSeconds: input.nowSeconds ?? Math.floor(Date.now() / 1000),
+      ...(input.toleranceSeconds !== undefined ? { toleranceSeconds: input.toleranceSeconds } : {}),
+    },
+  );
+  if (!ok) throw new CallbackVerificationError('webhook_signature', 'webhook signature is missing, stale or does not match');
+  if (header(input.headers, 'webhook-id') !== record.callId) {
+    throw new CallbackVerificationError('webhook_signature', 'webhook-id differs from callId');
+  }
+  return record;
+}

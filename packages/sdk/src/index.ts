@@ -1,0 +1,29 @@
+/**
+ * @parley/sdk: what a customer's server needs to talk to Parley's REST channel.
+ *   - ChannelClient: sign and send customer messages;
+ *   - verifyReplyPush: check the Standard Webhooks signature of an agent reply;
+ *   - ImSocket: an IM socket client (connect, send with ack, receive, rooms, reconnect);
+ *   - verifyCallback: check a post-send callback (security, body MD5, Standard Webhooks);
+ *   - the wire types of every body.
+ */
+export { ChannelClient, ParleyApiError, type ChannelClientOptions } from './client.js';
+export { signSendMessageRequest, type SignRequestInput, type SignedHeaders } from './sign.js';
+export { verifyReplyPush, WebhookVerificationError, type VerifyPushInput } from './webhook.js';
+export { verifyCallback, CallbackVerificationError, type CallbackCheck, type VerifyCallbackInput } from './callbacks.js';
+export { ImSocket, ImSocketError, backoffDelay, type BackoffOptions, type ImSocketEvents, type ImSocketOptions, type SendInput } from './im-socket.js';
+export {
+  validateCustomerMessage,
+  signSendMessage,
+  sendMessageStringToSign,
+  standardWebhookHeaders,
+  verifyStandardWebhook,
+  type AgentReplyBody,
+  type AgentReplyPush,
+  type CustomerMessage,
+  type MessageBody,
+  type ReplyVisitor,
+  type SendMessageResult,
+  type Visitor,
+  type ApiErrorBody,
+  type CallbackRecord,
+} from '@parley/protocol';

@@ -1,0 +1,41 @@
+/**
+ * Verifying an agent-reply push (contract 3.4, Standard Webhooks) on the customer's server.
+ * Pass the body exactly as received (bytes or text), before any JSON parsing.
+ */
+import { verifyStandardWebhook, type AgentReplyPush } from '@parley/protocol';
+
+export interface VerifyPushInput {
+  /** The association's Client Secret. */
+  clientSecret: string;
+  /** Request headers (any case), e.g. `req.headers` of node:http. */
+  headers: Record<string, string | string[] | undefined>;
+  body: string | Uint8Array;
+  /** Allowed clock difference, seconds (default 300). */
+  toleranceSeconds?: number;
+  nowSeconds?: number;
+}
+
+export class WebhookVerificationError extends Error {
+  override name = 'WebhookVerificationError';
+}
+
+const header = (headers: VerifyPushInput['headers'], name: string) => {
+  const found = Object.entries(headers).find(([k]) => k.toLowerCase() === name)?.[1];
+  return Array.isArray(found) ? found[0] : found;
+};
+
+/** Returns the push when its signature holds; throws WebhookVerificationError otherwise. */
+export function verifyReplyPush(input: VerifyPushInput): { deliveryId: string; push: AgentReplyPush } {
+  const headers = {
+    'webhook-id': header(input.headers, 'webhook-id'),
+    'webhook-timestamp': header(input.headers, 'webhook-timestamp'),
+    'webhook-signature': header(input.headers, 'webhook-signature'),
+  };
+  const ok = verifyStandardWebhook(input.clientSecret, headers, input.body, {
+    nowSeconds: input.nowSeconds ?? Math.floor(Date.now() / 1000),
+    ...(input.toleranceSeconds !== undefined ? { toleranceSeconds: input.toleranceSeconds } : {}),
+  });
+  if (!ok) throw new WebhookVerificationError('webhook signature is missing, stale or does not match');
+  const text = typeof input.body === 'string' ? input.body : new TextDecoder().decode(input.body);
+  return { deliveryId: headers['webhook-id'] as string, push: JSON.parse(text) as AgentReplyPush };
+}
