@@ -1,0 +1,217 @@
+/**
+ * Calls to one IM app's admin surface (`/{org}/{app}/...`), made with that app's admin token.
+ * The console gets the token with the app's client credentials (client_credentials grant) and
+ * keeps it in sessionStorage only: it ends with the tab, and the client secret is never stored.
+ */
+import type {
+  AppTokenResult,
+  CallbackRuleView,
+  CallbackServiceSettings,
+  CallbackServiceUpdate,
+  CreateCallbackRuleRequest,
+  ImUserView,
+  RecentCallbacks,
+  StoredKeyInfo,
+  StoredRecordView,
+  UpdateCallbackRuleRequest,
+} from '@parley/protocol';
+import { apiRequest, type Method } from './client.js';
+
+export interface ImAppSession {
+  org: string;
+  app: string;
+  token: string;
+  /** Epoch ms (browser clock) after which the token is no longer accepted. */
+  expiresAt: number;
+}
+
+/** The IM success envelope: `timestamp` is the server's clock when it received the request. */
+interface ImEnvelope<T> {
+  timestamp: number;
+  data: T;
+}
+
+interface ImEntities<T> {
+  timestamp: number;
+  entities: T[];
+}
+
+/** A result with the server clock's offset from the browser's, for countdowns in server time. */
+export interface Timed<T> {
+  value: T;
+  serverOffsetMs: number;
+}
+
+export type RoomKind = 'chatgroups' | 'chatrooms';
+
+export interface NewRoom {
+  name: string;
+  description: string;
+  public: boolean;
+  owner: string;
+  members: string[];
+  maxusers?: number;
+}
+
+/** A group or chat room as `GET /chatgroups/{id}` and `GET /chatrooms/{id}` answer it. */
+export interface RoomView {
+  id: string;
+  name: string;
+  description: string;
+  public?: boolean;
+  maxusers: number;
+  owner: string;
+  created: number;
+  affiliations_count: number;
+  affiliations: Array<{ owner: string } | { member: string }>;
+}
+
+const KEY = 'parley.console.im-app';
+
+export function loadImAppSession(now = Date.now()): ImAppSession | undefined {
+  try {
+    const raw = window.sessionStorage.getItem(KEY);
+    if (!raw) return undefined;
+    const parsed = JSON.parse(raw) as Partial<ImAppSession>;
+    if (typeof parsed.org === 'string' && typeof parsed.app === 'string' && typeof parsed.token === 'string' && typeof parsed.expiresAt === 'number' && parsed.expiresAt > now) {
+      return parsed as ImAppSession;
+    }
+  } catch {
+    // storage disabled or corrupt: no app selected
+  }
+  return undefined;
+}
+
+export function saveImAppSession(session: ImAppSession | undefined): void {
+  try {
+    if (session) window.sessionStorage.setItem(KEY, JSON.stringify(session));
+    else window.sessionStorage.removeItem(KEY);
+  } catch {
+    // storage disabled: the app stays selected until the page is reloaded
+  }
+}
+
+const appPath = (org: string, app: string) => `/${encodeURIComponent(org)}/${encodeURIComponent(app)}`;
+
+export async function requestAppToken(org: string, app: string, clientId: string, clientSecret: string): Promise<ImAppSession> {
+  const started = Date.now();
+  const result = await apiRequest<AppTokenResult>('POST', `${appPath(org, app)}/token`, {
+    body: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret },
+  });
+  return { org, app, token: result.access_token, expiresAt: started + result.expires_in * 1000 };
+}
+
+export class ImAppApi {
+  private readonly base: string;
+
+  constructor(
+    readonly session: ImAppSession,
+    private readonly onUnauthorized: () => void,
+  ) {
+    this.base = appPath(session.org, session.app);
+  }
+
+  private async call<T>(method: Method, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+    try {
+      return await apiRequest<T>(method, `${this.base}${path}`, { token: this.session.token, body, signal });
+    } catch (error) {
+      if ((error as { status?: number }).status === 401) this.onUnauthorized();
+      throw error;
+    }
+  }
+
+  private data<T>(method: Method, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+    return this.call<ImEnvelope<T>>(method, path, body, signal).then((r) => r.data);
+  }
+
+  settings(signal?: AbortSignal): Promise<CallbackServiceSettings> {
+    return this.data('GET', '/callbacks/service', undefined, signal);
+  }
+
+  updateSettings(update: CallbackServiceUpdate): Promise<CallbackServiceSettings> {
+    return this.data('PUT', '/callbacks/service', update);
+  }
+
+  async rules(signal?: AbortSignal): Promise<Timed<CallbackRuleView[]>> {
+    const sent = Date.now();
+    const r = await this.call<ImEntities<CallbackRuleView>>('GET', '/callbacks/rules', undefined, signal);
+    return { value: r.entities, serverOffsetMs: r.timestamp - sent };
+  }
+
+  createRule(request: CreateCallbackRuleRequest): Promise<CallbackRuleView> {
+    return this.data('POST', '/callbacks/rules', request);
+  }
+
+  updateRule(name: string, request: UpdateCallbackRuleRequest): Promise<CallbackRuleView> {
+    return this.data('PUT', `/callbacks/rules/${encodeURIComponent(name)}`, request);
+  }
+
+  deleteRule(name: string): Promise<CallbackRuleView> {
+    return this.data('DELETE', `/callbacks/rules/${encodeURIComponent(name)}`);
+  }
+
+  rotateRuleSecret(name: string): Promise<CallbackRuleView> {
+    return this.data('POST', `/callbacks/rules/${encodeURIComponent(name)}/secret`);
+  }
+
+  storageInfo(signal?: AbortSignal): Promise<StoredKeyInfo[]> {
+    return this.data('GET', '/callbacks/storage/info', undefined, signal);
+  }
+
+  storedRecords(date: string, signal?: AbortSignal): Promise<StoredRecordView[]> {
+    return this.call<ImEntities<StoredRecordView>>('GET', `/callbacks/storage/${encodeURIComponent(date)}`, undefined, signal).then((r) => r.entities);
+  }
+
+  retry(date: string, retry: number, targetUrl: string | undefined): Promise<'success' | 'failure'> {
+    return this.data('POST', '/callbacks/storage/retry', { date, retry, ...(targetUrl ? { targetUrl } : {}) });
+  }
+
+  recent(limit: number, signal?: AbortSignal): Promise<RecentCallbacks> {
+    return this.data('GET', `/callbacks/deliveries/recent?limit=${limit}`, undefined, signal);
+  }
+
+  // --- Users, groups and chat rooms --------------------------------------------------------------
+  createUser(user: { username: string; password: string; nickname?: string }): Promise<ImUserView[]> {
+    return this.call<ImEntities<ImUserView>>('POST', '/users', user).then((r) => r.entities);
+  }
+
+  getUser(username: string): Promise<ImUserView> {
+    return this.call<ImEntities<ImUserView>>('GET', `/users/${encodeURIComponent(username)}`).then((r) => r.entities[0] as ImUserView);
+  }
+
+  deleteUser(username: string): Promise<unknown> {
+    return this.call('DELETE', `/users/${encodeURIComponent(username)}`);
+  }
+
+  createRoom(kind: RoomKind, room: NewRoom): Promise<string> {
+    const body =
+      kind === 'chatgroups'
+        ? { groupname: room.name, description: room.description, public: room.public, owner: room.owner, members: room.members, ...(room.maxusers ? { maxusers: room.maxusers } : {}) }
+        : { name: room.name, description: room.description, owner: room.owner, members: room.members, ...(room.maxusers ? { maxusers: room.maxusers } : {}) };
+    return this.data<{ groupid?: string; id?: string }>('POST', `/${kind}`, body).then((d) => (d.groupid ?? d.id) as string);
+  }
+
+  getRoom(kind: RoomKind, id: string): Promise<RoomView> {
+    return this.data<RoomView[]>('GET', `/${kind}/${encodeURIComponent(id)}`).then((d) => d[0] as RoomView);
+  }
+
+  deleteRoom(kind: RoomKind, id: string): Promise<unknown> {
+    return this.data('DELETE', `/${kind}/${encodeURIComponent(id)}`);
+  }
+
+  addMember(kind: RoomKind, id: string, username: string): Promise<{ result: boolean }> {
+    return this.data('POST', `/${kind}/${encodeURIComponent(id)}/users/${encodeURIComponent(username)}`);
+  }
+
+  removeMember(kind: RoomKind, id: string, username: string): Promise<{ result: boolean }> {
+    return this.data('DELETE', `/${kind}/${encodeURIComponent(id)}/users/${encodeURIComponent(username)}`);
+  }
+
+  sensitiveWords(signal?: AbortSignal): Promise<{ words: string[] }> {
+    return this.data('GET', '/moderation/sensitive-words', undefined, signal);
+  }
+
+  setSensitiveWords(words: string[]): Promise<{ words: string[] }> {
+    return this.data('PUT', '/moderation/sensitive-words', { words });
+  }
+}

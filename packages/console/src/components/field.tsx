@@ -1,0 +1,41 @@
+import { useId, type ComponentProps, type ReactNode } from 'react';
+
+interface FieldShell {
+  label: string;
+  hint?: ReactNode;
+}
+
+/** A labelled input; the hint is announced with the field through aria-describedby. */
+export function TextField({ label, hint, ...input }: FieldShell & ComponentProps<'input'>) {
+  const id = useId();
+  const hintId = hint ? `${id}-hint` : undefined;
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input id={id} aria-describedby={hintId} {...input} />
+      {hint && (
+        <p className="hint" id={hintId}>
+          {hint}
+        </p>
+      )}
+    </div>
+  );
+}
+
+export function SelectField({ label, hint, children, ...select }: FieldShell & ComponentProps<'select'>) {
+  const id = useId();
+  const hintId = hint ? `${id}-hint` : undefined;
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <select id={id} aria-describedby={hintId} {...select}>
+        {children}
+      </select>
+      {hint && (
+        <p className="hint" id={hintId}>
+          {hint}
+        </p>
+      )}
+    </div>
+  );
+}

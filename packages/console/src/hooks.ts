@@ -1,0 +1,51 @@
+import { useCallback, useEffect, useState, type DependencyList } from 'react';
+
+export type Resource<T> =
+  | { state: 'loading'; data: T | undefined; error: undefined }
+  | { state: 'ready'; data: T; error: undefined }
+  | { state: 'error'; data: T | undefined; error: Error };
+
+/**
+ * Loads data for a page and reloads it on demand. A reload keeps showing the previous data while
+ * the new request runs; a stale answer (deps changed, page left) is dropped through the AbortSignal.
+ */
+export function useResource<T>(load: (signal: AbortSignal) => Promise<T>, deps: DependencyList): Resource<T> & { reload(): void } {
+  const [resource, setResource] = useState<Resource<T>>({ state: 'loading', data: undefined, error: undefined });
+  const [generation, setGeneration] = useState(0);
+  useEffect(() => {
+    const controller = new AbortController();
+    setResource((previous) => ({ state: 'loading', data: previous.data, error: undefined }));
+    load(controller.signal).then(
+      (data) => {
+        if (!controller.signal.aborted) setResource({ state: 'ready', data, error: undefined });
+      },
+      (error: unknown) => {
+        if (controller.signal.aborted) return;
+        setResource((previous) => ({ state: 'error', data: previous.data, error: error instanceof Error ? error : new Error(String(error)) }));
+      },
+    );
+    return () => controller.abort();
+    // The caller's deps decide when to reload; `load` itself is a new closure on every render.
+  }, [...deps, generation]);
+  const reload = useCallback(() => setGeneration((g) => g + 1), []);
+  return { ...resource, reload };
+}
+
+/** State of one form submission: busy while it runs, then the error (if any) to show. */
+export function useSubmit<A extends unknown[], R>(action: (...args: A) => Promise<R>) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<Error | undefined>(undefined);
+  const run = async (...args: A): Promise<R | undefined> => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      return await action(...args);
+    } catch (e) {
+      setError(e instanceof Error ? e : new Error(String(e)));
+      return undefined;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, run, clearError: () => setError(undefined) };
+}

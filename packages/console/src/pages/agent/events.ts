@@ -1,0 +1,53 @@
+/**
+ * The agent event stream (server-sent events). Events are notifications, not a log: every event
+ * (and every reconnect, announced by `ready`) just bumps a version that the workspace's lists and
+ * the open conversation reload on.
+ */
+import { useEffect, useState } from 'react';
+import type { ChannelEvent } from '@parley/protocol';
+
+const EVENT_TYPES: Array<ChannelEvent['type'] | 'ready'> = ['ready', 'new_conversation', 'new_message', 'assignment', 'delivery_status'];
+
+export type StreamState = 'connecting' | 'live' | 'reconnecting';
+
+export function useEventStream(url: string): { version: number; state: StreamState; last: ChannelEvent | undefined } {
+  const [version, setVersion] = useState(0);
+  const [state, setState] = useState<StreamState>('connecting');
+  const [last, setLast] = useState<ChannelEvent | undefined>(undefined);
+  useEffect(() => {
+    const source = new EventSource(url);
+    const onEvent = (event: MessageEvent<string>) => {
+      if (event.type === 'ready') setState('live');
+      else {
+        try {
+          setLast(JSON.parse(event.data) as ChannelEvent);
+        } catch {
+          // a malformed event still means something changed
+        }
+      }
+      setVersion((v) => v + 1);
+    };
+    for (const type of EVENT_TYPES) source.addEventListener(type, onEvent as EventListener);
+    // EventSource reconnects by itself (the server asks for 3 s); `ready` marks it live again.
+    source.onerror = () => setState('reconnecting');
+    return () => source.close();
+  }, [url]);
+  return { version, state, last };
+}
+
+/** A clock for "waiting 3 min" labels, ticking every 15 s. */
+export function useNow(intervalMs = 15_000): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = window.setInterval(() => setNow(Date.now()), intervalMs);
+    return () => window.clearInterval(timer);
+  }, [intervalMs]);
+  return now;
+}
+
+export function waitingFor(ms: number): string {
+  const minutes = Math.floor(Math.max(0, ms) / 60_000);
+  if (minutes < 1) return 'less than a minute';
+  if (minutes < 60) return `${minutes} min`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}

@@ -1,0 +1,133 @@
+import { useState, type FormEvent } from 'react';
+import type { StoredKeyInfo } from '@parley/protocol';
+import { EmptyState, ErrorMessage, Loading, Success } from '../../components/feedback.js';
+import { TextField } from '../../components/field.js';
+import { Page, Panel } from '../../components/page.js';
+import { formatTime } from '../../format.js';
+import { useResource, useSubmit } from '../../hooks.js';
+import { ImAppGate, useImApp } from './app-gate.js';
+
+/** System admin: stored (failed) callbacks of the open IM app, by 10-minute date key; re-send a key. */
+export function ExceptionStorePage() {
+  return (
+    <Page title="Exception store" intro="Callbacks that failed twice, or came while their rule was banned, are kept 72 h under a date key (yyyyMMddHHmm, 10-minute windows) when the store is on.">
+      <ImAppGate>
+        <Keys />
+      </ImAppGate>
+    </Page>
+  );
+}
+
+function Keys() {
+  const { api } = useImApp();
+  const keys = useResource((signal) => api.storageInfo(signal), [api]);
+  const [open, setOpen] = useState<string | undefined>(undefined);
+  return (
+    <>
+      <Panel title="Stored keys">
+        <div className="toolbar">
+          <button type="button" onClick={keys.reload}>
+            Refresh
+          </button>
+        </div>
+        {keys.error && <ErrorMessage error={keys.error} title="Could not load the exception store" />}
+        {keys.state === 'loading' && !keys.data && <Loading what="stored keys" />}
+        {keys.data && keys.data.length === 0 && <EmptyState title="Nothing stored">Failed callbacks appear here when "Store failed callbacks" is on.</EmptyState>}
+        {keys.data && keys.data.length > 0 && (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Date key</th>
+                <th scope="col">Records</th>
+                <th scope="col">Re-sends</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.data.map((k) => (
+                <tr key={k.date} className={open === k.date ? 'selected' : undefined}>
+                  <td>
+                    <code>{k.date}</code>
+                  </td>
+                  <td>{k.size}</td>
+                  <td>{k.retry}</td>
+                  <td>
+                    <button type="button" className="small" aria-pressed={open === k.date} onClick={() => setOpen(open === k.date ? undefined : k.date)}>
+                      {open === k.date ? 'Hide' : 'Open'}
+                      <span className="visually-hidden"> key {k.date}</span>
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Panel>
+      {open && keys.data?.some((k) => k.date === open) && <KeyDetail key={open} info={keys.data.find((k) => k.date === open) as StoredKeyInfo} onResent={keys.reload} />}
+    </>
+  );
+}
+
+function KeyDetail({ info, onResent }: { info: StoredKeyInfo; onResent(): void }) {
+  const { api } = useImApp();
+  const records = useResource((signal) => api.storedRecords(info.date, signal), [api, info.date]);
+  const [target, setTarget] = useState('');
+  const [result, setResult] = useState<string | undefined>(undefined);
+  const resend = useSubmit(() => api.retry(info.date, info.retry, target.trim() || undefined));
+
+  const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setResult(undefined);
+    const answer = await resend.run();
+    if (!answer) return;
+    setResult(answer === 'success' ? `Key ${info.date} queued for re-sending.` : `Key ${info.date} has no records to re-send.`);
+    onResent();
+    records.reload();
+  };
+
+  return (
+    <Panel title={`Key ${info.date}`} id="stored-key">
+      <form onSubmit={onSubmit} className="form-inline">
+        <TextField label="Target URL (optional)" type="url" value={target} onChange={(e) => setTarget(e.target.value)} hint="Empty: each record goes to its rule's current URL" />
+        <button type="submit" className="primary" disabled={resend.busy}>
+          Re-send this key
+        </button>
+      </form>
+      {resend.error && <ErrorMessage error={resend.error} title="The key was not re-sent" />}
+      {result && <Success>{result}</Success>}
+      {records.error && <ErrorMessage error={records.error} title="Could not load the records" />}
+      {records.state === 'loading' && !records.data && <Loading what="records" />}
+      {records.data && records.data.length === 0 && <EmptyState title="No records under this key" />}
+      {records.data && records.data.length > 0 && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Call ID</th>
+              <th scope="col">Rule</th>
+              <th scope="col">Event</th>
+              <th scope="col">Message</th>
+              <th scope="col">Stored</th>
+              <th scope="col">Last error</th>
+            </tr>
+          </thead>
+          <tbody>
+            {records.data.map((r) => (
+              <tr key={r.callId}>
+                <td className="break">
+                  <code>{r.callId}</code>
+                </td>
+                <td>{r.rule}</td>
+                <td>{r.eventType}</td>
+                <td>{r.msg_id}</td>
+                <td>{formatTime(r.stored_at)}</td>
+                <td className="error-text">{r.last_error}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </Panel>
+  );
+}

@@ -1,0 +1,108 @@
+import { useRef, useState, type FormEvent } from 'react';
+import type { Edition, TenantView } from '@parley/protocol';
+import { EmptyState, ErrorMessage, Loading, Success } from '../../components/feedback.js';
+import { SelectField, TextField } from '../../components/field.js';
+import { Page, Panel } from '../../components/page.js';
+import { useConsole } from '../../context.js';
+import { useResource, useSubmit } from '../../hooks.js';
+import { formatTime } from '../../format.js';
+
+const EMPTY_FORM = { name: '', edition: 'flagship' as Edition, username: '', password: '', nickname: '' };
+
+/** System admin: every tenant, and a form that creates one with its first administrator. */
+export function TenantsPage() {
+  const { api } = useConsole();
+  const tenants = useResource((signal) => api.listTenants(signal), [api]);
+  const [form, setForm] = useState(EMPTY_FORM);
+  const [created, setCreated] = useState<TenantView | undefined>(undefined);
+  const firstField = useRef<HTMLInputElement>(null);
+  const submit = useSubmit((f: typeof EMPTY_FORM) =>
+    api.createTenant({ name: f.name.trim(), edition: f.edition, admin: { username: f.username.trim(), password: f.password, nickname: f.nickname.trim() } }),
+  );
+
+  const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setCreated(undefined);
+    const tenant = await submit.run(form);
+    if (!tenant) return;
+    setCreated(tenant);
+    setForm(EMPTY_FORM);
+    tenants.reload();
+    firstField.current?.focus();
+  };
+  const set = (key: keyof typeof EMPTY_FORM) => (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value });
+
+  return (
+    <Page title="Tenants" intro="Customer-service tenants. The REST channel needs the flagship edition.">
+      <Panel title="Create a tenant">
+        <form onSubmit={onSubmit} className="form-grid" aria-describedby="tenant-form-note">
+          <p id="tenant-form-note" className="hint span-all">
+            The tenant's first administrator signs in with the username and password given here.
+          </p>
+          <TextField label="Tenant name" name="name" required maxLength={64} value={form.name} onChange={set('name')} ref={firstField} />
+          <SelectField label="Edition" name="edition" value={form.edition} onChange={set('edition')}>
+            <option value="flagship">Flagship (REST channel included)</option>
+            <option value="standard">Standard</option>
+          </SelectField>
+          <TextField label="Administrator username" name="adminUsername" required maxLength={128} autoComplete="off" value={form.username} onChange={set('username')} />
+          <TextField label="Administrator nickname" name="adminNickname" required maxLength={64} value={form.nickname} onChange={set('nickname')} />
+          <TextField
+            label="Administrator password"
+            name="adminPassword"
+            type="password"
+            required
+            minLength={8}
+            autoComplete="new-password"
+            hint="At least 8 characters"
+            value={form.password}
+            onChange={set('password')}
+          />
+          <div className="actions span-all">
+            <button type="submit" className="primary" disabled={submit.busy}>
+              {submit.busy ? 'Creating…' : 'Create tenant'}
+            </button>
+          </div>
+        </form>
+        {submit.error && <ErrorMessage error={submit.error} title="The tenant was not created" />}
+        {created && (
+          <Success>
+            Tenant <strong>{created.name}</strong> created with ID {created.tenantId} ({created.edition}).
+          </Success>
+        )}
+      </Panel>
+      <Panel title="All tenants">
+        {tenants.error && <ErrorMessage error={tenants.error} title="Could not load tenants" />}
+        {tenants.state === 'loading' && !tenants.data && <Loading what="tenants" />}
+        {tenants.data && tenants.data.length === 0 && <EmptyState title="No tenants yet">Create the first one above.</EmptyState>}
+        {tenants.data && tenants.data.length > 0 && (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">ID</th>
+                <th scope="col">Name</th>
+                <th scope="col">Edition</th>
+                <th scope="col">Default queue</th>
+                <th scope="col">VIP tags</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {tenants.data.map((t) => (
+                <tr key={t.tenantId}>
+                  <td>{t.tenantId}</td>
+                  <td>{t.name}</td>
+                  <td>
+                    <span className={`badge badge-${t.edition}`}>{t.edition}</span>
+                  </td>
+                  <td>{t.defaultQueueId}</td>
+                  <td>{t.vipTags.length ? t.vipTags.join(', ') : <span className="muted">none</span>}</td>
+                  <td>{formatTime(t.createDateTime)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Panel>
+    </Page>
+  );
+}
