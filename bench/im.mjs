@@ -1,0 +1,176 @@
+#!/usr/bin/env node
+/**
+ * npm run bench:im — REST sends at 64 connections, one-to-one to a receiver connected by socket.
+ *
+ * Runs, one after the other:
+ *   1. the shared reference of bench/lib/load.mjs: a bare Node `http` server that reads the body and
+ *      answers 200 (in this process, as every Parley benchmark measures it);
+ *   2. Parley (built `packages/server/dist/main.js` in a child process, SQLite in a temp dir, or
+ *      BENCH_DATABASE_URL), so the load generator and the socket receiver do not share its loop.
+ * The same closed-loop generator (bench/lib, undici, 64 connections) drives both for BENCH_SECONDS
+ * (default 10) after a warm-up. For Parley every message carries its send time in `ext.sent_at`; the socket
+ * receiver in this process turns it into send-to-receipt latency (p50/p99).
+ *
+ * Prints messages/s, the ratio to the bare server, and latency. Figures depend on what else runs on
+ * the machine: report the load average with them.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import WebSocket from 'ws';
+import { fmt, runClosedLoop, startBareServer, summarise } from './lib/load.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+const now = () => performance.timeOrigin + performance.now();
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitUp(url) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      const res = await fetch(url);
+      await res.arrayBuffer();
+      return;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`${url} did not come up`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+function startChild(args, env) {
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  return child;
+}
+
+function stopChild(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+async function json(origin, method, p, body, token) {
+  const res = await fetch(`${origin}${p}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const parsed = await res.json();
+  if (res.status !== 200) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(parsed)}`);
+  return parsed;
+}
+
+async function benchBare() {
+  const bare = await startBareServer();
+  try {
+    return await runClosedLoop({
+      origin: bare.origin,
+      connections: CONNECTIONS,
+      durationMs: SECONDS * 1000,
+      warmupMs: WARMUP_SECONDS * 1000,
+      request: () => ({ path: '/', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from: 'sender', to: ['receiver'], type: 'txt', body: { msg: 'hello' } }) }),
+    });
+  } finally {
+    await bare.close();
+  }
+}
+
+async function benchParley() {
+  const main = path.join(ROOT, 'packages/server/dist/main.js');
+  if (!fs.existsSync(main)) throw new Error('packages/server/dist/main.js is missing: run npm run build');
+  const port = await freePort();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-'));
+  const password = 'bench-admin-password';
+  const child = startChild([...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []), main], {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    ...(process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : {}),
+    PARLEY_ADMIN_PASSWORD: password,
+    PARLEY_IM_RATE_LIMIT: '1000000',
+    PARLEY_SEED_DEMO: 'false',
+    LOG_LEVEL: 'warn',
+  });
+  const origin = `http://127.0.0.1:${port}`;
+  try {
+    await waitUp(`${origin}/healthz`);
+    const root = (await json(origin, 'POST', '/api/login', { username: 'admin', password })).entity.access_token;
+    const org = `bench${Date.now().toString(36)}`;
+    const created = (await json(origin, 'POST', '/management/apps', { org_name: org, app_name: 'im' }, root)).data;
+    const base = `/${org}/im`;
+    const admin = (await json(origin, 'POST', `${base}/token`, { grant_type: 'client_credentials', client_id: created.client_id, client_secret: created.client_secret })).access_token;
+    await json(origin, 'POST', `${base}/users`, [{ username: 'sender', password: 'pw-sender' }, { username: 'receiver', password: 'pw-receiver' }], admin);
+    const userToken = (await json(origin, 'POST', `${base}/token`, { grant_type: 'password', username: 'receiver', password: 'pw-receiver' })).access_token;
+
+    const latencies = [];
+    let received = 0;
+    let measuring = false;
+    const ws = new WebSocket(`ws://127.0.0.1:${port}${base}/ws?access_token=${encodeURIComponent(userToken)}`);
+    await new Promise((resolve, reject) => {
+      ws.once('open', resolve);
+      ws.once('error', reject);
+    });
+    ws.on('message', (data) => {
+      const frame = JSON.parse(String(data));
+      if (frame.op !== 'message') return;
+      received++;
+      if (measuring && typeof frame.payload?.ext?.sent_at === 'number') latencies.push(now() - frame.payload.ext.sent_at);
+    });
+    // Let the socket become ready (stored messages drained) before the load starts.
+    await new Promise((r) => setTimeout(r, 300));
+
+    const headers = { authorization: `Bearer ${admin}`, 'content-type': 'application/json' };
+    const warmupTimer = setTimeout(() => {
+      measuring = true;
+    }, WARMUP_SECONDS * 1000);
+    const result = await runClosedLoop({
+      origin,
+      connections: CONNECTIONS,
+      durationMs: SECONDS * 1000,
+      warmupMs: WARMUP_SECONDS * 1000,
+      request: () => ({
+        path: `${base}/messages/users`,
+        headers,
+        body: JSON.stringify({ from: 'sender', to: ['receiver'], type: 'txt', body: { msg: 'hello' }, ext: { sent_at: now() } }),
+      }),
+    });
+    clearTimeout(warmupTimer);
+    measuring = false;
+    // Give the fan-out a moment to deliver what was accepted at the end.
+    await new Promise((r) => setTimeout(r, 1000));
+    ws.close();
+    return { ...result, received, receipt: summarise(latencies) };
+  } finally {
+    await stopChild(child);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const load = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+console.log(`bench:im — ${CONNECTIONS} connections, ${SECONDS}s measured after ${WARMUP_SECONDS}s warm-up; ${os.cpus().length} CPUs, load average ${load}`);
+const bare = await benchBare();
+console.log(`bare node http (bench/lib, in the load process): ${fmt(bare.rate, 0)} req/s, p50 ${fmt(bare.latency.p50)} ms, p99 ${fmt(bare.latency.p99)} ms (${bare.errors} errors)`);
+const parley = await benchParley();
+console.log(`parley REST sends (child process, ${process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'SQLite'}): ${fmt(parley.rate, 0)} messages/s, HTTP p50 ${fmt(parley.latency.p50)} ms, p99 ${fmt(parley.latency.p99)} ms (${parley.errors} errors, ${parley.unexpected} non-200); ${parley.received} received on the socket`);
+console.log(`ratio to bare: ${fmt(parley.rate / bare.rate, 2)} (target >= 0.4)`);
+console.log(`send -> socket receipt: p50 ${fmt(parley.receipt.p50)} ms, p99 ${fmt(parley.receipt.p99)} ms over ${parley.receipt.count} messages (target p99 < 50 ms)`);
+console.log(`load average after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);

@@ -1,0 +1,190 @@
+#!/usr/bin/env node
+/**
+ * npm run bench:ingest — signed send-message requests at 64 connections against Parley, and in
+ * the same run the same load against a bare node:http server that only reads the body and
+ * answers 200. Prints both rates, their ratio, and p50/p99 latency of each.
+ *
+ * Parley runs as a child process from the build (`npm run build` first) on a fresh SQLite
+ * database in a temp dir (set BENCH_DATABASE_URL=postgres://... to use PostgreSQL), with
+ * LOG_LEVEL=warn. The bare server runs in a child process of its own too (not in this process,
+ * where it would compete with the load generator and look slower than it is). The load
+ * generator (bench/lib/load.mjs) runs here; all three share the machine, so the ratio is the
+ * meaningful figure. Env: BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2),
+ * BENCH_CONNECTIONS (64), BENCH_CUSTOMERS (1000), BENCH_OUT (write the JSON result there).
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sendMessageAuthorization, signSendMessage } from '@parley/protocol';
+import { fmt, runClosedLoop } from './lib/load.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const CUSTOMERS = Number(process.env.BENCH_CUSTOMERS ?? 1000);
+
+async function freePort() {
+  const s = net.createServer();
+  await new Promise((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address();
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+async function waitReady(url, child) {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`child exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      /* not yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} not ready`);
+}
+
+const BARE_SERVER = `
+const http = require('node:http');
+http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => { Buffer.concat(chunks); res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"status":"OK"}'); });
+}).listen(Number(process.env.PORT), '127.0.0.1');
+`;
+
+async function startBare() {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['-e', BARE_SERVER], { env: { ...process.env, PORT: String(port) }, stdio: 'inherit' });
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      await fetch(`${base}/`, { method: 'POST', body: '{}' });
+      break;
+    } catch {
+      if (Date.now() > deadline) throw new Error('bare server not ready');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  return { base, child };
+}
+
+async function startParley() {
+  const port = await freePort();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-'));
+  const child = spawn(process.execPath, [...(process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : []), path.join(root, 'packages/server/dist/main.js')], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      ...(process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : { DATABASE_URL: '' }),
+      PARLEY_ADMIN_USERNAME: 'bench',
+      PARLEY_ADMIN_PASSWORD: 'bench-password',
+      PARLEY_SEED_DEMO: 'false',
+      PARLEY_ALLOW_PRIVATE_CALLBACKS: 'true',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: 'inherit',
+  });
+  const base = `http://127.0.0.1:${port}`;
+  await waitReady(`${base}/readyz`, child);
+  const api = async (method, url, token, body) => {
+    const res = await fetch(`${base}${url}`, {
+      method,
+      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const json = await res.json();
+    if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
+    return json.entity;
+  };
+  const rootToken = (await api('POST', '/api/login', undefined, { username: 'bench', password: 'bench-password' })).access_token;
+  const tenant = await api('POST', '/api/tenants', rootToken, { name: 'Bench', edition: 'flagship', admin: { username: 'bench-admin@example.com', password: 'bench-admin-pw', nickname: 'Bench' } });
+  const admin = (await api('POST', '/api/login', undefined, { username: 'bench-admin@example.com', password: 'bench-admin-pw' })).access_token;
+  const association = await api('POST', `/api/tenants/${tenant.tenantId}/rest/channels`, admin, { name: 'bench', callback_url: 'http://127.0.0.1:9/hook' });
+  return { base, child, dataDir, association };
+}
+
+/** A signed send-message request with a fresh msg_id, as a customer's server sends it. */
+function makeRequest(association, seq) {
+  const body = JSON.stringify({
+    bodies: [{ type: 'txt', msg: `benchmark message ${seq}` }],
+    ext: { visitor: { user_nickname: `customer ${seq % CUSTOMERS}` } },
+    msg_id: randomUUID(),
+    origin_type: 'rest',
+    from: `bench-customer-${seq % CUSTOMERS}`,
+    timestamp: Date.now(),
+  });
+  const signature = signSendMessage(association.clientSecret, { method: 'POST', path: association.postMessageUrl, expires: -1, body });
+  return {
+    path: association.postMessageUrl,
+    body,
+    headers: { 'content-type': 'application/json; utf-8', 'x-auth-expires': '-1', authorization: sendMessageAuthorization(association.clientId, signature) },
+  };
+}
+
+/** One measured run at CONNECTIONS connections (after a warm-up) with the shared load loop. */
+async function load(origin, association, seconds, warmupSeconds) {
+  const r = await runClosedLoop({
+    origin,
+    connections: CONNECTIONS,
+    durationMs: seconds * 1000,
+    warmupMs: warmupSeconds * 1000,
+    request: (seq) => makeRequest(association, seq),
+  });
+  return {
+    requests: r.requests,
+    errors: r.errors + r.unexpected,
+    rate: Math.round(r.rate),
+    p50Ms: Number(fmt(r.latency.p50, 2)),
+    p99Ms: Number(fmt(r.latency.p99, 2)),
+    p999Ms: Number(fmt(r.latency.p999, 2)),
+  };
+}
+
+async function main() {
+  const parley = await startParley();
+  const bare = await startBare();
+  try {
+    // The bare server accepts any path and ignores the signature; the same requests go to both.
+    console.log(`${SECONDS}s per target at ${CONNECTIONS} connections, after ${WARMUP}s of warm-up each...`);
+    const parleyResult = await load(parley.base, parley.association, SECONDS, WARMUP);
+    const bareResult = await load(bare.base, parley.association, SECONDS, WARMUP);
+    const result = {
+      date: new Date().toISOString(),
+      node: process.version,
+      cpus: os.cpus().length,
+      connections: CONNECTIONS,
+      engine: process.env.BENCH_DATABASE_URL ? 'postgres' : 'sqlite',
+      parley: parleyResult,
+      bare: bareResult,
+      ratio: Number((parleyResult.rate / bareResult.rate).toFixed(3)),
+    };
+    console.log('');
+    console.log('target   req/s    p50 ms   p99 ms   requests errors');
+    for (const [name, r] of [['parley', parleyResult], ['bare', bareResult]]) {
+      console.log(`${name.padEnd(8)} ${String(r.rate).padEnd(8)} ${String(r.p50Ms).padEnd(8)} ${String(r.p99Ms).padEnd(8)} ${String(r.requests).padEnd(8)} ${r.errors}`);
+    }
+    console.log(`ratio parley/bare: ${result.ratio} (target >= 0.5); Parley p99 ${parleyResult.p99Ms} ms (target < 20 ms)`);
+    console.log(JSON.stringify(result));
+    if (process.env.BENCH_OUT) fs.writeFileSync(process.env.BENCH_OUT, `${JSON.stringify(result, null, 2)}\n`);
+  } finally {
+    parley.child.kill('SIGTERM');
+    bare.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+    fs.rmSync(parley.dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,86 @@
+/**
+ * Shared load-generation helpers for Parley's benchmarks (`npm run bench:*`).
+ *
+ * runClosedLoop keeps `connections` requests in flight on an undici Pool for `durationMs` and
+ * reports throughput and latency percentiles; startBareServer is the reference a result is
+ * compared with: a plain node:http server that reads the body and answers 200.
+ */
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { Pool } from 'undici';
+
+export function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i];
+}
+
+export function summarise(latenciesMs) {
+  const sorted = Float64Array.from(latenciesMs).sort();
+  return {
+    count: sorted.length,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    p999: percentile(sorted, 99.9),
+    max: sorted.length ? sorted[sorted.length - 1] : NaN,
+  };
+}
+
+/**
+ * @param {{ origin: string, connections: number, durationMs: number, warmupMs?: number,
+ *           request: (i: number) => { path: string, method?: string, headers?: Record<string,string>, body?: string },
+ *           expectStatus?: number }} opts
+ */
+export async function runClosedLoop(opts) {
+  const pool = new Pool(opts.origin, { connections: opts.connections, pipelining: 1, keepAliveTimeout: 30_000 });
+  const expected = opts.expectStatus ?? 200;
+  let seq = 0;
+  let errors = 0;
+  let unexpected = 0;
+  const latencies = [];
+  const one = async (record) => {
+    const r = opts.request(seq++);
+    const t0 = performance.now();
+    try {
+      const res = await pool.request({ path: r.path, method: r.method ?? 'POST', headers: r.headers, body: r.body });
+      await res.body.dump();
+      if (res.statusCode !== expected) unexpected++;
+    } catch {
+      errors++;
+    }
+    if (record) latencies.push(performance.now() - t0);
+  };
+  const phase = async (ms, record) => {
+    const until = performance.now() + ms;
+    await Promise.all(
+      Array.from({ length: opts.connections }, async () => {
+        while (performance.now() < until) await one(record);
+      }),
+    );
+  };
+  if (opts.warmupMs) await phase(opts.warmupMs, false);
+  const started = performance.now();
+  await phase(opts.durationMs, true);
+  const seconds = (performance.now() - started) / 1000;
+  await pool.close();
+  return { requests: latencies.length, rate: latencies.length / seconds, errors, unexpected, latency: summarise(latencies) };
+}
+
+/** A bare node:http server that reads the whole body and answers 200 `{}`. */
+export async function startBareServer() {
+  const server = http.createServer((req, res) => {
+    req.on('data', () => {});
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${server.address().port}`,
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }),
+  };
+}
+
+export const fmt = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : String(n));

@@ -1,0 +1,194 @@
+/**
+ * `npm run bench:scale`: post-send callback throughput of one Parley instance and of two, on
+ * PostgreSQL and Redis (issue 7), with what it costs those two.
+ *
+ * For each run: a fresh PostgreSQL database; N REST messages (alice → bob, one `chat` rule) are
+ * accepted by instances started with PARLEY_WORKERS=false, so fan-out and callback jobs pile up
+ * in the jobs table; those are stopped, then 1 or 2 instances with workers start and drain the
+ * backlog into a bare receiver. Throughput = callbacks / drain time. Costs during the drain:
+ * PostgreSQL transactions and row writes (pg_stat_database of the bench database), Redis commands
+ * (INFO stats of the server; shared with anything else using it), CPU seconds of the instances.
+ *
+ * Needs PostgreSQL (PARLEY_BENCH_PG_URL, default postgres://postgres@127.0.0.1:5432/postgres) and
+ * Redis (PARLEY_BENCH_REDIS_URL, default redis://127.0.0.1:6379). Knobs: BENCH_MESSAGES (20000).
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { Pool } from 'undici';
+import { fmt } from './lib/load.mjs';
+
+const MAIN = fileURLToPath(new URL('../packages/server/dist/main.js', import.meta.url));
+const PG_URL = process.env.PARLEY_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = process.env.PARLEY_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20_000);
+const CLK_TCK = 100;
+
+async function startReceiver() {
+  let count = 0;
+  const server = http.createServer((req, res) => {
+    req.on('data', () => undefined);
+    req.on('end', () => {
+      count++;
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('ok');
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/cb`,
+    count: () => count,
+    close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }),
+  };
+}
+
+function startInstance(env) {
+  const proc = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const exited = new Promise((r) => proc.on('exit', r));
+  return new Promise((resolve, reject) => {
+    let listening = false;
+    const onData = (d) => {
+      if (listening) return;
+      output += d.toString();
+      const m = /listening at http:\/\/127\.0\.0\.1:(\d+)/i.exec(output);
+      if (m) {
+        listening = true;
+        resolve({
+          proc,
+          origin: `http://127.0.0.1:${m[1]}`,
+          stop: async () => { proc.kill('SIGTERM'); await exited; },
+          cpuSeconds: () => {
+            const fields = fs.readFileSync(`/proc/${proc.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+            return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+          },
+        });
+      }
+    };
+    proc.stdout.on('data', onData);
+    proc.stderr.on('data', (d) => { if (!listening) output += d.toString(); });
+    void exited.then((code) => reject(new Error(`instance exited with ${code}:\n${output}`)));
+  });
+}
+
+async function json(origin, method, url, token, body) {
+  const res = await fetch(origin + url, {
+    method,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  const parsed = await res.json();
+  if (res.status !== 200) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(parsed)}`);
+  return parsed;
+}
+
+async function pgStats(db) {
+  const c = new pg.Client({ connectionString: PG_URL });
+  await c.connect();
+  try {
+    const { rows } = await c.query('SELECT xact_commit, tup_inserted, tup_updated, tup_deleted, tup_returned, tup_fetched FROM pg_stat_database WHERE datname = $1', [db]);
+    return Object.fromEntries(Object.entries(rows[0]).map(([k, v]) => [k, Number(v)]));
+  } finally {
+    await c.end();
+  }
+}
+
+async function redisCommands(redis) {
+  const info = await redis.info('stats');
+  return Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? 0);
+}
+
+async function run(instances) {
+  const dbName = `parley_bench_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  await admin.end();
+  const dbUrl = new URL(PG_URL);
+  dbUrl.pathname = `/${dbName}`;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-scale-'));
+  const prefix = `pbench:${randomBytes(4).toString('hex')}:`;
+  const env = {
+    DATA_DIR: dataDir,
+    DATABASE_URL: dbUrl.toString(),
+    REDIS_URL,
+    PARLEY_REDIS_PREFIX: prefix,
+    PARLEY_SECRET_KEY: randomBytes(32).toString('hex'),
+    PARLEY_ADMIN_USERNAME: 'bench',
+    PARLEY_ADMIN_PASSWORD: 'bench-password',
+    PARLEY_ALLOW_PRIVATE_CALLBACKS: 'true',
+    PARLEY_IM_RATE_LIMIT: '1000000',
+    PARLEY_SEED_DEMO: 'false',
+  };
+  const receiver = await startReceiver();
+  const redis = new Redis(REDIS_URL);
+  try {
+    // Accept the messages with workers off: the backlog is the benchmark's input.
+    const intake = await startInstance({ ...env, PARLEY_WORKERS: 'false' });
+    const root = (await json(intake.origin, 'POST', '/api/login', undefined, { username: 'bench', password: 'bench-password' })).entity.access_token;
+    const created = (await json(intake.origin, 'POST', '/management/apps', root, { org_name: 'bench', app_name: 'scale' })).data;
+    const base = '/bench/scale';
+    const token = (await json(intake.origin, 'POST', `${base}/token`, undefined, { grant_type: 'client_credentials', client_id: created.client_id, client_secret: created.client_secret })).access_token;
+    await json(intake.origin, 'POST', `${base}/users`, token, [{ username: 'alice', password: 'pw-123456' }, { username: 'bob', password: 'pw-123456' }]);
+    await json(intake.origin, 'PUT', `${base}/callbacks/service`, token, { enabled: true, store_failed: false });
+    await json(intake.origin, 'POST', `${base}/callbacks/rules`, token, { name: 'main', url: receiver.url, event_types: ['chat'] });
+    const pool = new Pool(intake.origin, { connections: 32 });
+    const body = JSON.stringify({ from: 'alice', to: ['bob'], type: 'txt', body: { msg: 'scale benchmark' } });
+    let next = 0;
+    await Promise.all(Array.from({ length: 32 }, async () => {
+      while (next++ < MESSAGES) {
+        const res = await pool.request({ path: `${base}/messages/users`, method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body });
+        await res.body.dump();
+        if (res.statusCode !== 200) throw new Error(`send: ${res.statusCode}`);
+      }
+    }));
+    await pool.close();
+    await intake.stop();
+
+    const pgBefore = await pgStats(dbName);
+    const redisBefore = await redisCommands(redis);
+    const started = performance.now();
+    const workers = await Promise.all(Array.from({ length: instances }, () => startInstance(env)));
+    const startedAll = performance.now();
+    while (receiver.count() < MESSAGES) {
+      if (performance.now() - started > 600_000) throw new Error(`only ${receiver.count()} of ${MESSAGES} delivered`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const seconds = (performance.now() - startedAll) / 1000;
+    const cpu = workers.reduce((sum, w) => sum + w.cpuSeconds(), 0);
+    const pgAfter = await pgStats(dbName);
+    const redisAfter = await redisCommands(redis);
+    await Promise.all(workers.map((w) => w.stop()));
+    const per1k = (n) => fmt((n / MESSAGES) * 1000, 0);
+    const d = (k) => pgAfter[k] - pgBefore[k];
+    console.log(
+      `${instances} instance${instances > 1 ? 's' : ''}: ${MESSAGES} callbacks in ${fmt(seconds, 2)} s = ${fmt(MESSAGES / seconds, 0)}/s; ` +
+        `per 1,000 callbacks: PostgreSQL ${per1k(d('xact_commit'))} commits, ${per1k(d('tup_inserted'))} rows inserted, ${per1k(d('tup_updated'))} updated, ${per1k(d('tup_deleted'))} deleted; ` +
+        `Redis ${per1k(redisAfter - redisBefore)} commands; instance CPU ${fmt((cpu / MESSAGES) * 1000, 2)} s (incl. start-up)`,
+    );
+    return MESSAGES / seconds;
+  } finally {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
+    await receiver.close();
+    const c = new pg.Client({ connectionString: PG_URL });
+    await c.connect();
+    await c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await c.end();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+console.log(`bench:scale on ${os.cpus().length} cores, PostgreSQL + Redis, ${MESSAGES} messages each run`);
+const one = await run(1);
+const two = await run(2);
+console.log(`two instances / one: ${fmt(two / one, 2)}x`);
