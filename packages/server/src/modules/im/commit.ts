@@ -43,6 +43,7 @@ export class MessageCommitter {
   onCommitting: ((messages: StoredMessage[]) => void) | undefined;
   onAborted: ((messages: StoredMessage[]) => void) | undefined;
   private active = 0;
+  private scheduled = false;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -61,6 +62,18 @@ export class MessageCommitter {
   }
 
   private pump(): void {
+    // Start writing on the next turn of the event loop, not now: a whole better-sqlite3
+    // transaction runs in microtasks, so a write started here would run before the requests
+    // already read off other sockets get a turn, and every batch would hold one message.
+    if (this.scheduled || this.active >= this.maxConcurrent || this.waiting.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.startBatches();
+    });
+  }
+
+  private startBatches(): void {
     while (this.active < this.maxConcurrent && this.waiting.length > 0) {
       const batch: Waiting[] = [];
       let count = 0;
