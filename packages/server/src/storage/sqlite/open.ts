@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
 import type { Database } from '../schema.js';
 import type { Capabilities } from '../types.js';
+import { BackgroundCheckpointer, SAFETY_NET_PAGES } from './checkpointer.js';
 import { sqliteMigrations } from './migrations/index.js';
 
 export const sqliteCapabilities: Capabilities = Object.freeze({
@@ -50,6 +51,10 @@ export function openSqlite(file: string) {
   raw.pragma('synchronous = NORMAL');
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
+  // Checkpoints run on a worker thread (checkpointer.ts); this connection only as a safety net.
+  raw.pragma(`wal_autocheckpoint = ${SAFETY_NET_PAGES}`);
+  raw.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
+  const checkpointer = new BackgroundCheckpointer(file);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
   return {
     db,
@@ -58,6 +63,9 @@ export function openSqlite(file: string) {
     ping: async () => {
       await sql`SELECT 1`.execute(db);
     },
-    close: () => db.destroy(),
+    close: async () => {
+      await checkpointer.stop();
+      await db.destroy();
+    },
   };
 }

@@ -1,0 +1,89 @@
+/**
+ * WAL checkpoints off the request thread.
+ *
+ * better-sqlite3 is synchronous: with SQLite's default auto-checkpoint (every 1,000 pages) the
+ * commit that crosses the threshold copies the WAL into the database file and fsyncs it on the
+ * event loop, and every request waits. Here the service's own connection checkpoints only as a
+ * safety net (every SAFETY_NET_PAGES), and a worker thread with a connection of its own runs
+ * PASSIVE checkpoints (which never block writers) as soon as the WAL holds a few pages. The worker
+ * starts only once the WAL file has grown, so short-lived instances (tests, tools) never pay for it.
+ * Durability is unchanged: commits are durable in the WAL as before (synchronous = NORMAL).
+ */
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+/** Pages after which the service's own connection checkpoints if the worker fell behind. */
+export const SAFETY_NET_PAGES = 8192;
+/** WAL size (bytes) past which the background checkpointer is started. */
+const START_AT_BYTES = 1000 * 4096;
+const WATCH_INTERVAL_MS = 1000;
+const CHECKPOINT_INTERVAL_MS = 50;
+
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file);
+db.pragma('busy_timeout = 0');
+const timer = setInterval(() => {
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+  } catch (error) {
+    // SQLITE_BUSY and the like: the next tick tries again.
+  }
+}, workerData.intervalMs);
+parentPort.on('message', () => {
+  clearInterval(timer);
+  db.close();
+  parentPort.close();
+});
+`;
+
+export class BackgroundCheckpointer {
+  private worker: Worker | undefined;
+  private readonly watch: NodeJS.Timeout;
+  private stopped = false;
+
+  constructor(private readonly file: string) {
+    this.watch = setInterval(() => this.check(), WATCH_INTERVAL_MS);
+    this.watch.unref();
+  }
+
+  /** True once the worker runs (tests and metrics). */
+  get running(): boolean {
+    return this.worker !== undefined;
+  }
+
+  /** Starts the worker if the WAL has grown past the threshold. */
+  check(): void {
+    if (this.stopped || this.worker) return;
+    let size = 0;
+    try {
+      size = fs.statSync(`${this.file}-wal`).size;
+    } catch {
+      return;
+    }
+    if (size >= START_AT_BYTES) this.start();
+  }
+
+  private start(): void {
+    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, file: this.file, intervalMs: CHECKPOINT_INTERVAL_MS } });
+    worker.unref();
+    // A failed worker only means checkpoints fall back to the service's own connection.
+    worker.on('error', () => undefined);
+    this.worker = worker;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.watch);
+    const worker = this.worker;
+    this.worker = undefined;
+    if (!worker) return;
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    worker.postMessage('stop');
+    await Promise.race([exited, new Promise<void>((resolve) => setTimeout(resolve, 2000).unref())]);
+    await worker.terminate();
+  }
+}
