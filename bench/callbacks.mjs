@@ -8,21 +8,30 @@
  *      undici POSTs of the same bodies to the same receiver (target ratio ≥ 0.5).
  *  (c) isolation: (a) again while a second app's receiver never answers (target p99 < 200 ms).
  *
- * Runs the built server in this process on a fresh SQLite directory (DATABASE_URL=postgres://...
- * to use PostgreSQL). Knobs: BENCH_RATE, BENCH_SECONDS, BENCH_DRAIN, BENCH_ONLY=a,b,c.
+ * (a) and (c) run the built server (packages/server/dist/main.js) as a child process, so the load
+ * generator and receivers here do not share its event loop; (b) runs it in this process, since it
+ * queues the records through Parley's internals. A fresh SQLite directory each time
+ * (DATABASE_URL=postgres://... to use PostgreSQL). Knobs: BENCH_RATE, BENCH_SECONDS, BENCH_DRAIN,
+ * BENCH_WARMUP_SECONDS (5: sends at the same rate before (a) and (c), not measured),
+ * BENCH_ONLY=a,b,c, BENCH_PROFILE=dir (CPU profile of the child in (a) and (c)).
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { buildApp } from '../packages/server/dist/app.js';
 import { configFrom } from '../packages/server/dist/config/index.js';
 import { fmt, summarise } from './lib/load.mjs';
 
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RATE = Number(process.env.BENCH_RATE ?? 2000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
+const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 const DRAIN = Number(process.env.BENCH_DRAIN ?? 100_000);
 const ONLY = new Set((process.env.BENCH_ONLY ?? 'a,b,c').split(','));
 
@@ -48,42 +57,121 @@ async function startReceiver(mode = 'ok') {
     origin: `http://127.0.0.1:${server.address().port}`,
     latencies,
     count: () => count,
+    reset: () => {
+      latencies.length = 0;
+      count = 0;
+    },
     close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }),
   };
 }
 
+const BASE_ENV = {
+  PARLEY_ADMIN_USERNAME: 'bench',
+  PARLEY_ADMIN_PASSWORD: 'bench-password',
+  PARLEY_ALLOW_PRIVATE_CALLBACKS: 'true',
+  PARLEY_IM_RATE_LIMIT: '1000000',
+  PARLEY_SEED_DEMO: 'false',
+};
+
+/**
+ * Parley in this process: (b) needs its internals to queue 100,000 records directly. The
+ * receiver shares this process in (b), and in the raw undici reference as well.
+ */
 async function startParley(env = {}) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-cb-'));
   const config = configFrom({
     DATA_DIR: dataDir,
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
-    PARLEY_ADMIN_USERNAME: 'bench',
-    PARLEY_ADMIN_PASSWORD: 'bench-password',
-    PARLEY_ALLOW_PRIVATE_CALLBACKS: 'true',
-    PARLEY_IM_RATE_LIMIT: '1000000',
-    PARLEY_SEED_DEMO: 'false',
+    ...BASE_ENV,
     ...env,
   });
   const app = await buildApp(config);
   await app.listen({ port: 0, host: '127.0.0.1' });
-  return { app, origin: `http://127.0.0.1:${app.server.address().port}`, close: async () => { await app.close(); fs.rmSync(dataDir, { recursive: true, force: true }); } };
+  const call = async (method, url, token, payload) => {
+    const res = await app.inject({ method, url, payload, headers: token ? { authorization: `Bearer ${token}` } : {} });
+    if (res.statusCode !== 200) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
+    return res.json();
+  };
+  return { app, call, origin: `http://127.0.0.1:${app.server.address().port}`, close: async () => { await app.close(); fs.rmSync(dataDir, { recursive: true, force: true }); } };
 }
 
-async function inject(app, method, url, token, payload) {
-  const res = await app.inject({ method, url, payload, headers: token ? { authorization: `Bearer ${token}` } : {} });
-  if (res.statusCode !== 200) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
-  return res.json();
+/**
+ * Parley as a child process from the build, as it runs in production: the load generator and the
+ * receivers in this process do not share its event loop (a customer's app and server do not
+ * either). BENCH_PROFILE=dir writes its CPU profile there.
+ */
+async function startParleyChild() {
+  const main = path.join(ROOT, 'packages/server/dist/main.js');
+  if (!fs.existsSync(main)) throw new Error('packages/server/dist/main.js is missing: run npm run build');
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-cb-'));
+  const port = await freePort();
+  const child = spawn(process.execPath, [...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []), main], {
+    env: {
+      ...process.env,
+      ...BASE_ENV,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      DATABASE_URL: process.env.DATABASE_URL ?? '',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const origin = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`Parley exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${origin}/readyz`)).ok) break;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > deadline) throw new Error('Parley did not become ready');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const call = async (method, url, token, payload) => {
+    const res = await fetch(`${origin}${url}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: payload === undefined ? undefined : JSON.stringify(payload),
+    });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`${method} ${url}: ${res.status} ${text}`);
+    return JSON.parse(text);
+  };
+  return {
+    call,
+    origin,
+    close: async () => {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 /** Creates an IM app with users and one `chat` rule to `url`; returns its REST base and token. */
-async function imAppWithRule(app, name, url) {
-  const root = (await inject(app, 'POST', '/api/login', undefined, { username: 'bench', password: 'bench-password' })).entity.access_token;
-  const created = (await inject(app, 'POST', '/management/apps', root, { org_name: 'bench', app_name: name })).data;
+async function imAppWithRule(parley, name, url) {
+  const inject = (method, u, token, payload) => parley.call(method, u, token, payload);
+  const root = (await inject('POST', '/api/login', undefined, { username: 'bench', password: 'bench-password' })).entity.access_token;
+  const created = (await inject('POST', '/management/apps', root, { org_name: 'bench', app_name: name })).data;
   const base = `/bench/${name}`;
-  const token = (await inject(app, 'POST', `${base}/token`, undefined, { grant_type: 'client_credentials', client_id: created.client_id, client_secret: created.client_secret })).access_token;
-  await inject(app, 'POST', `${base}/users`, token, [{ username: 'alice', password: 'pw-123456' }, { username: 'bob', password: 'pw-123456' }]);
-  await inject(app, 'PUT', `${base}/callbacks/service`, token, { enabled: true, store_failed: false });
-  await inject(app, 'POST', `${base}/callbacks/rules`, token, { name: 'main', url, event_types: ['chat'] });
+  const token = (await inject('POST', `${base}/token`, undefined, { grant_type: 'client_credentials', client_id: created.client_id, client_secret: created.client_secret })).access_token;
+  await inject('POST', `${base}/users`, token, [{ username: 'alice', password: 'pw-123456' }, { username: 'bob', password: 'pw-123456' }]);
+  await inject('PUT', `${base}/callbacks/service`, token, { enabled: true, store_failed: false });
+  await inject('POST', `${base}/callbacks/rules`, token, { name: 'main', url, event_types: ['chat'] });
   return { base, token, appId: created.application, appkey: `bench#${name}` };
 }
 
@@ -131,12 +219,19 @@ function report(title, lat, extra) {
 async function endToEnd(withHungApp) {
   const receiver = await startReceiver('ok');
   const hung = withHungApp ? await startReceiver('hang') : undefined;
-  const parley = await startParley();
+  const parley = await startParleyChild();
   try {
-    const healthy = await imAppWithRule(parley.app, 'healthy', receiver.url);
+    const healthy = await imAppWithRule(parley, 'healthy', receiver.url);
+    // Warm-up, not measured: a cold process (JIT, connection pools, the WAL checkpointer) needs a
+    // few seconds to reach its steady pace; the measurement starts once all of it was delivered.
+    if (WARMUP > 0) {
+      const warm = await steadySend(parley.origin, healthy, RATE, WARMUP);
+      await waitCount(receiver.count, warm.sent - warm.failed, 60_000);
+      receiver.reset();
+    }
     const sends = [steadySend(parley.origin, healthy, RATE, SECONDS)];
     if (hung) {
-      const stuck = await imAppWithRule(parley.app, 'stuck', hung.url);
+      const stuck = await imAppWithRule(parley, 'stuck', hung.url);
       sends.push(steadySend(parley.origin, stuck, Math.max(1, Math.floor(RATE / 10)), SECONDS));
     }
     const [result] = await Promise.all(sends);
@@ -158,7 +253,7 @@ async function drain() {
   const receiver = await startReceiver('count');
   const parley = await startParley({ PARLEY_WORKERS: 'false' });
   try {
-    const target = await imAppWithRule(parley.app, 'drain', receiver.url);
+    const target = await imAppWithRule(parley, 'drain', receiver.url);
     const { callbacks, storage, jobs } = parley.app.parley;
     const t0 = performance.now();
     for (let i = 0; i < DRAIN; i += 1000) {
