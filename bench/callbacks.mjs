@@ -39,11 +39,14 @@ const ONLY = new Set((process.env.BENCH_ONLY ?? 'a,b,c').split(','));
 async function startReceiver(mode = 'ok') {
   const latencies = [];
   let count = 0;
+  let first;
   const server = http.createServer((req, res) => {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
       count++;
+      // The first request as Parley sent it, replayed by the raw undici reference in (b).
+      if (!first) first = { headers: Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))), body: Buffer.concat(chunks).toString() };
       if (mode === 'hang') return;
       if (mode === 'ok') latencies.push(Date.now() - JSON.parse(Buffer.concat(chunks).toString()).timestamp);
       res.writeHead(200, { 'content-type': 'text/plain' });
@@ -57,6 +60,7 @@ async function startReceiver(mode = 'ok') {
     origin: `http://127.0.0.1:${server.address().port}`,
     latencies,
     count: () => count,
+    first: () => first,
     reset: () => {
       latencies.length = 0;
       count = 0;
@@ -273,15 +277,16 @@ async function drain() {
     const seconds = (performance.now() - started) / 1000;
     const parleyRate = receiver.count() / seconds;
 
-    // Reference: the same bodies POSTed with undici straight to the same receiver, same concurrency.
+    // Reference: what Parley sent (body and headers of its first callback, replayed) POSTed with
+    // undici straight to the same receiver, at the same concurrency.
     const concurrency = parley.app.parley.config.callbacks.ruleConcurrency;
     const pool = new Pool(receiver.origin, { connections: concurrency, pipelining: 1 });
-    const body = JSON.stringify({ callId: 'x', eventType: 'chat', timestamp: Date.now(), payload: { bodies: [{ type: 'txt', msg: 'benchmark message' }], ext: {} } });
+    const { body, headers } = receiver.first();
     let next = 0;
     const rawStart = performance.now();
     await Promise.all(Array.from({ length: concurrency }, async () => {
       while (next++ < DRAIN) {
-        const res = await pool.request({ path: '/cb', method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        const res = await pool.request({ path: '/cb', method: 'POST', headers, body });
         await res.body.text();
       }
     }));

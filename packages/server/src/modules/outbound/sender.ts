@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { Agent, errors as undiciErrors, request } from 'undici';
 import { AppError } from '../../kernel/errors.js';
 import { checkUrlShape, isInternalAddress } from './address-guard.js';
+import { Deadlines } from './deadlines.js';
 import type { OutboundRequest, OutboundResult, OutboundSender } from './ports.js';
 
 export interface UndiciSenderOptions {
@@ -49,6 +50,7 @@ export function parseRetryAfter(value: string | string[] | undefined, nowMs: num
 
 export class UndiciOutboundSender implements OutboundSender {
   private readonly agent: Agent;
+  private readonly deadlines = new Deadlines();
 
   constructor(private readonly options: UndiciSenderOptions) {
     this.agent = new Agent({
@@ -85,6 +87,7 @@ export class UndiciOutboundSender implements OutboundSender {
     if (!this.options.allowPrivate && isIpLiteralInternal(shape.url.hostname)) {
       return { body: '', bodyTruncated: false, error: { kind: 'blocked_address', message: `${shape.url.hostname} is an internal address` }, latencyMs: 0 };
     }
+    const deadline = this.deadlines.start(req.timeoutMs);
     try {
       const res = await request(shape.url, {
         method: 'POST',
@@ -93,17 +96,20 @@ export class UndiciOutboundSender implements OutboundSender {
         dispatcher: this.agent,
         headersTimeout: req.timeoutMs,
         bodyTimeout: req.timeoutMs,
-        signal: AbortSignal.timeout(req.timeoutMs),
+        signal: deadline.signal,
       });
       const { text, truncated } = await readCapped(res.body, req.maxResponseBytes);
       const retryAfterMs = parseRetryAfter(res.headers['retry-after'], Date.now());
       return { status: res.statusCode, body: text, bodyTruncated: truncated, latencyMs: elapsed(), ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
     } catch (error) {
       return { body: '', bodyTruncated: false, error: classify(error), latencyMs: elapsed() };
+    } finally {
+      deadline.clear();
     }
   }
 
   async close(): Promise<void> {
+    this.deadlines.close();
     await this.agent.close();
   }
 }

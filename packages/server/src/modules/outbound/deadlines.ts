@@ -1,0 +1,103 @@
+/**
+ * Per-request deadlines with ONE timer for all requests in flight.
+ *
+ * `AbortSignal.timeout()` costs a timer, a weak reference and a finalizer per request: at
+ * thousands of callbacks a second that is a visible share of the CPU. Requests of one sender
+ * nearly always share a timeout, so their deadlines arrive in the order they were set: a FIFO per
+ * timeout length, and a single timer armed for the earliest deadline of all. A request that
+ * finishes first is only marked done; the timer skips it when its turn comes.
+ */
+interface Entry {
+  deadline: number;
+  controller: AbortController;
+  done: boolean;
+}
+
+/** Entries in deadline order from `head` on; finished ones are dropped from the front. */
+interface Fifo {
+  items: Entry[];
+  head: number;
+}
+
+function dropFinished(queue: Fifo): void {
+  while (queue.head < queue.items.length && (queue.items[queue.head] as Entry).done) queue.head++;
+  // Compact now and then rather than shifting on every removal.
+  if (queue.head > 1024 && queue.head * 2 > queue.items.length) {
+    queue.items = queue.items.slice(queue.head);
+    queue.head = 0;
+  }
+}
+
+export interface Deadline {
+  readonly signal: AbortSignal;
+  /** The request finished: its deadline no longer applies. */
+  clear(): void;
+}
+
+export class Deadlines {
+  /** One FIFO per timeout length: deadlines within each are in increasing order. */
+  private readonly queues = new Map<number, Fifo>();
+  private timer: NodeJS.Timeout | undefined;
+  private armedFor = Infinity;
+
+  constructor(private readonly now: () => number = () => performance.now()) {}
+
+  /** A signal that aborts with a TimeoutError `timeoutMs` from now unless cleared first. */
+  start(timeoutMs: number): Deadline {
+    const entry: Entry = { deadline: this.now() + timeoutMs, controller: new AbortController(), done: false };
+    let queue = this.queues.get(timeoutMs);
+    if (!queue) this.queues.set(timeoutMs, (queue = { items: [], head: 0 }));
+    queue.items.push(entry);
+    if (entry.deadline < this.armedFor) this.arm(entry.deadline);
+    const fifo = queue;
+    return {
+      signal: entry.controller.signal,
+      clear: () => {
+        entry.done = true;
+        dropFinished(fifo);
+      },
+    };
+  }
+
+  /** Requests whose deadline is still pending (tests). */
+  get pending(): number {
+    let n = 0;
+    for (const queue of this.queues.values()) for (let i = queue.head; i < queue.items.length; i++) if (!(queue.items[i] as Entry).done) n++;
+    return n;
+  }
+
+  /** Aborts every request past its deadline and re-arms the timer for the next one. */
+  fire(): void {
+    const now = this.now();
+    let next = Infinity;
+    for (const [timeoutMs, queue] of this.queues) {
+      for (; queue.head < queue.items.length; queue.head++) {
+        const entry = queue.items[queue.head] as Entry;
+        if (entry.done) continue;
+        if (entry.deadline > now) break;
+        entry.done = true;
+        entry.controller.abort(new DOMException(`the request took longer than ${timeoutMs} ms`, 'TimeoutError'));
+      }
+      dropFinished(queue);
+      if (queue.head >= queue.items.length) this.queues.delete(timeoutMs);
+      else next = Math.min(next, (queue.items[queue.head] as Entry).deadline);
+    }
+    this.timer = undefined;
+    this.armedFor = Infinity;
+    if (next < Infinity) this.arm(next);
+  }
+
+  private arm(deadline: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.armedFor = deadline;
+    this.timer = setTimeout(() => this.fire(), Math.max(0, Math.ceil(deadline - this.now())));
+    this.timer.unref();
+  }
+
+  close(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.armedFor = Infinity;
+    this.queues.clear();
+  }
+}
