@@ -126,8 +126,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     ...(coordination.kind === 'redis' ? { pubsub: coordination.pubsub } : {}),
   });
   const outbound = deps.outbound ?? new UndiciOutboundSender({ allowPrivate: config.allowPrivateCallbacks });
+  const secrets = secretBox(loadOrCreateSecretKey(config.secretKey, config.dataDir));
   const callbacks = createCallbacks({
     db: storage.db,
+    secrets,
     config: config.callbacks,
     clock,
     jobs,
@@ -165,7 +167,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     accounts,
     jobs,
     outbound,
-    secrets: secretBox(loadOrCreateSecretKey(config.secretKey, config.dataDir)),
+    secrets,
     dataDir: config.dataDir,
     publicUrl: config.publicUrl,
     metrics,

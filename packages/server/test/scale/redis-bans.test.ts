@@ -18,6 +18,7 @@ import {
 import { CallbackEvents } from '../../src/modules/callbacks/events.js';
 import type { CallbackRule } from '../../src/modules/callbacks/ports.js';
 import { RedisBanStore } from '../../src/modules/callbacks/redis-bans.js';
+import { secretBox } from '../../src/kernel/secret-box.js';
 import { kyselyCallbacksRepository } from '../../src/storage/repositories/callbacks.js';
 import { FakeClock } from '../helpers/clock.js';
 import { createTestStorage } from '../helpers/engines.js';
@@ -51,7 +52,7 @@ describe('RedisBanStore', () => {
     const clock = new FakeClock(T0);
     const t = await createTestStorage('sqlite', clock);
     cleanup = t.cleanup;
-    const repo = kyselyCallbacksRepository(t.storage.db);
+    const repo = kyselyCallbacksRepository(t.storage.db, secretBox(randomBytes(32)));
     makeStore = (events) =>
       new RedisBanStore({
         redis,

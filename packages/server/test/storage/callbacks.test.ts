@@ -3,6 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { initialBanState, observe } from '../../src/modules/callbacks/ban.js';
 import type { CallbacksRepository, NewRule } from '../../src/modules/callbacks/ports.js';
 import type { UnsignedRecord } from '../../src/modules/callbacks/record.js';
+import { randomBytes } from 'node:crypto';
+import { secretBox } from '../../src/kernel/secret-box.js';
 import { kyselyCallbacksRepository } from '../../src/storage/repositories/callbacks.js';
 import type { Storage } from '../../src/storage/index.js';
 import { FakeClock } from '../helpers/clock.js';
@@ -37,12 +39,30 @@ describe.each(ENGINES)('callbacks repository on %s', (engine) => {
   let cleanup: () => Promise<void>;
   let repo: CallbacksRepository;
   const clock = new FakeClock();
+  const box = secretBox(randomBytes(32));
 
   beforeEach(async () => {
     ({ storage, cleanup } = await createTestStorage(engine, clock));
-    repo = kyselyCallbacksRepository(storage.db);
+    repo = kyselyCallbacksRepository(storage.db, box);
   });
   afterEach(async () => cleanup());
+
+  it('stores rule secrets sealed, and still reads one stored in plain text before sealing', async () => {
+    const created = await repo.createRule(rule('app1', 'sealed'), 1);
+    if (!created.ok) throw new Error('rule not created');
+    const raw = await storage.db.selectFrom('callback_rules').select('secret').where('id', '=', created.rule.id).executeTakeFirstOrThrow();
+    expect(raw.secret).not.toContain('s3cret');
+    expect(box.open(raw.secret)).toBe('s3cret');
+    expect((await repo.getRuleById(created.rule.id))?.secret).toBe('s3cret');
+
+    await repo.updateRule('app1', 'sealed', { secret: 'n3w-secret' }, 2);
+    const updated = await storage.db.selectFrom('callback_rules').select('secret').where('id', '=', created.rule.id).executeTakeFirstOrThrow();
+    expect(updated.secret).not.toContain('n3w-secret');
+    expect((await repo.getRuleById(created.rule.id))?.secret).toBe('n3w-secret');
+
+    await storage.db.updateTable('callback_rules').set({ secret: 'legacy-plain' }).where('id', '=', created.rule.id).execute();
+    expect((await repo.getRuleById(created.rule.id))?.secret).toBe('legacy-plain');
+  });
 
   it('settings default to disabled and are upserted per app', async () => {
     expect(await repo.getSettings('app1')).toEqual({ appId: 'app1', enabled: false, storeFailed: false });

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { CallbacksConfig } from '../../config/index.js';
 import type { Clock } from '../../kernel/clock.js';
+import type { SecretBox } from '../../kernel/secret-box.js';
 import { kyselyCallbacksRepository } from '../../storage/repositories/callbacks.js';
 import type { Database } from '../../storage/schema.js';
 import type { Singletons } from '../coordination/ports.js';
@@ -53,13 +54,15 @@ export function createCallbacks(deps: {
   outbound: OutboundSender;
   metrics: Registry;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+  /** Seals rule secrets at rest. */
+  secrets: SecretBox;
   /** Runs the periodic retention sweep on one instance; without it there is no periodic sweep (workers off). */
   singletons?: Singletons;
   /** Ban state shared by all instances; without it ban state lives in this process. */
   redis?: { client: Redis; prefix: string };
 }): CallbacksModule {
   const { db, config, clock, jobs, outbound, logger } = deps;
-  const repo = kyselyCallbacksRepository(db);
+  const repo = kyselyCallbacksRepository(db, deps.secrets);
   const events = new CallbackEvents();
   observeCallbacks(events, deps.metrics, logger);
   const recent = new RecentAttempts(clock);

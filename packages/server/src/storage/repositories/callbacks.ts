@@ -1,4 +1,5 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
+import type { SecretBox } from '../../kernel/secret-box.js';
 import { MAX_CALLBACK_RULES } from '@parley/protocol';
 import { parseBanState, type BanState } from '../../modules/callbacks/ban.js';
 import type { CallbackRule, CallbacksRepository, CallbackSettings, RuleFilters, StoredRecord } from '../../modules/callbacks/ports.js';
@@ -7,7 +8,20 @@ import type { CallbackRulesTable, CallbackStoredTable } from '../../modules/call
 import { isUniqueViolation } from '../errors.js';
 import type { Database } from '../schema.js';
 
-const toRule = (row: Selectable<CallbackRulesTable>): CallbackRule => ({
+/**
+ * Rule secrets are stored sealed (AES-256-GCM with the instance key, as REST Client Secrets are).
+ * A value that does not open is one stored before sealing was introduced: it is used as it is.
+ */
+function openSecret(box: SecretBox, stored: string): string {
+  if (!stored.startsWith('v1.')) return stored;
+  try {
+    return box.open(stored);
+  } catch {
+    return stored;
+  }
+}
+
+const ruleOf = (box: SecretBox) => (row: Selectable<CallbackRulesTable>): CallbackRule => ({
   id: row.id,
   appId: row.app_id,
   name: row.name,
@@ -17,7 +31,7 @@ const toRule = (row: Selectable<CallbackRulesTable>): CallbackRule => ({
   chatTypes: JSON.parse(row.chat_types) as RuleFilters['chatTypes'],
   messageTypes: JSON.parse(row.message_types) as RuleFilters['messageTypes'],
   sources: JSON.parse(row.sources) as RuleFilters['sources'],
-  secret: row.secret,
+  secret: openSecret(box, row.secret),
   ban: parseBanState(JSON.parse(row.ban_state)),
   createdAt: row.created_at,
   updatedAt: row.updated_at,
@@ -41,7 +55,8 @@ const banColumns = (state: BanState) => ({
   ban_state: JSON.stringify(state),
 });
 
-export function kyselyCallbacksRepository(db: Kysely<Database>): CallbacksRepository {
+export function kyselyCallbacksRepository(db: Kysely<Database>, secrets: SecretBox): CallbacksRepository {
+  const toRule = ruleOf(secrets);
   async function getSettings(appId: string, conn: Kysely<Database> = db): Promise<CallbackSettings> {
     const row = await conn.selectFrom('callback_settings').selectAll().where('app_id', '=', appId).executeTakeFirst();
     return { appId, enabled: row?.enabled === 1, storeFailed: row?.store_failed === 1 };
@@ -102,7 +117,7 @@ export function kyselyCallbacksRepository(db: Kysely<Database>): CallbacksReposi
               chat_types: JSON.stringify(input.chatTypes),
               message_types: JSON.stringify(input.messageTypes),
               sources: JSON.stringify(input.sources),
-              secret: input.secret,
+              secret: secrets.seal(input.secret),
               banned_until: null,
               created_at: now,
               updated_at: now,
@@ -120,7 +135,7 @@ export function kyselyCallbacksRepository(db: Kysely<Database>): CallbacksReposi
       const set: Updateable<CallbackRulesTable> = { updated_at: now };
       if (patch.url !== undefined) set.url = patch.url;
       if (patch.enabled !== undefined) set.enabled = patch.enabled ? 1 : 0;
-      if (patch.secret !== undefined) set.secret = patch.secret;
+      if (patch.secret !== undefined) set.secret = secrets.seal(patch.secret);
       if (patch.eventTypes) set.event_types = JSON.stringify(patch.eventTypes);
       if (patch.chatTypes) set.chat_types = JSON.stringify(patch.chatTypes);
       if (patch.messageTypes) set.message_types = JSON.stringify(patch.messageTypes);
