@@ -22,7 +22,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import { fmt, runClosedLoop, startBareServer, summarise } from './lib/load.mjs';
+import { cpuSeconds, fmt, runClosedLoop, startBareServer, summarise } from './lib/load.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -142,6 +142,7 @@ async function benchParley() {
     const warmupTimer = setTimeout(() => {
       measuring = true;
     }, WARMUP_SECONDS * 1000);
+    const cpuBefore = cpuSeconds(child.pid);
     const result = await runClosedLoop({
       origin,
       connections: CONNECTIONS,
@@ -158,7 +159,9 @@ async function benchParley() {
     // Give the fan-out a moment to deliver what was accepted at the end.
     await new Promise((r) => setTimeout(r, 1000));
     ws.close();
-    return { ...result, received, receipt: summarise(latencies) };
+    const cpuAfter = cpuSeconds(child.pid);
+    const cpuPerMessageUs = cpuBefore === undefined || cpuAfter === undefined || received === 0 ? undefined : ((cpuAfter - cpuBefore) / received) * 1e6;
+    return { ...result, received, cpuPerMessageUs, receipt: summarise(latencies) };
   } finally {
     await stopChild(child);
     fs.rmSync(dataDir, { recursive: true, force: true });
@@ -172,5 +175,6 @@ console.log(`bare node http (bench/lib, in the load process): ${fmt(bare.rate, 0
 const parley = await benchParley();
 console.log(`parley REST sends (child process, ${process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'SQLite'}): ${fmt(parley.rate, 0)} messages/s, HTTP p50 ${fmt(parley.latency.p50)} ms, p99 ${fmt(parley.latency.p99)} ms (${parley.errors} errors, ${parley.unexpected} non-200); ${parley.received} received on the socket`);
 console.log(`ratio to bare: ${fmt(parley.rate / bare.rate, 2)} (target >= 0.4)`);
+if (parley.cpuPerMessageUs !== undefined) console.log(`Parley CPU per message (warm-up and measured phase, accept + fan-out + socket): ${fmt(parley.cpuPerMessageUs, 0)} µs`);
 console.log(`send -> socket receipt: p50 ${fmt(parley.receipt.p50)} ms, p99 ${fmt(parley.receipt.p99)} ms over ${parley.receipt.count} messages (target p99 < 50 ms)`);
 console.log(`load average after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);

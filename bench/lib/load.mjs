@@ -5,6 +5,7 @@
  * reports throughput and latency percentiles; startBareServer is the reference a result is
  * compared with: a plain node:http server that reads the body and answers 200.
  */
+import fs from 'node:fs';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
@@ -84,3 +85,19 @@ export async function startBareServer() {
 }
 
 export const fmt = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : String(n));
+
+/**
+ * CPU time (user + system, seconds) a process has used so far, from /proc (Linux), or undefined.
+ * Throughput ratios move with whatever else the machine runs; CPU per request barely does.
+ */
+export function cpuSeconds(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may contain spaces) start after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return ticks / 100;
+  } catch {
+    return undefined;
+  }
+}
