@@ -37,6 +37,24 @@ function parseFrame(data: RawData): ImClientFrame {
   return frame as ImClientFrame;
 }
 
+const corked = new WeakSet<WebSocket>();
+
+/**
+ * Frames sent to one socket in the same turn (a group commit delivers many messages at once) leave
+ * in one write instead of one system call each: the TCP socket is corked until the pending
+ * callbacks of this turn have run.
+ */
+function corkUntilTick(socket: WebSocket): void {
+  const tcp = (socket as WebSocket & { _socket?: { cork(): void; uncork(): void } })._socket;
+  if (!tcp || corked.has(socket)) return;
+  corked.add(socket);
+  tcp.cork();
+  process.nextTick(() => {
+    corked.delete(socket);
+    tcp.uncork();
+  });
+}
+
 export async function imSocketRoutes(app: FastifyInstance, { im, heartbeatMs }: { im: ImModule; heartbeatMs: number }): Promise<void> {
   app.get(
     '/ws',
@@ -59,7 +77,9 @@ export async function imSocketRoutes(app: FastifyInstance, { im, heartbeatMs }: 
       const connection: ImConnection = {
         id: uuid(),
         send: (frame: ImServerFrame) => {
-          if (socket.readyState === OPEN) socket.send(JSON.stringify(frame));
+          if (socket.readyState !== OPEN) return;
+          corkUntilTick(socket);
+          socket.send(JSON.stringify(frame));
         },
         close: (code, reason) => socket.close(code, reason),
       };
