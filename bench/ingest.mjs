@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sendMessageAuthorization, signSendMessage } from '@parley/protocol';
-import { fmt, runClosedLoop } from './lib/load.mjs';
+import { cpuSeconds, fmt, runClosedLoop } from './lib/load.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -156,7 +156,11 @@ async function main() {
   try {
     // The bare server accepts any path and ignores the signature; the same requests go to both.
     console.log(`${SECONDS}s per target at ${CONNECTIONS} connections, after ${WARMUP}s of warm-up each...`);
+    const cpuBefore = cpuSeconds(parley.child.pid);
     const parleyResult = await load(parley.base, parley.association, SECONDS, WARMUP);
+    const cpuAfter = cpuSeconds(parley.child.pid);
+    // Warm-up and measured requests both count: the load loop issues about rate × (warm-up + measured) of them.
+    if (cpuBefore !== undefined && cpuAfter !== undefined) parleyResult.cpuPerRequestUs = Math.round(((cpuAfter - cpuBefore) / (parleyResult.rate * (SECONDS + WARMUP))) * 1e6);
     const bareResult = await load(bare.base, parley.association, SECONDS, WARMUP);
     const result = {
       date: new Date().toISOString(),
@@ -174,6 +178,7 @@ async function main() {
       console.log(`${name.padEnd(8)} ${String(r.rate).padEnd(8)} ${String(r.p50Ms).padEnd(8)} ${String(r.p99Ms).padEnd(8)} ${String(r.requests).padEnd(8)} ${r.errors}`);
     }
     console.log(`ratio parley/bare: ${result.ratio} (target >= 0.5); Parley p99 ${parleyResult.p99Ms} ms (target < 20 ms)`);
+    if (parleyResult.cpuPerRequestUs !== undefined) console.log(`Parley CPU per request: about ${parleyResult.cpuPerRequestUs} µs`);
     console.log(JSON.stringify(result));
     if (process.env.BENCH_OUT) fs.writeFileSync(process.env.BENCH_OUT, `${JSON.stringify(result, null, 2)}\n`);
   } finally {
