@@ -324,10 +324,12 @@ describe('console workspace and administration in Chromium', { timeout: 180_000 
     const bubble = conversation.locator('.from-agent').filter({ hasText: 'Are you still there?' });
     await bubble.locator('[data-delivery-status="pending"]').waitFor();
     await server.t.app.parley.jobs.idle();
+    // The first attempt failed: the agent sees why while the retries go on.
+    await bubble.getByText('Retrying; the last attempt failed: HTTP 503').waitFor();
     // The whole retry schedule (10 attempts over about a day) on the server's fake clock.
     for (let i = 0; i < 10; i++) await advance(15 * HOUR);
     await bubble.locator('[data-delivery-status="failed"]').waitFor();
-    expect(await bubble.textContent()).toContain('did not accept it');
+    expect(await bubble.textContent()).toContain('did not accept it after every retry (last error: HTTP 503');
     await screenshot(agentPage, '14-reply-failed');
 
     pushes.respond({ status: 200 });

@@ -227,6 +227,10 @@ export const VisitorView = Type.Object({
 });
 export type VisitorView = Static<typeof VisitorView>;
 
+/** An agent reply's push, as shown on the message: `lastError` says why the last attempt failed. */
+export const MessageDelivery = Type.Object({ id: Type.String(), status: DeliveryStatus, lastError: NullableString });
+export type MessageDelivery = Static<typeof MessageDelivery>;
+
 export const MessageView = Type.Object({
   msg_id: Type.String(),
   direction: Type.Union([Type.Literal('customer'), Type.Literal('agent')]),
@@ -236,7 +240,7 @@ export const MessageView = Type.Object({
   timestamp: Type.Integer(),
   createdAt: Type.Integer(),
   agent: Type.Union([AgentRef, Type.Null()]),
-  delivery: Type.Union([DeliveryRef, Type.Null()]),
+  delivery: Type.Union([MessageDelivery, Type.Null()]),
 });
 export type MessageView = Static<typeof MessageView>;
 

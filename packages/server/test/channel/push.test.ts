@@ -209,7 +209,7 @@ describe.each(ENGINES)('agent-reply push on %s', (engine) => {
     expect(failed.id).toBe(sent.body.entity.delivery.id);
     expect(failed.attempts).toHaveLength(10);
     const history = await call(t.app, agent.token, 'GET', `/api/tenants/${tenant.tenantId}/conversations/${conv.id}/messages`);
-    expect(history.body.entities.at(-1).delivery).toEqual({ id: failed.id, status: 'failed' });
+    expect(history.body.entities.at(-1).delivery).toEqual({ id: failed.id, status: 'failed', lastError: expect.stringContaining('HTTP 500') });
 
     receiver.respond({ status: 200 });
     const again = await call(t.app, tenant.adminToken, 'POST', `/api/tenants/${tenant.tenantId}/rest/channels/${assoc.channelId}/deliveries/${failed.id}/redeliver`);
@@ -219,6 +219,8 @@ describe.each(ENGINES)('agent-reply push on %s', (engine) => {
     expect(receiver.requests[10]!.headers['webhook-id']).toBe(failed.id);
     const [done] = await deliveries(assoc, 'succeeded');
     expect(done.attempts).toHaveLength(11);
+    const after = await call(t.app, agent.token, 'GET', `/api/tenants/${tenant.tenantId}/conversations/${conv.id}/messages`);
+    expect(after.body.entities.at(-1).delivery).toEqual({ id: failed.id, status: 'succeeded', lastError: null });
     const unknown = await call(t.app, tenant.adminToken, 'POST', `/api/tenants/${tenant.tenantId}/rest/channels/${assoc.channelId}/deliveries/dlv_nope/redeliver`);
     expect(unknown.status).toBe(404);
   });

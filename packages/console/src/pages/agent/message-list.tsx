@@ -101,9 +101,14 @@ export function MessageList({ messages, onRetry }: { messages: MessageView[]; on
                 {DELIVERY_TEXT[m.delivery.status]}
               </span>
             )}
+            {m.delivery?.status === 'pending' && m.delivery.lastError && (
+              <span className="muted">Retrying; the last attempt failed: {m.delivery.lastError}</span>
+            )}
             {m.delivery?.status === 'failed' && (
               <>
-                <span className="error-text">The customer's server did not accept it after every retry.</span>
+                <span className="error-text">
+                  The customer's server did not accept it after every retry{m.delivery.lastError ? ` (last error: ${m.delivery.lastError})` : ''}.
+                </span>
                 {onRetry && (
                   <button type="button" className="small" onClick={() => onRetry(m.bodies)}>
                     Send again

@@ -18,7 +18,7 @@ const LIST_LIMIT = 200;
 
 const agentRef = (a: AgentInfo | undefined) => (a ? { id: a.id, username: a.username, nickname: a.nickname, avatar: a.avatar } : null);
 
-export function messageView(m: StoredMessage & { delivery: { id: string; status: 'pending' | 'succeeded' | 'failed' } | null }, agent: AgentInfo | undefined, customerId: string): MessageView {
+export function messageView(m: StoredMessage & { delivery: { id: string; status: 'pending' | 'succeeded' | 'failed'; lastError: string | null } | null }, agent: AgentInfo | undefined, customerId: string): MessageView {
   return {
     msg_id: m.msgId,
     direction: m.direction,

@@ -132,7 +132,7 @@ export interface ConversationDetails {
   conversation: Conversation;
   visitor: { customerId: string; profile: VisitorProfile; tags: string[] };
   agent: AgentInfo | undefined;
-  lastMessage: (StoredMessage & { delivery: { id: string; status: DeliveryStatus } | null }) | undefined;
+  lastMessage: (StoredMessage & { delivery: { id: string; status: DeliveryStatus; lastError: string | null } | null }) | undefined;
 }
 
 export interface ConversationsRepository {
@@ -157,7 +157,7 @@ export interface ConversationsRepository {
   leastLoadedAgent(queueId: number): Promise<number | undefined>;
   /** The head of a queue's waiting line. */
   nextWaiting(queueId: number): Promise<number | undefined>;
-  history(conversationId: number): Promise<Array<StoredMessage & { delivery: { id: string; status: DeliveryStatus } | null }>>;
+  history(conversationId: number): Promise<Array<StoredMessage & { delivery: { id: string; status: DeliveryStatus; lastError: string | null } | null }>>;
   visitorOf(conversationId: number): Promise<{ customerId: string; profile: VisitorProfile; tags: string[] } | undefined>;
   /**
    * Stores an agent reply and its delivery in one transaction; `inTransaction` runs inside it

@@ -46,14 +46,14 @@ const toMessage = (row: Selectable<ChannelMessagesTable>): StoredMessage => ({
   createdAt: row.created_at,
 });
 
-type Delivered = StoredMessage & { delivery: { id: string; status: DeliveryStatus } | null };
+type Delivered = StoredMessage & { delivery: { id: string; status: DeliveryStatus; lastError: string | null } | null };
 
 async function withDeliveries(db: Kysely<Database>, rows: Selectable<ChannelMessagesTable>[]): Promise<Delivered[]> {
   const agentIds = rows.filter((r) => r.direction === 'agent').map((r) => r.id);
   const deliveries = agentIds.length
-    ? await db.selectFrom('deliveries').select(['id', 'status', 'message_id']).where('message_id', 'in', agentIds).execute()
+    ? await db.selectFrom('deliveries').select(['id', 'status', 'message_id', 'last_error']).where('message_id', 'in', agentIds).execute()
     : [];
-  const byMessage = new Map(deliveries.map((d) => [d.message_id, { id: d.id, status: d.status }]));
+  const byMessage = new Map(deliveries.map((d) => [d.message_id, { id: d.id, status: d.status, lastError: d.last_error }]));
   return rows.map((row) => ({ ...toMessage(row), delivery: byMessage.get(row.id) ?? null }));
 }
 
