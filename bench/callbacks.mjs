@@ -272,9 +272,11 @@ async function drain() {
     }
     console.log(`(b) drain: ${DRAIN} records queued in ${fmt((performance.now() - t0) / 1000)} s`);
     const started = performance.now();
+    const cpuStart = process.cpuUsage();
     jobs.start();
     await waitCount(receiver.count, DRAIN, 600_000);
     const seconds = (performance.now() - started) / 1000;
+    const parleyCpu = process.cpuUsage(cpuStart);
     const parleyRate = receiver.count() / seconds;
 
     // Reference: what Parley sent (body and headers of its first callback, replayed) POSTed with
@@ -284,6 +286,7 @@ async function drain() {
     const { body, headers } = receiver.first();
     let next = 0;
     const rawStart = performance.now();
+    const rawCpuStart = process.cpuUsage();
     await Promise.all(Array.from({ length: concurrency }, async () => {
       while (next++ < DRAIN) {
         const res = await pool.request({ path: '/cb', method: 'POST', headers, body });
@@ -291,8 +294,12 @@ async function drain() {
       }
     }));
     const rawRate = DRAIN / ((performance.now() - rawStart) / 1000);
+    const rawCpu = process.cpuUsage(rawCpuStart);
+    const perRecord = (cpu) => (cpu.user + cpu.system) / DRAIN;
     await pool.close();
     console.log(`(b) drain: Parley ${fmt(parleyRate, 0)}/s, raw undici ${fmt(rawRate, 0)}/s, ratio ${fmt(parleyRate / rawRate, 2)} (target ≥ 0.5)`);
+    // This process's CPU (all threads) per record, the receiver included on both sides: steadier than rates.
+    console.log(`(b) drain: CPU per record (receiver included): Parley ${fmt(perRecord(parleyCpu), 0)} µs, raw undici ${fmt(perRecord(rawCpu), 0)} µs`);
     return { parleyRate, rawRate };
   } finally {
     await parley.close();

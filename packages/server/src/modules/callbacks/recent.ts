@@ -37,17 +37,20 @@ export class RecentAttempts {
     let ring = this.rings.get(appId);
     if (!ring) this.rings.set(appId, (ring = []));
     ring.push(attempt);
-    if (ring.length > this.limit) ring.splice(0, ring.length - this.limit);
+    // Trimmed in steps (the ring holds at most twice the limit), not by one on every attempt.
+    if (ring.length >= 2 * this.limit) ring.splice(0, ring.length - this.limit);
 
     let perMinute = this.minutes.get(appId);
     if (!perMinute) this.minutes.set(appId, (perMinute = new Map()));
     const minute = Math.floor(attempt.at / MINUTE) * MINUTE;
-    const counts = perMinute.get(minute) ?? { success: 0, overlong: 0, failure: 0 };
+    let counts = perMinute.get(minute);
+    if (!counts) {
+      perMinute.set(minute, (counts = { success: 0, overlong: 0, failure: 0 }));
+      // A new minute: forget minutes older than the window, so memory stays bounded per app.
+      const oldest = minute - (RECENT_MINUTES - 1) * MINUTE;
+      for (const key of perMinute.keys()) if (key < oldest) perMinute.delete(key);
+    }
     counts[attempt.result]++;
-    perMinute.set(minute, counts);
-    // Forget minutes older than the window, so memory stays bounded per app.
-    const oldest = minute - (RECENT_MINUTES - 1) * MINUTE;
-    for (const key of perMinute.keys()) if (key < oldest) perMinute.delete(key);
   }
 
   /** Newest first, at most `limit`; per-minute counts for the last RECENT_MINUTES minutes, oldest first, gaps as zeros. */
@@ -60,6 +63,6 @@ export class RecentAttempts {
       const start = current - (RECENT_MINUTES - 1 - i) * MINUTE;
       return { minute: start, ...(perMinute?.get(start) ?? { success: 0, overlong: 0, failure: 0 }) };
     });
-    return { now, attempts: ring.slice(-limit).reverse(), minutes };
+    return { now, attempts: ring.slice(-Math.min(limit, this.limit)).reverse(), minutes };
   }
 }

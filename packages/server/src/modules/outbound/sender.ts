@@ -82,7 +82,7 @@ export class UndiciOutboundSender implements OutboundSender {
   async post(req: OutboundRequest): Promise<OutboundResult> {
     const started = performance.now();
     const elapsed = () => Math.round((performance.now() - started) * 100) / 100;
-    const shape = checkUrlShape(req.url);
+    const shape = this.shapeOf(req.url);
     if ('reason' in shape) return { body: '', bodyTruncated: false, error: { kind: 'invalid_url', message: shape.reason }, latencyMs: 0 };
     if (!this.options.allowPrivate && isIpLiteralInternal(shape.url.hostname)) {
       return { body: '', bodyTruncated: false, error: { kind: 'blocked_address', message: `${shape.url.hostname} is an internal address` }, latencyMs: 0 };
@@ -98,7 +98,10 @@ export class UndiciOutboundSender implements OutboundSender {
         bodyTimeout: req.timeoutMs,
         signal: deadline.signal,
       });
-      const { text, truncated } = await readCapped(res.body, req.maxResponseBytes);
+      const length = Number(res.headers['content-length']);
+      // A declared length within the cap is read whole; otherwise chunk by chunk up to the cap.
+      const { text, truncated } =
+        Number.isInteger(length) && length <= req.maxResponseBytes ? { text: await res.body.text(), truncated: false } : await readCapped(res.body, req.maxResponseBytes);
       const retryAfterMs = parseRetryAfter(res.headers['retry-after'], Date.now());
       return { status: res.statusCode, body: text, bodyTruncated: truncated, latencyMs: elapsed(), ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
     } catch (error) {
@@ -106,6 +109,19 @@ export class UndiciOutboundSender implements OutboundSender {
     } finally {
       deadline.clear();
     }
+  }
+
+  /** Receivers' URLs repeat (one per rule or association): parse each once. */
+  private readonly shapes = new Map<string, ReturnType<typeof checkUrlShape>>();
+
+  private shapeOf(raw: string): ReturnType<typeof checkUrlShape> {
+    let shape = this.shapes.get(raw);
+    if (!shape) {
+      shape = checkUrlShape(raw);
+      if (this.shapes.size >= 1000) this.shapes.clear();
+      this.shapes.set(raw, shape);
+    }
+    return shape;
   }
 
   async close(): Promise<void> {
