@@ -18,7 +18,6 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -26,7 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { buildApp } from '../packages/server/dist/app.js';
 import { configFrom } from '../packages/server/dist/config/index.js';
-import { fmt, summarise } from './lib/load.mjs';
+import { fmt, freePort, summarise } from './lib/load.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RATE = Number(process.env.BENCH_RATE ?? 2000);
@@ -153,17 +152,6 @@ async function startParleyChild() {
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Creates an IM app with users and one `chat` rule to `url`; returns its REST base and token. */

@@ -15,26 +15,17 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sendMessageAuthorization, signSendMessage } from '@parley/protocol';
-import { cpuSeconds, fmt, runClosedLoop } from './lib/load.mjs';
+import { cpuSeconds, fmt, freePort, runClosedLoop } from './lib/load.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const CUSTOMERS = Number(process.env.BENCH_CUSTOMERS ?? 1000);
-
-async function freePort() {
-  const s = net.createServer();
-  await new Promise((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address();
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 async function waitReady(url, child) {
   const deadline = Date.now() + 30_000;

@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 
@@ -100,4 +101,16 @@ export function cpuSeconds(pid) {
   } catch {
     return undefined;
   }
+}
+
+/** A TCP port free on loopback right now (for a child process to listen on). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
 }
