@@ -249,14 +249,14 @@ async function drain() {
     const { callbacks, storage, jobs } = parley.app.parley;
     const t0 = performance.now();
     for (let i = 0; i < DRAIN; i += 1000) {
-      await storage.db.transaction().execute(async (trx) => {
-        for (let j = i; j < Math.min(DRAIN, i + 1000); j++) {
-          await callbacks.hook.onMessage(trx, {
-            appId: target.appId, appkey: target.appkey, msgId: String(1e15 + j), from: 'alice', to: 'bob', chatType: 'chat',
-            timestamp: Date.now(), payload: { bodies: [{ type: 'txt', msg: 'benchmark message' }], ext: {} }, source: 'rest', offlineReceivers: [],
-          });
-        }
-      });
+      const events = [];
+      for (let j = i; j < Math.min(DRAIN, i + 1000); j++) {
+        events.push({
+          appId: target.appId, appkey: target.appkey, msgId: String(1e15 + j), from: 'alice', to: 'bob', chatType: 'chat',
+          timestamp: Date.now(), payload: { bodies: [{ type: 'txt', msg: 'benchmark message' }], ext: {} }, source: 'rest', offlineReceivers: [],
+        });
+      }
+      await storage.db.transaction().execute((trx) => callbacks.hook.onMessages(trx, events));
     }
     console.log(`(b) drain: ${DRAIN} records queued in ${fmt((performance.now() - t0) / 1000)} s`);
     const started = performance.now();

@@ -41,7 +41,7 @@ describe.each(ENGINES)('callback delivery engine on %s', (engine) => {
 
   /** What the IM fan-out does: call the hook in its transaction, then wake the queues. */
   async function send(event: MessageEvent): Promise<void> {
-    const { notify } = await t.app.parley.storage.db.transaction().execute((trx) => cb().hook.onMessage(trx, event));
+    const { notify } = await t.app.parley.storage.db.transaction().execute((trx) => cb().hook.onMessages(trx, [event]));
     for (const q of notify) t.app.parley.jobs.notify(q);
   }
 
@@ -98,6 +98,20 @@ describe.each(ENGINES)('callback delivery engine on %s', (engine) => {
       expect(body.payload.bodies[0]?.type).toBe('txt');
     }
     expect(await metric('parley_callback_records_total')).toContain('parley_callback_records_total{result="succeeded"} 6');
+  });
+
+  it('turns a fan-out batch of messages into its callback jobs at once, in message order, waking the rule queue once', async () => {
+    await setup(false);
+    const batch = [message(), message(), message({ appId: 'app-other' }), message()];
+    const { notify } = await t.app.parley.storage.db.transaction().execute((trx) => cb().hook.onMessages(trx, batch));
+    expect(notify).toHaveLength(1);
+    expect(notify[0]).toMatch(/^callbacks\.rule\.\d+$/);
+    const jobs = await t.app.parley.storage.db.selectFrom('jobs').select('payload').where('queue', '=', notify[0]!).orderBy('id').execute();
+    // The other app has no rule: its message makes no job.
+    expect(jobs.map((j) => (JSON.parse(j.payload) as { record: { msg_id: string } }).record.msg_id)).toEqual([batch[0], batch[1], batch[3]].map((m) => m!.msgId));
+    for (const q of notify) t.app.parley.jobs.notify(q);
+    await settle();
+    expect(receiver.bodies<CallbackRecord>().map((b) => b.msg_id).sort()).toEqual([batch[0], batch[1], batch[3]].map((m) => m!.msgId).sort());
   });
 
   it('applies each rule filter', async () => {

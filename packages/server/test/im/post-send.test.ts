@@ -21,8 +21,8 @@ describe.each(ENGINES)('IM post-send hook and fan-out idempotency on %s', (engin
 
   beforeAll(async () => {
     const hook: PostSendHook = {
-      async onMessage(db, event) {
-        events.push(event);
+      async onMessages(db, batch) {
+        events.push(...batch);
         inTransaction.push(db.isTransaction);
         // Work written here commits with the fan-out.
         await sql`SELECT 1`.execute(db);

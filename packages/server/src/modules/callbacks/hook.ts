@@ -1,12 +1,12 @@
 /**
- * The callbacks side of the IM post-send seam: inside the fan-out transaction, turn one accepted
- * message into one durable delivery job per (record, matching rule). Nothing is sent here.
+ * The callbacks side of the IM post-send seam: inside the fan-out transaction, turn the accepted
+ * messages into one durable delivery job per (record, matching rule). Nothing is sent here.
  */
 import type { Kysely } from 'kysely';
 import { uuid } from '../../kernel/ids.js';
 import type { Database } from '../../storage/schema.js';
 import type { MessageEvent, PostSendHook } from '../im/post-send.js';
-import type { JobQueue } from '../jobs/ports.js';
+import type { JobQueue, NewJob } from '../jobs/ports.js';
 import { ruleQueue, type CallbackDelivery, type DeliverPayload } from './delivery.js';
 import type { RuleDirectory } from './directory.js';
 import { routeRecords } from './record.js';
@@ -18,18 +18,22 @@ export class CallbacksPostSendHook implements PostSendHook {
     private readonly delivery: CallbackDelivery,
   ) {}
 
-  async onMessage(db: Kysely<Database>, event: MessageEvent): Promise<{ notify: string[] }> {
-    // Reads go through `db`: on SQLite the fan-out transaction holds the only connection.
-    const { settings, rules } = await this.directory.app(event.appId, db);
-    if (!settings.enabled || rules.length === 0) return { notify: [] };
-    const routed = routeRecords(event, rules, uuid);
-    if (routed.length === 0) return { notify: [] };
-    await this.jobs.enqueue(
-      db,
-      routed.map(({ rule, record }) => ({ queue: ruleQueue(rule.id), payload: { ruleId: rule.id, record } satisfies DeliverPayload })),
-    );
-    const queues = [...new Set(routed.map(({ rule }) => rule.id))];
-    for (const id of queues) this.delivery.ensureWorker(id);
-    return { notify: queues.map(ruleQueue) };
+  async onMessages(db: Kysely<Database>, events: readonly MessageEvent[]): Promise<{ notify: string[] }> {
+    const jobs: NewJob[] = [];
+    const ruleIds = new Set<number>();
+    for (const event of events) {
+      // Reads go through `db`: on SQLite the fan-out transaction holds the only connection.
+      const { settings, rules } = await this.directory.app(event.appId, db);
+      if (!settings.enabled || rules.length === 0) continue;
+      for (const { rule, record } of routeRecords(event, rules, uuid)) {
+        jobs.push({ queue: ruleQueue(rule.id), payload: { ruleId: rule.id, record } satisfies DeliverPayload });
+        ruleIds.add(rule.id);
+      }
+    }
+    if (jobs.length === 0) return { notify: [] };
+    // One statement for the whole fan-out batch, in its order (so callbacks keep message order).
+    await this.jobs.enqueue(db, jobs);
+    for (const id of ruleIds) this.delivery.ensureWorker(id);
+    return { notify: [...ruleIds].map(ruleQueue) };
   }
 }

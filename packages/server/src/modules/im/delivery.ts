@@ -26,7 +26,7 @@ import type { Database } from '../../storage/schema.js';
 import type { Job, JobQueue, JobResult } from '../jobs/ports.js';
 import type { FanoutPayload } from './commit.js';
 import { refKey, type ImGroupsRepository, type ImMessagesRepository, type StoredMessage } from './ports.js';
-import type { PostSendHook } from './post-send.js';
+import type { MessageEvent, PostSendHook } from './post-send.js';
 import type { Presence } from './presence.js';
 
 const DRAIN_BATCH = 100;
@@ -159,24 +159,21 @@ export class ImDelivery {
               mine.flatMap((p) => p.offline.map((username) => ({ appId: p.message.appId, msgId: p.message.msgId, username }))),
               now,
             );
-            const notify = new Set<string>();
-            for (const { message, appkey, offline } of mine) {
-              const result = await this.postSend().onMessage(trx, {
-                appId: message.appId,
-                appkey,
-                msgId: message.msgId,
-                from: message.from,
-                to: message.to,
-                chatType: message.chatType,
-                ...(message.chatType === 'chat' ? {} : { groupId: message.to }),
-                timestamp: message.timestamp,
-                payload: message.payload,
-                source: message.source,
-                offlineReceivers: offline,
-              });
-              for (const queue of result.notify) notify.add(queue);
-            }
-            return { plans: mine, notify };
+            const events: MessageEvent[] = mine.map(({ message, appkey, offline }) => ({
+              appId: message.appId,
+              appkey,
+              msgId: message.msgId,
+              from: message.from,
+              to: message.to,
+              chatType: message.chatType,
+              ...(message.chatType === 'chat' ? {} : { groupId: message.to }),
+              timestamp: message.timestamp,
+              payload: message.payload,
+              source: message.source,
+              offlineReceivers: offline,
+            }));
+            const result = events.length > 0 ? await this.postSend().onMessages(trx, events) : { notify: [] };
+            return { plans: mine, notify: new Set(result.notify) };
           });
     for (const ref of refs) this.live.delete(refKey(ref));
 

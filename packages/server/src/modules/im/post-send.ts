@@ -1,8 +1,8 @@
 /**
  * The seam between the IM core and what happens after a message (post-send callbacks).
  *
- * The IM core calls `onMessage` once per accepted message, inside the transaction of its
- * fan-out job, after it has decided which receivers were offline. Implementations write their
+ * The IM core calls `onMessages` once per fan-out job with the messages it accepted (one or many),
+ * inside the job's transaction, after it has decided which receivers were offline. Implementations write their
  * own durable work (e.g. callback jobs) with `db` so it commits with the fan-out, and return the
  * job queues to wake once it has committed. Blocked (moderated) messages never reach it.
  */
@@ -40,8 +40,8 @@ export interface MessageEvent {
 }
 
 export interface PostSendHook {
-  onMessage(db: Kysely<Database>, event: MessageEvent): Promise<{ notify: string[] }>;
+  onMessages(db: Kysely<Database>, events: readonly MessageEvent[]): Promise<{ notify: string[] }>;
 }
 
 /** Used when no post-send feature is installed. */
-export const noPostSend: PostSendHook = { onMessage: async () => ({ notify: [] }) };
+export const noPostSend: PostSendHook = { onMessages: async () => ({ notify: [] }) };

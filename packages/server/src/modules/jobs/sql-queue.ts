@@ -32,6 +32,8 @@ export interface SqlJobQueueOptions {
 }
 
 const WAKE_TOPIC = 'jobs:wake';
+/** Rows per INSERT: 8 parameters each, far below SQLite's and PostgreSQL's limits. */
+const ENQUEUE_CHUNK = 500;
 
 interface Registration {
   queue: string;
@@ -62,21 +64,24 @@ export class SqlJobQueue implements JobQueue {
     const list = Array.isArray(jobs) ? jobs : [jobs];
     if (list.length === 0) return;
     const now = this.opts.clock.now();
-    await db
-      .insertInto('jobs')
-      .values(
-        list.map((job) => ({
-          queue: job.queue,
-          ordering_key: job.orderingKey ?? null,
-          payload: JSON.stringify(job.payload),
-          run_at: job.runAt ?? now,
-          locked_until: null,
-          locked_by: null,
-          last_error: null,
-          created_at: now,
-        })),
-      )
-      .execute();
+    // In chunks: a fan-out batch can hold thousands of jobs, past the engines' parameter limits.
+    for (let i = 0; i < list.length; i += ENQUEUE_CHUNK) {
+      await db
+        .insertInto('jobs')
+        .values(
+          list.slice(i, i + ENQUEUE_CHUNK).map((job) => ({
+            queue: job.queue,
+            ordering_key: job.orderingKey ?? null,
+            payload: JSON.stringify(job.payload),
+            run_at: job.runAt ?? now,
+            locked_until: null,
+            locked_by: null,
+            last_error: null,
+            created_at: now,
+          })),
+        )
+        .execute();
+    }
   }
 
   notify(queue: string): void {
