@@ -43,6 +43,7 @@ interface Registration {
   /** A claim is in flight: its jobs may be leased in the database but not yet counted as running. */
   claiming: boolean;
   wakeRequested: boolean;
+  wakeScheduled: boolean;
   loop?: Promise<void>;
   timer?: NodeJS.Timeout;
   wake?: () => void;
@@ -91,9 +92,21 @@ export class SqlJobQueue implements JobQueue {
 
   private wakeLocal(queue: string): void {
     const reg = this.registrations.get(queue);
-    if (!reg) return;
+    if (reg) this.wakeSoon(reg);
+  }
+
+  /**
+   * Wakes the loop on the next turn of the event loop rather than now: the wake-ups of one turn
+   * (several commits notifying, a burst of jobs finishing) then lead to one claim, not one each.
+   */
+  private wakeSoon(reg: Registration): void {
     reg.wakeRequested = true;
-    reg.wake?.();
+    if (reg.wakeScheduled) return;
+    reg.wakeScheduled = true;
+    setImmediate(() => {
+      reg.wakeScheduled = false;
+      reg.wake?.();
+    });
   }
 
   /** Wakes every queue, e.g. after a test moved the clock. */
@@ -114,6 +127,7 @@ export class SqlJobQueue implements JobQueue {
       running: 0,
       claiming: false,
       wakeRequested: true,
+      wakeScheduled: false,
     };
     this.registrations.set(queue, reg);
     if (this.started && !this.stopped) reg.loop = this.runLoop(reg);
@@ -255,10 +269,7 @@ export class SqlJobQueue implements JobQueue {
       // Refill in batches, not one claim per finished job: wake the loop once half a batch of
       // capacity is free (or nothing runs). New jobs wake it at once through notify().
       const free = reg.options.concurrency - reg.running;
-      if (reg.running === 0 || free >= Math.max(1, Math.floor(reg.options.batchSize / 2))) {
-        reg.wakeRequested = true;
-        reg.wake?.();
-      }
+      if (reg.running === 0 || free >= Math.max(1, Math.floor(reg.options.batchSize / 2))) this.wakeSoon(reg);
     });
     this.inFlight.add(task);
   }
