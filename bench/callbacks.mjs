@@ -214,6 +214,8 @@ async function endToEnd(withHungApp) {
   const parley = await startParleyChild();
   try {
     const healthy = await imAppWithRule(parley, 'healthy', receiver.url);
+    // Both apps are set up before anything is measured (creating users hashes their passwords).
+    const stuck = hung ? await imAppWithRule(parley, 'stuck', hung.url) : undefined;
     // Warm-up, not measured: a cold process (JIT, connection pools, the WAL checkpointer) needs a
     // few seconds to reach its steady pace; the measurement starts once all of it was delivered.
     if (WARMUP > 0) {
@@ -222,10 +224,7 @@ async function endToEnd(withHungApp) {
       receiver.reset();
     }
     const sends = [steadySend(parley.origin, healthy, RATE, SECONDS)];
-    if (hung) {
-      const stuck = await imAppWithRule(parley, 'stuck', hung.url);
-      sends.push(steadySend(parley.origin, stuck, Math.max(1, Math.floor(RATE / 10)), SECONDS));
-    }
+    if (stuck) sends.push(steadySend(parley.origin, stuck, Math.max(1, Math.floor(RATE / 10)), SECONDS));
     const [result] = await Promise.all(sends);
     const got = await waitCount(receiver.count, result.sent - result.failed, 60_000);
     const s = report(
