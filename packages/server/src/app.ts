@@ -231,8 +231,14 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     await api.register(channelMediaRoutes, { channel });
     await api.register(channelEventRoutes, { channel, accounts });
   });
-  // The send-message API: HMAC-authenticated, raw-body surface of its own (no bearer, no /api limit).
-  await app.register(channelIngestRoutes, { ingest: channel.ingest });
+  // The send-message API: HMAC-authenticated, raw-body surface of its own (no bearer, no /api
+  // limit: a per-association limit of its own).
+  await app.register(channelIngestRoutes, {
+    ingest: channel.ingest,
+    rateLimitPerSecond: config.channelRateLimitPerSecond,
+    redis,
+    rateLimitNameSpace: `${config.redisPrefix}rl-channel-`,
+  });
 
   // IM surface: /management/apps and /{org}/{app}/... with its own auth and per-app rate limit.
   await app.register(imRoutes, {

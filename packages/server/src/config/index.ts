@@ -34,6 +34,8 @@ export interface Config {
   readonly seedDemo: boolean;
   /** Requests per second per IM app on `/{org}/{app}/...` (PARLEY_IM_RATE_LIMIT). */
   readonly imRateLimitPerSecond: number;
+  /** Send-message requests per second per REST association (PARLEY_CHANNEL_RATE_LIMIT). */
+  readonly channelRateLimitPerSecond: number;
   /** Default lifetime of IM app and user tokens, seconds (PARLEY_IM_TOKEN_TTL_SECONDS). */
   readonly imTokenTtlSeconds: number;
   /** Interval of socket heartbeats; a socket that misses one is closed (PARLEY_IM_HEARTBEAT_SECONDS). */
@@ -173,6 +175,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     bodyLimitBytes: int(env, 'PARLEY_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     seedDemo: bool(env, 'PARLEY_SEED_DEMO', true),
     imRateLimitPerSecond: int(env, 'PARLEY_IM_RATE_LIMIT', 100, 1, 1_000_000),
+    channelRateLimitPerSecond: int(env, 'PARLEY_CHANNEL_RATE_LIMIT', 1000, 1, 1_000_000),
     imTokenTtlSeconds: int(env, 'PARLEY_IM_TOKEN_TTL_SECONDS', 7 * 24 * 3600, 60, 365 * 24 * 3600),
     imHeartbeatSeconds: int(env, 'PARLEY_IM_HEARTBEAT_SECONDS', 30, 1, 3600),
     workers: bool(env, 'PARLEY_WORKERS', true),

@@ -222,3 +222,28 @@ describe.each(ENGINES)('send-message API on %s', (engine) => {
     expect(history.body.entities[0]).toMatchObject({ direction: 'customer', from: 'c-profile' });
   });
 });
+
+describe.each(ENGINES)('send-message rate limit on %s', (engine) => {
+  it('answers 429 rate_limited with Retry-After past the per-association rate, and stores nothing of it', async () => {
+    const t = await createTestApp(engine, { env: { PARLEY_API_RATE_LIMIT: '100000', PARLEY_CHANNEL_RATE_LIMIT: '3' } });
+    try {
+      const root = await login(t.app, ADMIN.username, ADMIN.password);
+      const tenant = await createTenant(t.app, root, 'Limited');
+      const a = await createAssociation(t.app, tenant.adminToken, tenant.tenantId, 'http://127.0.0.1:9/hook');
+      const b = await createAssociation(t.app, tenant.adminToken, tenant.tenantId, 'http://127.0.0.1:9/hook-b');
+      const results: Array<{ status: number; body: { errorCode?: string }; headers: Record<string, unknown> }> = [];
+      for (let i = 0; i < 6; i++) results.push(await postRaw(t.app, a, customerMessage({ from: 'c-rl', msg_id: `rl-${i}` })));
+      const limited = results.filter((r) => r.status === 429);
+      expect(limited.length).toBeGreaterThan(0);
+      expect(limited[0]?.body.errorCode).toBe('rate_limited');
+      expect(Number(limited[0]?.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      const accepted = results.filter((r) => r.status === 200).length;
+      const stored = await t.app.parley.storage.db.selectFrom('channel_messages').select('msg_id').where('channel_id', '=', a.channelId).execute();
+      expect(stored).toHaveLength(accepted);
+      // Another association has its own budget.
+      expect((await postRaw(t.app, b, customerMessage({ from: 'c-rl-b' }))).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -55,7 +55,7 @@ export async function postRaw(app: FastifyInstance, assoc: TestAssociation, body
   };
   if (authorization !== null) headers.authorization = authorization;
   const res = await app.inject({ method: 'POST', url, headers, payload: body });
-  return { status: res.statusCode, body: res.body ? res.json() : undefined };
+  return { status: res.statusCode, body: res.body ? res.json() : undefined, headers: res.headers };
 }
 
 export interface CustomerMessageInput {

@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiEntity, ChannelParams, SendMessageResult } from '@parley/protocol';
+import type { Redis } from 'ioredis';
 import { Type } from 'typebox';
 import { AppError } from '../../../kernel/errors.js';
 import { IngestService } from '../../../modules/channel/ingest.js';
+import { registerRateLimit } from '../../plugins/rate-limit.js';
 
 /** Spec: the send-message body is compact JSON; 64 KiB is far above any real message. */
 export const SEND_MESSAGE_MAX_BYTES = 64 * 1024;
@@ -15,7 +17,30 @@ const headerValue = (v: string | string[] | undefined) => (Array.isArray(v) ? v[
  * what was received before anything is parsed; the spec's `application/json; utf-8` is
  * accepted like any other `application/json` variant.
  */
-export const channelIngestRoutes: FastifyPluginAsyncTypebox<{ ingest: IngestService }> = async (app, { ingest }) => {
+export interface ChannelIngestOptions {
+  ingest: IngestService;
+  /** Requests per second per association (tenant and channel in the path). */
+  rateLimitPerSecond: number;
+  /** Shared counters when several instances run. */
+  redis?: Redis | undefined;
+  rateLimitNameSpace?: string;
+}
+
+export const channelIngestRoutes: FastifyPluginAsyncTypebox<ChannelIngestOptions> = async (app, { ingest, ...options }) => {
+  // Per association, checked before the body is read: a customer's server in a loop cannot
+  // starve the others.
+  await registerRateLimit(app, {
+    max: options.rateLimitPerSecond,
+    timeWindowMs: 1000,
+    redis: options.redis,
+    nameSpace: options.rateLimitNameSpace ?? 'parley-rl-channel-',
+    // The hot path answers customers' servers, which have no use for the counters.
+    headers: false,
+    keyGenerator: (request) => {
+      const p = request.params as { tenantId?: unknown; channelId?: unknown };
+      return `${String(p.tenantId ?? '')}/${String(p.channelId ?? '')}`;
+    },
+  });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: SEND_MESSAGE_MAX_BYTES }, (_request, body, done) => done(null, body));
 
