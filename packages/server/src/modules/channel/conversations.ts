@@ -12,7 +12,7 @@ import type { ChannelEventBus } from './events.js';
 import type { Dispatcher } from './dispatcher.js';
 import type { AgentInfo, Conversation, ConversationDetails, ConversationsRepository, RoutingDirectory, StoredMessage } from './ports.js';
 import { CHANNEL_PUSH_QUEUE, pushOrderingKey, type PushJob } from './push.js';
-import { buildReplyPush } from './reply-body.js';
+import { buildReplyPush, profileWithNulls } from './reply-body.js';
 
 const LIST_LIMIT = 200;
 
@@ -44,7 +44,6 @@ export class ConversationsService {
 
   private async view(details: ConversationDetails): Promise<ConversationView> {
     const c = details.conversation;
-    const p = details.visitor.profile;
     const last = details.lastMessage;
     const lastAgent = last?.agentId ? (last.agentId === c.agentId ? details.agent : await this.directory.agent(c.tenantId, last.agentId)) : undefined;
     return {
@@ -54,13 +53,7 @@ export class ConversationsService {
       agent: agentRef(details.agent),
       visitor: {
         customer_id: c.customerId,
-        user_nickname: p.user_nickname ?? null,
-        true_name: p.true_name ?? null,
-        qq: p.qq ?? null,
-        email: p.email ?? null,
-        phone: p.phone ?? null,
-        company_name: p.company_name ?? null,
-        description: p.description ?? null,
+        ...profileWithNulls(details.visitor.profile),
         tags: details.visitor.tags,
       },
       vip: c.vip,

@@ -3,7 +3,7 @@
  * src/storage/repositories/channel*.ts and work on both engines.
  */
 import type { Kysely } from 'kysely';
-import type { ConversationState, DeliveryStatus, MessageBody } from '@parley/protocol';
+import type { ConversationState, DeliveryStatus, MessageBody, VISITOR_STRING_FIELDS } from '@parley/protocol';
 import type { Database } from '../../storage/schema.js';
 
 export interface Association {
@@ -60,7 +60,8 @@ export interface QueueInfo {
   name: string;
 }
 
-export type VisitorProfile = Partial<Record<'user_nickname' | 'true_name' | 'qq' | 'email' | 'phone' | 'company_name' | 'description', string>>;
+export type VisitorField = (typeof VISITOR_STRING_FIELDS)[number];
+export type VisitorProfile = Partial<Record<VisitorField, string>>;
 
 export interface Conversation {
   id: number;

@@ -2,8 +2,15 @@
  * The exact body of an agent-reply push (spec 2.3, contract 3.4). Visitor profile fields the
  * customer's server never sent are null, so a receiver can rely on every key being present.
  */
-import type { AgentReplyBody, AgentReplyPush } from '@parley/protocol';
-import type { AgentInfo, VisitorProfile } from './ports.js';
+import { VISITOR_STRING_FIELDS, type AgentReplyBody, type AgentReplyPush } from '@parley/protocol';
+import type { AgentInfo, VisitorField, VisitorProfile } from './ports.js';
+
+/** Every profile field, null where the customer's server never sent it. */
+export function profileWithNulls(profile: VisitorProfile): Record<VisitorField, string | null> {
+  const out = {} as Record<VisitorField, string | null>;
+  for (const field of VISITOR_STRING_FIELDS) out[field] = profile[field] ?? null;
+  return out;
+}
 
 export interface ReplyContext {
   tenantId: number;
@@ -17,19 +24,12 @@ export interface ReplyContext {
 }
 
 export function buildReplyPush(ctx: ReplyContext): AgentReplyPush {
-  const p = ctx.visitor.profile;
   return {
     bodies: ctx.bodies,
     ext: {
       msg_id: ctx.msgId,
       visitor: {
-        user_nickname: p.user_nickname ?? null,
-        true_name: p.true_name ?? null,
-        qq: p.qq ?? null,
-        email: p.email ?? null,
-        phone: p.phone ?? null,
-        company_name: p.company_name ?? null,
-        description: p.description ?? null,
+        ...profileWithNulls(ctx.visitor.profile),
         weixin: null,
         tags: ctx.visitor.tags.length ? ctx.visitor.tags : null,
         callback_user: ctx.customerId,
