@@ -17,7 +17,6 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -25,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { buildApp } from '../packages/server/dist/app.js';
 import { configFrom } from '../packages/server/dist/config/index.js';
-import { fmt, freePort, summarise } from './lib/load.mjs';
+import { fmt, freePort, startReceiver, summarise } from './lib/load.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RATE = Number(process.env.BENCH_RATE ?? 2000);
@@ -33,40 +32,6 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
 const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 const DRAIN = Number(process.env.BENCH_DRAIN ?? 100_000);
 const ONLY = new Set((process.env.BENCH_ONLY ?? 'a,b,c').split(','));
-
-/** A receiver that records receipt latency against the record's timestamp; or never answers. */
-async function startReceiver(mode = 'ok') {
-  const latencies = [];
-  let count = 0;
-  let first;
-  const server = http.createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      count++;
-      // The first request as Parley sent it, replayed by the raw undici reference in (b).
-      if (!first) first = { headers: Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))), body: Buffer.concat(chunks).toString() };
-      if (mode === 'hang') return;
-      if (mode === 'ok') latencies.push(Date.now() - JSON.parse(Buffer.concat(chunks).toString()).timestamp);
-      res.writeHead(200, { 'content-type': 'text/plain' });
-      res.end('ok');
-    });
-  });
-  server.keepAliveTimeout = 60_000;
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${server.address().port}/cb`,
-    origin: `http://127.0.0.1:${server.address().port}`,
-    latencies,
-    count: () => count,
-    first: () => first,
-    reset: () => {
-      latencies.length = 0;
-      count = 0;
-    },
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }),
-  };
-}
 
 const BASE_ENV = {
   PARLEY_ADMIN_USERNAME: 'bench',

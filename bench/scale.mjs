@@ -15,7 +15,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -23,32 +22,13 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { Pool } from 'undici';
-import { fmt } from './lib/load.mjs';
+import { fmt, startReceiver } from './lib/load.mjs';
 
 const MAIN = fileURLToPath(new URL('../packages/server/dist/main.js', import.meta.url));
 const PG_URL = process.env.PARLEY_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.PARLEY_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20_000);
 const CLK_TCK = 100;
-
-async function startReceiver() {
-  let count = 0;
-  const server = http.createServer((req, res) => {
-    req.on('data', () => undefined);
-    req.on('end', () => {
-      count++;
-      res.writeHead(200, { 'content-type': 'text/plain' });
-      res.end('ok');
-    });
-  });
-  server.keepAliveTimeout = 60_000;
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${server.address().port}/cb`,
-    count: () => count,
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }),
-  };
-}
 
 function startInstance(env) {
   const proc = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -128,7 +108,7 @@ async function run(instances) {
     PARLEY_IM_RATE_LIMIT: '1000000',
     PARLEY_SEED_DEMO: 'false',
   };
-  const receiver = await startReceiver();
+  const receiver = await startReceiver('count');
   const redis = new Redis(REDIS_URL);
   try {
     // Accept the messages with workers off: the backlog is the benchmark's input.

@@ -114,3 +114,40 @@ export function freePort() {
     });
   });
 }
+
+/**
+ * A callback receiver: `ok` answers 200 and records receipt latency against the record's
+ * `timestamp`, `count` answers 200 and only counts, `hang` never answers.
+ */
+export async function startReceiver(mode = 'ok') {
+  const latencies = [];
+  let count = 0;
+  let first;
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      count++;
+      // The first request as Parley sent it, replayed by the raw undici reference in (b).
+      if (!first) first = { headers: Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))), body: Buffer.concat(chunks).toString() };
+      if (mode === 'hang') return;
+      if (mode === 'ok') latencies.push(Date.now() - JSON.parse(Buffer.concat(chunks).toString()).timestamp);
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('ok');
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/cb`,
+    origin: `http://127.0.0.1:${server.address().port}`,
+    latencies,
+    count: () => count,
+    first: () => first,
+    reset: () => {
+      latencies.length = 0;
+      count = 0;
+    },
+    close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }),
+  };
+}
