@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState, type DependencyList } from 'react';
+import { useCallback, useEffect, useRef, useState, type DependencyList, type FormEvent } from 'react';
 
 export type Resource<T> =
   | { state: 'loading'; data: T | undefined; error: undefined }
@@ -48,4 +48,26 @@ export function useSubmit<A extends unknown[], R>(action: (...args: A) => Promis
     }
   };
   return { busy, error, run, clearError: () => setError(undefined) };
+}
+
+/**
+ * A form that creates something: on success it shows what was created, clears the form, lets the
+ * caller refresh its list and puts the focus back on the first field (give it `firstField`).
+ */
+export function useCreateForm<F, R>(empty: F, create: (form: F) => Promise<R>, afterCreate: () => void) {
+  const [form, setForm] = useState<F>(empty);
+  const [created, setCreated] = useState<R | undefined>(undefined);
+  const firstField = useRef<HTMLInputElement>(null);
+  const submit = useSubmit(create);
+  const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setCreated(undefined);
+    const result = await submit.run(form);
+    if (result === undefined) return;
+    setCreated(result);
+    setForm(empty);
+    afterCreate();
+    firstField.current?.focus();
+  };
+  return { form, setForm, created, firstField, submit, onSubmit };
 }

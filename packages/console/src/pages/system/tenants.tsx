@@ -1,10 +1,9 @@
-import { useRef, useState, type FormEvent } from 'react';
-import type { Edition, TenantView } from '@parley/protocol';
+import type { Edition } from '@parley/protocol';
 import { EmptyState, ErrorMessage, Loading, Success } from '../../components/feedback.js';
 import { SelectField, TextField } from '../../components/field.js';
 import { Page, Panel } from '../../components/page.js';
 import { useConsole } from '../../context.js';
-import { useResource, useSubmit } from '../../hooks.js';
+import { useCreateForm, useResource } from '../../hooks.js';
 import { formatTime } from '../../format.js';
 
 const EMPTY_FORM = { name: '', edition: 'flagship' as Edition, username: '', password: '', nickname: '' };
@@ -13,23 +12,12 @@ const EMPTY_FORM = { name: '', edition: 'flagship' as Edition, username: '', pas
 export function TenantsPage() {
   const { api } = useConsole();
   const tenants = useResource((signal) => api.listTenants(signal), [api]);
-  const [form, setForm] = useState(EMPTY_FORM);
-  const [created, setCreated] = useState<TenantView | undefined>(undefined);
-  const firstField = useRef<HTMLInputElement>(null);
-  const submit = useSubmit((f: typeof EMPTY_FORM) =>
-    api.createTenant({ name: f.name.trim(), edition: f.edition, admin: { username: f.username.trim(), password: f.password, nickname: f.nickname.trim() } }),
+  const { form, setForm, created, firstField, submit, onSubmit } = useCreateForm(
+    EMPTY_FORM,
+    (f: typeof EMPTY_FORM) =>
+      api.createTenant({ name: f.name.trim(), edition: f.edition, admin: { username: f.username.trim(), password: f.password, nickname: f.nickname.trim() } }),
+    () => tenants.reload(),
   );
-
-  const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    setCreated(undefined);
-    const tenant = await submit.run(form);
-    if (!tenant) return;
-    setCreated(tenant);
-    setForm(EMPTY_FORM);
-    tenants.reload();
-    firstField.current?.focus();
-  };
   const set = (key: keyof typeof EMPTY_FORM) => (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value });
 
   return (

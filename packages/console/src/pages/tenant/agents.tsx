@@ -1,11 +1,9 @@
-import { useRef, useState, type FormEvent } from 'react';
-import type { AgentView } from '@parley/protocol';
 import { EmptyState, ErrorMessage, Loading, Success } from '../../components/feedback.js';
 import { SelectField, TextField } from '../../components/field.js';
 import { Page, Panel } from '../../components/page.js';
 import { StatusBadge } from '../../components/status.js';
 import { useConsole, useTenantId } from '../../context.js';
-import { useResource, useSubmit } from '../../hooks.js';
+import { useCreateForm, useResource } from '../../hooks.js';
 
 const EMPTY_FORM = { username: '', nickname: '', password: '', role: 'agent' as 'agent' | 'admin', queueIds: [] as string[], maxSessions: '10' };
 type AgentForm = typeof EMPTY_FORM;
@@ -15,30 +13,19 @@ export function AgentsPage() {
   const { api } = useConsole();
   const tenantId = useTenantId();
   const data = useResource((signal) => Promise.all([api.listAgents(tenantId, signal), api.listSkillGroups(tenantId, signal)]), [api, tenantId]);
-  const [form, setForm] = useState<AgentForm>(EMPTY_FORM);
-  const [created, setCreated] = useState<AgentView | undefined>(undefined);
-  const firstField = useRef<HTMLInputElement>(null);
-  const submit = useSubmit((f: AgentForm) =>
-    api.createAgent(tenantId, {
-      username: f.username.trim(),
-      nickname: f.nickname.trim(),
-      password: f.password,
-      role: f.role,
-      queue_ids: f.queueIds,
-      max_sessions: Number(f.maxSessions),
-    }),
+  const { form, setForm, created, firstField, submit, onSubmit } = useCreateForm(
+    EMPTY_FORM,
+    (f: AgentForm) =>
+      api.createAgent(tenantId, {
+        username: f.username.trim(),
+        nickname: f.nickname.trim(),
+        password: f.password,
+        role: f.role,
+        queue_ids: f.queueIds,
+        max_sessions: Number(f.maxSessions),
+      }),
+    () => data.reload(),
   );
-
-  const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    setCreated(undefined);
-    const agent = await submit.run(form);
-    if (!agent) return;
-    setCreated(agent);
-    setForm(EMPTY_FORM);
-    data.reload();
-    firstField.current?.focus();
-  };
   const set = (key: 'username' | 'nickname' | 'password' | 'role' | 'maxSessions') => (e: { target: { value: string } }) =>
     setForm({ ...form, [key]: e.target.value });
   const toggleQueue = (queueId: string, checked: boolean) =>
