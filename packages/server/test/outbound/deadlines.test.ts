@@ -54,3 +54,24 @@ describe('request deadlines', () => {
     expect(deadlines.pending).toBe(0);
   });
 });
+
+describe('the deadline signal', () => {
+  it('calls its abort listeners once, not the removed ones, and none added after the abort', () => {
+    vi.useFakeTimers();
+    const deadlines = new Deadlines(() => Date.now());
+    const d = deadlines.start(100);
+    const calls: string[] = [];
+    const kept = () => calls.push('kept');
+    const removed = () => calls.push('removed');
+    d.signal.addEventListener('abort', kept);
+    d.signal.addEventListener('abort', removed);
+    d.signal.removeEventListener('abort', removed);
+    vi.advanceTimersByTime(100);
+    d.signal.addEventListener('abort', () => calls.push('late'));
+    d.signal.abort(new Error('again'));
+    expect(calls).toEqual(['kept']);
+    expect((d.signal.reason as Error).name).toBe('TimeoutError');
+    deadlines.close();
+    vi.useRealTimers();
+  });
+});

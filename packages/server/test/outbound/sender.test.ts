@@ -38,6 +38,14 @@ describe('outbound sender against a real receiver', () => {
         seen.push({ headers: req.headers, body: Buffer.concat(chunks).toString() });
         if (req.url === '/long') return res.end('x'.repeat(5000));
         if (req.url === '/slow') return void setTimeout(() => res.end('late'), 2_000);
+        if (req.url === '/drip') {
+          // Headers at once, then a byte every 50 ms for ever: no gap is long enough for a
+          // body timeout, so only the request's overall deadline can end it.
+          res.writeHead(200);
+          const timer = setInterval(() => res.write('.'), 50);
+          res.on('close', () => clearInterval(timer));
+          return;
+        }
         if (req.url === '/busy') {
           res.writeHead(503, { 'retry-after': '12' });
           return res.end('busy');
@@ -84,6 +92,15 @@ describe('outbound sender against a real receiver', () => {
     await sender.close();
     expect(result.status).toBeUndefined();
     expect(result.error?.kind).toBe('timeout');
+  });
+
+  it('ends a response that keeps dripping at the overall deadline', async () => {
+    const sender = new UndiciOutboundSender({ allowPrivate: true });
+    const started = Date.now();
+    const result = await sender.post(request(`${base}/drip`, 300));
+    await sender.close();
+    expect(result.error?.kind).toBe('timeout');
+    expect(Date.now() - started).toBeLessThan(2_000);
   });
 
   it('reports a refused connection', async () => {

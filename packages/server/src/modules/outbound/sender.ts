@@ -96,7 +96,8 @@ export class UndiciOutboundSender implements OutboundSender {
         dispatcher: this.agent,
         headersTimeout: req.timeoutMs,
         bodyTimeout: req.timeoutMs,
-        signal: deadline.signal,
+        // undici takes any EventTarget-like signal (see deadlines.ts); its types name AbortSignal.
+        signal: deadline.signal as unknown as AbortSignal,
       });
       const length = Number(res.headers['content-length']);
       // A declared length within the cap is read whole; otherwise chunk by chunk up to the cap.
