@@ -65,7 +65,8 @@ describe.each(ENGINES)('callbacks across kill -9 on %s', (engine) => {
       const second = await startParley(env);
       try {
         const delivered = () => new Set(receiver.bodies<CallbackRecord>().filter((b) => b.eventType === 'chat').map((b) => b.msg_id));
-        // Leased jobs of the killed process come back when their lease (2 × timeout + 10 s) expires.
+        // Jobs the killed process held come back at once on SQLite (its leases were in memory) and
+        // when their lease (2 × timeout + 10 s) expires on PostgreSQL.
         await waitFor(delivered, (s) => msgIds.every((id) => s.has(id)), 40_000);
         const after = receiver.bodies<CallbackRecord>();
         for (const [msgId, callId] of seenBefore) expect(after.filter((b) => b.msg_id === msgId).every((b) => b.callId === callId)).toBe(true);

@@ -116,6 +116,47 @@ describe.each(ENGINES)('durable job queue on %s', (engine) => {
     expect(runs).toHaveLength(1);
   });
 
+  it('runs a job again after its process died: at once on SQLite (leases in memory), after the lease on PostgreSQL', async () => {
+    let release!: () => void;
+    const hung = new Promise<void>((resolve) => (release = resolve));
+    let firstRuns = 0;
+    queue.work('q', async () => {
+      firstRuns++;
+      await hung;
+      return { status: 'done' };
+    }, { concurrency: 1, leaseMs: 30_000 });
+    queue.start();
+    await queue.enqueue(storage.db, { queue: 'q', payload: {} });
+    queue.notify('q');
+    for (let i = 0; i < 200 && firstRuns === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(firstRuns).toBe(1);
+    const row = await storage.db.selectFrom('jobs').selectAll().executeTakeFirstOrThrow();
+    // SQLite: one process owns the database, the lease is not written to the row.
+    expect(row.locked_by === null).toBe(storage.capabilities.engine === 'sqlite');
+
+    // The first process "dies" holding the job; the next one starts on the same database.
+    const next = new SqlJobQueue({ db: storage.db, capabilities: storage.capabilities, clock, pollIntervalMs: 20 });
+    let nextRuns = 0;
+    next.work('q', async () => {
+      nextRuns++;
+      return { status: 'done' };
+    }, { concurrency: 1 });
+    next.start();
+    try {
+      if (storage.capabilities.engine === 'postgres') {
+        await new Promise((r) => setTimeout(r, 100));
+        expect(nextRuns).toBe(0);
+        clock.advance(30_001);
+        next.notifyAll();
+      }
+      for (let i = 0; i < 200 && nextRuns === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(nextRuns).toBe(1);
+    } finally {
+      await next.stop();
+      release();
+    }
+  });
+
   it('retries a job whose handler threw, with back-off', async () => {
     let calls = 0;
     queue.work('q', async () => {

@@ -1,8 +1,12 @@
 /**
- * JobQueue on the `jobs` table of either engine. Workers claim due jobs with a lease in one
- * UPDATE ... RETURNING; on PostgreSQL the candidate rows are locked with SKIP LOCKED so several
- * instances share the work. An in-process wake-up makes a freshly enqueued job run at once;
- * a short poll covers jobs that become due later and other processes' jobs.
+ * JobQueue on the `jobs` table of either engine. On engines with several writers (PostgreSQL)
+ * workers claim due jobs with a lease in one UPDATE ... RETURNING, the candidate rows locked with
+ * SKIP LOCKED, so several instances share the work and a dead instance's jobs come back when its
+ * lease expires. On a single-writer engine (SQLite: one process owns the file) the leases live in
+ * this process's memory instead: a claim is a plain SELECT, not a rewrite of every claimed row,
+ * and a crash drops the leases with the process, so every job is claimable again on restart.
+ * An in-process wake-up makes a freshly enqueued job run at once; a short poll covers jobs that
+ * become due later and other processes' jobs.
  */
 import { EventEmitter } from 'node:events';
 import { sql, type Kysely, type Selectable } from 'kysely';
@@ -40,6 +44,8 @@ interface Registration {
   handler: JobHandler<unknown>;
   options: Required<WorkerOptions>;
   running: number;
+  /** Ids of this queue's jobs leased in memory (single-writer engines), until done or released. */
+  leased: Set<number>;
   /** A claim is in flight: its jobs may be leased in the database but not yet counted as running. */
   claiming: boolean;
   wakeRequested: boolean;
@@ -56,9 +62,12 @@ export class SqlJobQueue implements JobQueue {
   private readonly inFlight = new Set<Promise<void>>();
   private started = false;
   private stopped = false;
+  /** Leases in memory instead of in the rows: only when one process owns the database. */
+  private readonly memoryLeases: boolean;
 
   constructor(private readonly opts: SqlJobQueueOptions) {
     this.events.setMaxListeners(0);
+    this.memoryLeases = !opts.capabilities.multiWriter;
   }
 
   async enqueue(db: Kysely<Database>, jobs: NewJob | NewJob[]): Promise<void> {
@@ -125,6 +134,7 @@ export class SqlJobQueue implements JobQueue {
         batchSize: Math.max(1, options.batchSize ?? options.concurrency),
       },
       running: 0,
+      leased: new Set(),
       claiming: false,
       wakeRequested: true,
       wakeScheduled: false,
@@ -220,6 +230,22 @@ export class SqlJobQueue implements JobQueue {
   }
 
   private async claim(reg: Registration, limit: number): Promise<Job[]> {
+    const rows = this.memoryLeases ? await this.claimInMemory(reg, limit) : await this.claimInRows(reg, limit);
+    return rows
+      .map((row) => ({
+        id: Number(row.id),
+        queue: row.queue,
+        payload: JSON.parse(row.payload) as unknown,
+        attempts: Number(row.attempts),
+        orderingKey: row.ordering_key,
+        runAt: Number(row.run_at),
+        createdAt: Number(row.created_at),
+      }))
+      .sort((a, b) => a.runAt - b.runAt || a.id - b.id);
+  }
+
+  /** Leases written to the rows: other instances skip them, and they expire if this one dies. */
+  private async claimInRows(reg: Registration, limit: number): Promise<Array<Selectable<JobsTable>>> {
     const now = this.opts.clock.now();
     const leaseUntil = now + reg.options.leaseMs;
     const lock = this.opts.capabilities.skipLocked ? sql`FOR UPDATE SKIP LOCKED` : sql``;
@@ -233,17 +259,23 @@ export class SqlJobQueue implements JobQueue {
         ${lock}
       )
       RETURNING *`.execute(this.opts.db);
-    return result.rows
-      .map((row) => ({
-        id: Number(row.id),
-        queue: row.queue,
-        payload: JSON.parse(row.payload) as unknown,
-        attempts: Number(row.attempts),
-        orderingKey: row.ordering_key,
-        runAt: Number(row.run_at),
-        createdAt: Number(row.created_at),
-      }))
-      .sort((a, b) => a.runAt - b.runAt || a.id - b.id);
+    return result.rows;
+  }
+
+  /**
+   * Leases held in memory: read the due rows, skipping the ones this queue already holds (at most
+   * `leased.size` of them can come first, so that many more are read).
+   */
+  private async claimInMemory(reg: Registration, limit: number): Promise<Array<Selectable<JobsTable>>> {
+    const now = this.opts.clock.now();
+    const result = await sql<Selectable<JobsTable>>`
+      SELECT * FROM jobs j
+      WHERE j.queue = ${reg.queue} AND ${this.claimable(now)}
+      ORDER BY j.run_at, j.id
+      LIMIT ${limit + reg.leased.size}`.execute(this.opts.db);
+    const rows = result.rows.filter((row) => !reg.leased.has(Number(row.id))).slice(0, limit);
+    for (const row of rows) reg.leased.add(Number(row.id));
+    return rows;
   }
 
   private execute(reg: Registration, job: Job): void {
@@ -260,10 +292,13 @@ export class SqlJobQueue implements JobQueue {
       try {
         await this.complete(job, result);
       } catch (error) {
-        // The lease will expire and the job run again: handlers are written to be idempotent.
+        // The lease will expire (or, in memory, is released below) and the job run again:
+        // handlers are written to be idempotent.
         this.opts.logger?.error({ err: error, queue: reg.queue, jobId: job.id }, 'recording job result failed');
       }
     })().finally(() => {
+      // After the row was deleted or rescheduled (or that failed): the next claim may see it.
+      reg.leased.delete(job.id);
       reg.running--;
       this.inFlight.delete(task);
       // Refill in batches, not one claim per finished job: wake the loop once half a batch of
@@ -276,7 +311,7 @@ export class SqlJobQueue implements JobQueue {
 
   private async complete(job: Job, result: JobResult): Promise<void> {
     if (result.status === 'retry') {
-      await this.opts.db
+      let update = this.opts.db
         .updateTable('jobs')
         .set({
           run_at: result.runAt,
@@ -285,9 +320,10 @@ export class SqlJobQueue implements JobQueue {
           locked_by: null,
           last_error: result.error?.slice(0, 1000) ?? null,
         })
-        .where('id', '=', job.id)
-        .where('locked_by', '=', this.workerId)
-        .execute();
+        .where('id', '=', job.id);
+      // A lease in the row: only while it is still ours (it may have expired and moved on).
+      if (!this.memoryLeases) update = update.where('locked_by', '=', this.workerId);
+      await update.execute();
       return;
     }
     await this.deleteSoon(job.id);
@@ -316,7 +352,9 @@ export class SqlJobQueue implements JobQueue {
   private async deleteIds(ids: number[]): Promise<void> {
     for (let i = 0; i < ids.length; i += 500) {
       const chunk = ids.slice(i, i + 500);
-      await this.opts.db.deleteFrom('jobs').where('id', 'in', chunk).where('locked_by', '=', this.workerId).execute();
+      let del = this.opts.db.deleteFrom('jobs').where('id', 'in', chunk);
+      if (!this.memoryLeases) del = del.where('locked_by', '=', this.workerId);
+      await del.execute();
     }
   }
 }
