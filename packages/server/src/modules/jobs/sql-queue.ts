@@ -263,19 +263,19 @@ export class SqlJobQueue implements JobQueue {
   }
 
   /**
-   * Leases held in memory: read the due rows, skipping the ones this queue already holds (at most
-   * `leased.size` of them can come first, so that many more are read).
+   * Leases held in memory: read the due rows but the ones this queue holds already (their ids
+   * passed as one JSON array: one statement text whatever their number). SQLite only.
    */
   private async claimInMemory(reg: Registration, limit: number): Promise<Array<Selectable<JobsTable>>> {
     const now = this.opts.clock.now();
+    const held = reg.leased.size === 0 ? sql`` : sql`AND j.id NOT IN (SELECT value FROM json_each(${JSON.stringify([...reg.leased])}))`;
     const result = await sql<Selectable<JobsTable>>`
       SELECT * FROM jobs j
-      WHERE j.queue = ${reg.queue} AND ${this.claimable(now)}
+      WHERE j.queue = ${reg.queue} AND ${this.claimable(now)} ${held}
       ORDER BY j.run_at, j.id
-      LIMIT ${limit + reg.leased.size}`.execute(this.opts.db);
-    const rows = result.rows.filter((row) => !reg.leased.has(Number(row.id))).slice(0, limit);
-    for (const row of rows) reg.leased.add(Number(row.id));
-    return rows;
+      LIMIT ${limit}`.execute(this.opts.db);
+    for (const row of result.rows) reg.leased.add(Number(row.id));
+    return result.rows;
   }
 
   private execute(reg: Registration, job: Job): void {
