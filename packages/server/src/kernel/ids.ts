@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { hash, randomBytes, randomUUID } from 'node:crypto';
 
 export const uuid = (): string => randomUUID();
 
@@ -15,3 +15,6 @@ export const randomHex = (bytes: number): string => randomBytes(bytes).toString(
 const processPrefix = randomBytes(4).toString('hex');
 let seq = 0;
 export const requestId = (): string => `${processPrefix}-${(seq++).toString(36)}`;
+
+/** Lower-case hex SHA-256 of a token (stored in place of the token); one-shot, no Hash object. */
+export const sha256Hex = (value: string): string => hash('sha256', value, 'hex');

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type {
   AgentStatus,
   AgentView,
@@ -12,7 +11,7 @@ import type {
 } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
-import { randomToken } from '../../kernel/ids.js';
+import { randomToken, sha256Hex } from '../../kernel/ids.js';
 import { isUniqueViolation } from '../../storage/errors.js';
 import { dummyHash, hashPassword, verifyPassword } from './password.js';
 import type { AccountsRepository, Tenant, User } from './ports.js';
@@ -26,8 +25,6 @@ export interface Principal {
 }
 
 const DEFAULT_MAX_SESSIONS = 10;
-
-const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
 
 export const userView = (u: User): UserView => ({
   id: u.id,
@@ -77,13 +74,13 @@ export class AccountsService {
     const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyHash()));
     if (!user || !ok) throw new AppError('invalid_credentials');
     const token = randomToken(32);
-    await this.repo.saveToken(tokenHash(token), user.id, this.clock.now() + this.tokenTtlSeconds * 1000);
+    await this.repo.saveToken(sha256Hex(token), user.id, this.clock.now() + this.tokenTtlSeconds * 1000);
     return { access_token: token, expires_in: this.tokenTtlSeconds, user: userView(user) };
   }
 
   /** Resolves a bearer token; undefined when unknown or expired. */
   async authenticate(token: string): Promise<Principal | undefined> {
-    const found = await this.repo.findToken(tokenHash(token));
+    const found = await this.repo.findToken(sha256Hex(token));
     if (!found || found.expiresAt <= this.clock.now()) return undefined;
     const user = await this.repo.getUser(found.userId);
     if (!user) return undefined;

@@ -3,11 +3,11 @@
  * sha256 hashes; compares are constant-time. Two token levels: `admin` (client_credentials) and
  * `user` (password grant).
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { AppCreated, AppTokenResult, UserTokenResult } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
-import { randomHex, randomToken, uuid } from '../../kernel/ids.js';
+import { randomHex, randomToken, sha256Hex, uuid } from '../../kernel/ids.js';
 import { isUniqueViolation } from '../../storage/errors.js';
 import { dummyHash, verifyPassword } from '../accounts/password.js';
 import type { ImApp, ImAppsRepository, ImUsersRepository, TokenRecord } from './ports.js';
@@ -15,7 +15,6 @@ import { foldUsername, imUserView } from './users.js';
 
 export type ImPrincipal = { level: 'admin' } | { level: 'user'; username: string };
 
-export const sha256 = (value: string): string => createHash('sha256').update(value).digest('hex');
 
 /** Constant-time compare of two hex digests of equal length. */
 function sameHash(a: string, b: string): boolean {
@@ -56,7 +55,7 @@ export class ImAppsService {
         orgName,
         appName,
         clientId: `YXA6${randomToken(16)}`,
-        clientSecretHash: sha256(clientSecret),
+        clientSecretHash: sha256Hex(clientSecret),
         createdAt: this.clock.now(),
       });
       return { app, created: { appkey: app.appkey, application: app.id, client_id: app.clientId, client_secret: clientSecret } };
@@ -99,8 +98,8 @@ export class ImAppsService {
   }
 
   async appToken(app: ImApp, clientId: string, clientSecret: string, ttl: number | undefined): Promise<AppTokenResult> {
-    const idOk = sameHash(sha256(clientId), sha256(app.clientId));
-    const secretOk = sameHash(sha256(clientSecret), app.clientSecretHash);
+    const idOk = sameHash(sha256Hex(clientId), sha256Hex(app.clientId));
+    const secretOk = sameHash(sha256Hex(clientSecret), app.clientSecretHash);
     if (!idOk || !secretOk) throw new AppError('invalid_grant');
     const expiresIn = ttl ?? this.defaultTtlSeconds;
     const token = await this.issue(app, null, expiresIn);
@@ -118,14 +117,14 @@ export class ImAppsService {
 
   private async issue(app: ImApp, username: string | null, ttlSeconds: number): Promise<string> {
     const token = `YWMt${randomToken(32)}`;
-    await this.apps.saveToken(sha256(token), { appId: app.id, username, expiresAt: this.clock.now() + ttlSeconds * 1000 });
+    await this.apps.saveToken(sha256Hex(token), { appId: app.id, username, expiresAt: this.clock.now() + ttlSeconds * 1000 });
     return token;
   }
 
   /** Missing token: 401 unauthorized; unknown, expired or another app's: 401 auth_bad_access_token. */
   async authenticate(app: ImApp, token: string | undefined): Promise<ImPrincipal> {
     if (!token) throw new AppError('unauthorized');
-    const record = await this.findToken(sha256(token));
+    const record = await this.findToken(sha256Hex(token));
     if (!record || record.appId !== app.id || record.expiresAt <= this.clock.now()) throw new AppError('auth_bad_access_token');
     return record.username === null ? { level: 'admin' } : { level: 'user', username: record.username };
   }
