@@ -13,6 +13,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../../kernel/clock.js';
 import { randomHex } from '../../kernel/ids.js';
+import { precompiledSized } from '../../storage/precompiled.js';
 import type { Database } from '../../storage/schema.js';
 import type { Capabilities } from '../../storage/types.js';
 import type { PubSub } from '../coordination/ports.js';
@@ -39,6 +40,23 @@ const WAKE_TOPIC = 'jobs:wake';
 /** Rows per INSERT: 8 parameters each, far below SQLite's and PostgreSQL's limits. */
 const ENQUEUE_CHUNK = 500;
 
+/**
+ * Enqueue and delete run for every job: compiled once per batch size, not built per call. Per
+ * queue instance, since the SQL is the engine's own.
+ */
+function hotQueries() {
+  const jobRow = { queue: '', ordering_key: null, payload: '', run_at: 0, locked_until: null, locked_by: null, last_error: null, created_at: 0 };
+  const zeros = (n: number) => Array.from({ length: n }, () => 0);
+  return {
+    // per row: [queue, ordering_key, payload, run_at, locked_until, locked_by, last_error, created_at]
+    insert: precompiledSized((db, n) => db.insertInto('jobs').values(Array.from({ length: n }, () => jobRow))),
+    // [...ids]
+    delete: precompiledSized((db, n) => db.deleteFrom('jobs').where('id', 'in', zeros(n))),
+    // [...ids, workerId]
+    deleteOwn: precompiledSized((db, n) => db.deleteFrom('jobs').where('id', 'in', zeros(n)).where('locked_by', '=', '')),
+  };
+}
+
 interface Registration {
   queue: string;
   handler: JobHandler<unknown>;
@@ -64,6 +82,7 @@ export class SqlJobQueue implements JobQueue {
   private stopped = false;
   /** Leases in memory instead of in the rows: only when one process owns the database. */
   private readonly memoryLeases: boolean;
+  private readonly q = hotQueries();
 
   constructor(private readonly opts: SqlJobQueueOptions) {
     this.events.setMaxListeners(0);
@@ -76,21 +95,10 @@ export class SqlJobQueue implements JobQueue {
     const now = this.opts.clock.now();
     // In chunks: a fan-out batch can hold thousands of jobs, past the engines' parameter limits.
     for (let i = 0; i < list.length; i += ENQUEUE_CHUNK) {
-      await db
-        .insertInto('jobs')
-        .values(
-          list.slice(i, i + ENQUEUE_CHUNK).map((job) => ({
-            queue: job.queue,
-            ordering_key: job.orderingKey ?? null,
-            payload: JSON.stringify(job.payload),
-            run_at: job.runAt ?? now,
-            locked_until: null,
-            locked_by: null,
-            last_error: null,
-            created_at: now,
-          })),
-        )
-        .execute();
+      const chunk = list.slice(i, i + ENQUEUE_CHUNK);
+      const params: unknown[] = [];
+      for (const job of chunk) params.push(job.queue, job.orderingKey ?? null, JSON.stringify(job.payload), job.runAt ?? now, null, null, null, now);
+      await this.q.insert(db, chunk.length, params);
     }
   }
 
@@ -352,9 +360,8 @@ export class SqlJobQueue implements JobQueue {
   private async deleteIds(ids: number[]): Promise<void> {
     for (let i = 0; i < ids.length; i += 500) {
       const chunk = ids.slice(i, i + 500);
-      let del = this.opts.db.deleteFrom('jobs').where('id', 'in', chunk);
-      if (!this.memoryLeases) del = del.where('locked_by', '=', this.workerId);
-      await del.execute();
+      if (this.memoryLeases) await this.q.delete(this.opts.db, chunk.length, chunk);
+      else await this.q.deleteOwn(this.opts.db, chunk.length, [...chunk, this.workerId]);
     }
   }
 }

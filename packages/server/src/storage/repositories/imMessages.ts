@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { refKey, type ImMessagesRepository, type MessageRef, type StoredMessage } from '../../modules/im/ports.js';
 import type { ImMessagesTable } from '../../modules/im/tables.js';
+import { precompiledSized } from '../precompiled.js';
 import type { Database } from '../schema.js';
 
 const toMessage = (row: Selectable<ImMessagesTable>): StoredMessage => ({
@@ -33,32 +34,50 @@ function byApp(refs: MessageRef[]): Map<string, number[]> {
   return map;
 }
 
+/**
+ * The statements of every message's way (accept, fan-out, offline store), compiled once per
+ * batch size: building them with Kysely on each call cost more than running them.
+ */
+function hotQueries() {
+  const row = { app_id: '', msg_id: 0, sender: '', receiver: '', chat_type: 'chat' as const, source: 'rest' as const, timestamp: 0, payload: '' };
+  const offline = { app_id: '', username: '', msg_id: 0, status: 'undelivered' as const, created_at: 0, delivered_at: null };
+  const ids = (n: number) => Array.from({ length: n }, () => 0);
+  return {
+    // per row: [app_id, msg_id, sender, receiver, chat_type, source, timestamp, payload]
+    insert: precompiledSized((db, n) => db.insertInto('im_messages').values(Array.from({ length: n }, () => row))),
+    // [appId, ...msgIds, 0]
+    pending: precompiledSized((db, n) =>
+      db.selectFrom('im_messages').selectAll().where('app_id', '=', '').where('msg_id', 'in', ids(n)).where('fanout_done', '=', 0).orderBy('msg_id'),
+    ),
+    // [1, appId, ...msgIds, 0]
+    markDone: precompiledSized((db, n) =>
+      db.updateTable('im_messages').set({ fanout_done: 1 }).where('app_id', '=', '').where('msg_id', 'in', ids(n)).where('fanout_done', '=', 0).returning('msg_id'),
+    ),
+    // per row: [app_id, username, msg_id, status, created_at, delivered_at]
+    storeOffline: precompiledSized((db, n) =>
+      db
+        .insertInto('im_offline')
+        .values(Array.from({ length: n }, () => offline))
+        .onConflict((oc) => oc.columns(['app_id', 'username', 'msg_id']).doNothing()),
+    ),
+  };
+}
+
 export function kyselyImMessagesRepository(db: Kysely<Database>): ImMessagesRepository {
+  const q = hotQueries();
   return {
     async insertMessages(trx, messages) {
       for (const chunk of chunks(messages, CHUNK)) {
-        await trx
-          .insertInto('im_messages')
-          .values(
-            chunk.map((m) => ({
-              app_id: m.appId,
-              msg_id: Number(m.msgId),
-              sender: m.from,
-              receiver: m.to,
-              chat_type: m.chatType,
-              source: m.source,
-              timestamp: m.timestamp,
-              payload: JSON.stringify(m.payload),
-            })),
-          )
-          .execute();
+        const params: unknown[] = [];
+        for (const m of chunk) params.push(m.appId, Number(m.msgId), m.from, m.to, m.chatType, m.source, m.timestamp, JSON.stringify(m.payload));
+        await q.insert(trx, chunk.length, params);
       }
     },
     async pendingFanout(refs) {
       const out: StoredMessage[] = [];
       for (const [appId, ids] of byApp(refs)) {
         for (const chunk of chunks(ids, CHUNK)) {
-          const rows = await db.selectFrom('im_messages').selectAll().where('app_id', '=', appId).where('msg_id', 'in', chunk).where('fanout_done', '=', 0).orderBy('msg_id').execute();
+          const rows = (await q.pending(db, chunk.length, [appId, ...chunk, 0])) as Array<Selectable<ImMessagesTable>>;
           out.push(...rows.map(toMessage));
         }
       }
@@ -68,14 +87,7 @@ export function kyselyImMessagesRepository(db: Kysely<Database>): ImMessagesRepo
       const done = new Set<string>();
       for (const [appId, ids] of byApp(refs)) {
         for (const chunk of chunks(ids, CHUNK)) {
-          const rows = await trx
-            .updateTable('im_messages')
-            .set({ fanout_done: 1 })
-            .where('app_id', '=', appId)
-            .where('msg_id', 'in', chunk)
-            .where('fanout_done', '=', 0)
-            .returning('msg_id')
-            .execute();
+          const rows = await q.markDone(trx, chunk.length, [1, appId, ...chunk, 0]);
           for (const r of rows) done.add(refKey({ appId, msgId: String(r.msg_id) }));
         }
       }
@@ -83,11 +95,9 @@ export function kyselyImMessagesRepository(db: Kysely<Database>): ImMessagesRepo
     },
     async storeOffline(trx, rows, now) {
       for (const chunk of chunks(rows, CHUNK)) {
-        await trx
-          .insertInto('im_offline')
-          .values(chunk.map((r) => ({ app_id: r.appId, username: r.username, msg_id: Number(r.msgId), status: 'undelivered' as const, created_at: now, delivered_at: null })))
-          .onConflict((oc) => oc.columns(['app_id', 'username', 'msg_id']).doNothing())
-          .execute();
+        const params: unknown[] = [];
+        for (const r of chunk) params.push(r.appId, r.username, Number(r.msgId), 'undelivered', now, null);
+        await q.storeOffline(trx, chunk.length, params);
       }
     },
     async claimOffline(appId, username, now, limit) {
