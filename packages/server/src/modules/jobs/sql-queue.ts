@@ -57,6 +57,10 @@ function hotQueries() {
   };
 }
 
+/** What a claim reads of a job row (not the lease columns nor the last error). */
+type ClaimedRow = Pick<Selectable<JobsTable>, 'id' | 'queue' | 'payload' | 'attempts' | 'ordering_key' | 'run_at' | 'created_at'>;
+const CLAIMED_COLUMNS = sql.raw('id, queue, payload, attempts, ordering_key, run_at, created_at');
+
 interface Registration {
   queue: string;
   handler: JobHandler<unknown>;
@@ -253,11 +257,11 @@ export class SqlJobQueue implements JobQueue {
   }
 
   /** Leases written to the rows: other instances skip them, and they expire if this one dies. */
-  private async claimInRows(reg: Registration, limit: number): Promise<Array<Selectable<JobsTable>>> {
+  private async claimInRows(reg: Registration, limit: number): Promise<ClaimedRow[]> {
     const now = this.opts.clock.now();
     const leaseUntil = now + reg.options.leaseMs;
     const lock = this.opts.capabilities.skipLocked ? sql`FOR UPDATE SKIP LOCKED` : sql``;
-    const result = await sql<Selectable<JobsTable>>`
+    const result = await sql<ClaimedRow>`
       UPDATE jobs SET locked_until = ${leaseUntil}, locked_by = ${this.workerId}
       WHERE id IN (
         SELECT j.id FROM jobs j
@@ -266,7 +270,7 @@ export class SqlJobQueue implements JobQueue {
         LIMIT ${limit}
         ${lock}
       )
-      RETURNING *`.execute(this.opts.db);
+      RETURNING ${CLAIMED_COLUMNS}`.execute(this.opts.db);
     return result.rows;
   }
 
@@ -274,11 +278,11 @@ export class SqlJobQueue implements JobQueue {
    * Leases held in memory: read the due rows but the ones this queue holds already (their ids
    * passed as one JSON array: one statement text whatever their number). SQLite only.
    */
-  private async claimInMemory(reg: Registration, limit: number): Promise<Array<Selectable<JobsTable>>> {
+  private async claimInMemory(reg: Registration, limit: number): Promise<ClaimedRow[]> {
     const now = this.opts.clock.now();
     const held = reg.leased.size === 0 ? sql`` : sql`AND j.id NOT IN (SELECT value FROM json_each(${JSON.stringify([...reg.leased])}))`;
-    const result = await sql<Selectable<JobsTable>>`
-      SELECT * FROM jobs j
+    const result = await sql<ClaimedRow>`
+      SELECT ${CLAIMED_COLUMNS} FROM jobs j
       WHERE j.queue = ${reg.queue} AND ${this.claimable(now)} ${held}
       ORDER BY j.run_at, j.id
       LIMIT ${limit}`.execute(this.opts.db);
