@@ -65,6 +65,26 @@ describe.each(ENGINES)('routing, queues and conversations on %s', (engine) => {
     expect((await get(w, first.conversation_id)).state).toBe('waiting');
   });
 
+  it('moves a waiting conversation ahead when a later message carries a VIP tag, and back when the tags drop it', async () => {
+    const w = await world();
+    const waiting = async () =>
+      (await call(t.app, w.adminToken, 'GET', `/api/tenants/${w.tenantId}/conversations?state=waiting&queue_id=${w.sales}`)).body.entities.map(
+        (c: { id: number; vip: boolean }) => [c.id, c.vip],
+      );
+    const early = await sendCustomerMessage(t.app, w.assoc, { from: 'u1', ext: { queue_name: '售后' } });
+    const late = await sendCustomerMessage(t.app, w.assoc, { from: 'u2', ext: { queue_name: '售后' } });
+    expect(await waiting()).toEqual([[early.conversation_id, false], [late.conversation_id, false]]);
+    // Same conversation, now with the tenant's VIP tag: it goes to the head of the line.
+    const tagged = await sendCustomerMessage(t.app, w.assoc, { from: 'u2', ext: { visitor: { tags: ['vip'] } } });
+    expect(tagged.conversation_id).toBe(late.conversation_id);
+    expect(await waiting()).toEqual([[late.conversation_id, true], [early.conversation_id, false]]);
+    // Without tags the stored ones still apply; an explicit empty list drops the VIP mark.
+    await sendCustomerMessage(t.app, w.assoc, { from: 'u2' });
+    expect(await waiting()).toEqual([[late.conversation_id, true], [early.conversation_id, false]]);
+    await sendCustomerMessage(t.app, w.assoc, { from: 'u2', ext: { visitor: { tags: [] } } });
+    expect(await waiting()).toEqual([[early.conversation_id, false], [late.conversation_id, false]]);
+  });
+
   it('auto-assigns to the least-loaded online agent with free capacity, else the conversation waits', async () => {
     const w = await world();
     const a = await createAgent(t.app, w.adminToken, w.tenantId, { queueIds: [w.sales], maxSessions: 2, online: true });

@@ -144,12 +144,6 @@ function hotQueries() {
     seen: precompiled((db) =>
       db.selectFrom('channel_messages').select('conversation_id').where('channel_id', '=', 0).where('direction', '=', 'customer').where('msg_id', '=', ''),
     ),
-    // [channelId, customerId]
-    visitor: precompiled((db) => db.selectFrom('channel_visitors').selectAll().where('channel_id', '=', 0).where('customer_id', '=', '')),
-    // [channelId, customerId]; a literal predicate, not a parameter, matches the partial index.
-    openConversation: precompiled((db) =>
-      db.selectFrom('conversations').selectAll().where('channel_id', '=', 0).where('customer_id', '=', '').where(sql<boolean>`state <> 'closed'`),
-    ),
     // [conversation_id, channel_id, direction, msg_id, agent_id, bodies, ext, timestamp, created_at]
     insertMessage: precompiled((db) =>
       db
@@ -157,8 +151,23 @@ function hotQueries() {
         .values({ conversation_id: 0, channel_id: 0, direction: 'customer', msg_id: '', agent_id: null, bodies: '', ext: '', timestamp: 0, created_at: 0 })
         .returning('id'),
     ),
+    // [channelId, customerId]: the visitor and, when there is one, their open conversation in
+    // one read (the conversation's columns are null without one).
+    visitorWithConversation: precompiled((db) =>
+      db
+        .selectFrom('channel_visitors as v')
+        .leftJoin('conversations as c', (join) =>
+          join.onRef('c.channel_id', '=', 'v.channel_id').onRef('c.customer_id', '=', 'v.customer_id').on(sql<boolean>`c.state <> 'closed'`),
+        )
+        .select(['v.id as v_id', 'v.profile as v_profile', 'v.tags as v_tags'])
+        .selectAll('c')
+        .where('v.channel_id', '=', 0)
+        .where('v.customer_id', '=', ''),
+    ),
+    // [last_message_id, updated_at, id]; VIP left alone, so its queue index entry is not rewritten.
+    touchConversation: precompiled((db) => db.updateTable('conversations').set({ last_message_id: 0, updated_at: 0 }).where('id', '=', 0).returningAll()),
     // [last_message_id, updated_at, vip, id]
-    touchConversation: precompiled((db) => db.updateTable('conversations').set({ last_message_id: 0, updated_at: 0, vip: 0 }).where('id', '=', 0).returningAll()),
+    touchConversationVip: precompiled((db) => db.updateTable('conversations').set({ last_message_id: 0, updated_at: 0, vip: 0 }).where('id', '=', 0).returningAll()),
   };
 }
 
@@ -185,7 +194,9 @@ export function kyselyConversationsRepository(db: Kysely<Database>): Conversatio
       return { duplicate: true, msgId: input.msgId, conversation: toConversation(conv), opened: false };
     }
 
-    let [visitor] = await q.visitor(trx, [input.channelId, input.customerId]);
+    const [found] = await q.visitorWithConversation(trx, [input.channelId, input.customerId]);
+    let visitor: { id: number; profile: string; tags: string } | undefined = found && { id: found.v_id, profile: found.v_profile, tags: found.v_tags };
+    let conv: Selectable<ConversationsTable> | undefined = found && found.id !== null ? (found as Selectable<ConversationsTable>) : undefined;
     let tags: string[];
     if (!visitor) {
       tags = input.tags ?? [];
@@ -201,6 +212,7 @@ export function kyselyConversationsRepository(db: Kysely<Database>): Conversatio
         })
         .returningAll()
         .executeTakeFirstOrThrow();
+      // A new visitor has no conversation (conversations are deleted with their visitor).
     } else {
       const profile = { ...(JSON.parse(visitor.profile) as VisitorProfile), ...input.profile };
       tags = input.tags ?? (JSON.parse(visitor.tags) as string[]);
@@ -212,7 +224,6 @@ export function kyselyConversationsRepository(db: Kysely<Database>): Conversatio
     }
     const vip = tags.some((t) => plan.vipTags.includes(t)) ? 1 : 0;
 
-    let [conv] = await q.openConversation(trx, [input.channelId, input.customerId]);
     let opened = false;
     if (!conv) {
       const route = await plan.route();
@@ -249,7 +260,11 @@ export function kyselyConversationsRepository(db: Kysely<Database>): Conversatio
       input.timestamp,
       input.now,
     ]);
-    const [touched] = await q.touchConversation(trx, [(message as { id: number }).id, input.now, vip, conv.id]);
+    const messageId = (message as { id: number }).id;
+    const [touched] =
+      conv.vip === vip
+        ? await q.touchConversation(trx, [messageId, input.now, conv.id])
+        : await q.touchConversationVip(trx, [messageId, input.now, vip, conv.id]);
     return { duplicate: false, msgId: input.msgId, conversation: toConversation(touched as Selectable<ConversationsTable>), opened };
   };
   // Customer messages are committed in groups: the send-message API's throughput is bound by
