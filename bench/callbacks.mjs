@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { buildApp } from '../packages/server/dist/app.js';
 import { configFrom } from '../packages/server/dist/config/index.js';
-import { fmt, freePort, startReceiver, summarise } from './lib/load.mjs';
+import { fmt, freePort, machineSpeedMs, startReceiver, summarise } from './lib/load.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RATE = Number(process.env.BENCH_RATE ?? 2000);
@@ -259,7 +259,7 @@ async function drain() {
   }
 }
 
-console.log(`callbacks bench: ${process.env.DATABASE_URL ? 'PostgreSQL' : 'SQLite'}, ${RATE} msg/s for ${SECONDS} s, drain ${DRAIN}, ${os.cpus().length} CPUs`);
+console.log(`callbacks bench: ${process.env.DATABASE_URL ? 'PostgreSQL' : 'SQLite'}, ${RATE} msg/s for ${SECONDS} s, drain ${DRAIN}, ${os.cpus().length} CPUs, machine speed ${machineSpeedMs()} ms (bench/lib: lower is faster)`);
 if (ONLY.has('a')) await endToEnd(false);
 if (ONLY.has('b')) await drain();
 if (ONLY.has('c')) await endToEnd(true);

@@ -21,7 +21,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import { cpuSeconds, fmt, freePort, runClosedLoop, startBareServer, summarise } from './lib/load.mjs';
+import { cpuSeconds, fmt, freePort, machineSpeedMs, runClosedLoop, startBareServer, summarise } from './lib/load.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -157,7 +157,7 @@ async function benchParley() {
 }
 
 const load = os.loadavg().map((l) => l.toFixed(2)).join(' ');
-console.log(`bench:im — ${CONNECTIONS} connections, ${SECONDS}s measured after ${WARMUP_SECONDS}s warm-up; ${os.cpus().length} CPUs, load average ${load}`);
+console.log(`bench:im — ${CONNECTIONS} connections, ${SECONDS}s measured after ${WARMUP_SECONDS}s warm-up; ${os.cpus().length} CPUs, load average ${load}, machine speed ${machineSpeedMs()} ms (bench/lib: lower is faster)`);
 const bare = await benchBare();
 console.log(`bare node http (bench/lib, in the load process): ${fmt(bare.rate, 0)} req/s, p50 ${fmt(bare.latency.p50)} ms, p99 ${fmt(bare.latency.p99)} ms (${bare.errors} errors)`);
 const parley = await benchParley();

@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sendMessageAuthorization, signSendMessage } from '@parley/protocol';
-import { cpuSeconds, fmt, freePort, runClosedLoop } from './lib/load.mjs';
+import { cpuSeconds, fmt, freePort, machineSpeedMs, runClosedLoop } from './lib/load.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -148,7 +148,7 @@ async function main() {
   const bare = await startBare();
   try {
     // The bare server accepts any path and ignores the signature; the same requests go to both.
-    console.log(`${SECONDS}s per target at ${CONNECTIONS} connections, after ${WARMUP}s of warm-up each...`);
+    console.log(`${SECONDS}s per target at ${CONNECTIONS} connections, after ${WARMUP}s of warm-up each; machine speed ${machineSpeedMs()} ms (bench/lib: lower is faster)...`);
     const cpuBefore = cpuSeconds(parley.child.pid);
     const parleyResult = await load(parley.base, parley.association, SECONDS, WARMUP);
     const cpuAfter = cpuSeconds(parley.child.pid);

@@ -5,6 +5,7 @@
  * reports throughput and latency percentiles; startBareServer is the reference a result is
  * compared with: a plain node:http server that reads the body and answers 200.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -101,6 +102,18 @@ export function cpuSeconds(pid) {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A fixed CPU workload (100,000 chained SHA-256 hashes), timed in ms: how fast this machine is right
+ * now. The shared development VM changes speed by up to 2× between hours, so every bench prints it
+ * next to its results (lower is faster).
+ */
+export function machineSpeedMs() {
+  const started = performance.now();
+  let h = '';
+  for (let i = 0; i < 100_000; i++) h = createHash('sha256').update(h + i).digest('hex');
+  return Math.round(performance.now() - started);
 }
 
 /** A TCP port free on loopback right now (for a child process to listen on). */
