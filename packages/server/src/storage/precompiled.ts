@@ -7,16 +7,19 @@
 import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 
+/** Runs a compiled statement with `params`, which must match its placeholders in number. */
+async function run<R>(db: Kysely<Database>, compiled: CompiledQuery<R>, params: readonly unknown[], size?: number): Promise<R[]> {
+  if (params.length !== compiled.parameters.length) {
+    const what = size === undefined ? 'precompiled query' : `precompiled query of size ${size}`;
+    throw new Error(`${what} expects ${compiled.parameters.length} parameters, got ${params.length}`);
+  }
+  const result = await db.executeQuery(CompiledQuery.raw(compiled.sql, [...params]) as CompiledQuery<R>);
+  return result.rows;
+}
+
 export function precompiled<R>(build: (db: Kysely<Database>) => Compilable<R>) {
   let compiled: CompiledQuery<R> | undefined;
-  return async (db: Kysely<Database>, params: readonly unknown[]): Promise<R[]> => {
-    compiled ??= build(db).compile();
-    if (params.length !== compiled.parameters.length) {
-      throw new Error(`precompiled query expects ${compiled.parameters.length} parameters, got ${params.length}`);
-    }
-    const result = await db.executeQuery(CompiledQuery.raw(compiled.sql, [...params]) as CompiledQuery<R>);
-    return result.rows;
-  };
+  return (db: Kysely<Database>, params: readonly unknown[]): Promise<R[]> => run(db, (compiled ??= build(db).compile()), params);
 }
 
 /**
@@ -25,7 +28,7 @@ export function precompiled<R>(build: (db: Kysely<Database>) => Compilable<R>) {
  */
 export function precompiledSized<R>(build: (db: Kysely<Database>, size: number) => Compilable<R>, maxShapes = 64) {
   const shapes = new Map<number, CompiledQuery<R>>();
-  return async (db: Kysely<Database>, size: number, params: readonly unknown[]): Promise<R[]> => {
+  return (db: Kysely<Database>, size: number, params: readonly unknown[]): Promise<R[]> => {
     let compiled = shapes.get(size);
     if (compiled) {
       shapes.delete(size);
@@ -34,10 +37,9 @@ export function precompiledSized<R>(build: (db: Kysely<Database>, size: number) 
       if (shapes.size >= maxShapes) shapes.delete(shapes.keys().next().value as number);
     }
     shapes.set(size, compiled);
-    if (params.length !== compiled.parameters.length) {
-      throw new Error(`precompiled query of size ${size} expects ${compiled.parameters.length} parameters, got ${params.length}`);
-    }
-    const result = await db.executeQuery(CompiledQuery.raw(compiled.sql, [...params]) as CompiledQuery<R>);
-    return result.rows;
+    return run(db, compiled, params, size);
   };
 }
+
+/** `n` copies of a placeholder value, for `build`: the rows of a multi-row insert, the items of an IN list. */
+export const copies = <T>(n: number, value: T): T[] => Array.from({ length: n }, () => value);

@@ -4,6 +4,7 @@ import { SqlJobQueue } from '../../src/modules/jobs/sql-queue.js';
 import type { Storage } from '../../src/storage/index.js';
 import { FakeClock } from '../helpers/clock.js';
 import { ENGINES, createTestStorage } from '../helpers/engines.js';
+import { waitFor } from '../helpers/im.js';
 
 describe.each(ENGINES)('durable job queue on %s', (engine) => {
   let storage: Storage;
@@ -128,8 +129,7 @@ describe.each(ENGINES)('durable job queue on %s', (engine) => {
     queue.start();
     await queue.enqueue(storage.db, { queue: 'q', payload: {} });
     queue.notify('q');
-    for (let i = 0; i < 200 && firstRuns === 0; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(firstRuns).toBe(1);
+    expect(await waitFor(() => firstRuns, (n) => n > 0, 2_000)).toBe(1);
     const row = await storage.db.selectFrom('jobs').selectAll().executeTakeFirstOrThrow();
     // SQLite: one process owns the database, the lease is not written to the row.
     expect(row.locked_by === null).toBe(storage.capabilities.engine === 'sqlite');
@@ -149,8 +149,7 @@ describe.each(ENGINES)('durable job queue on %s', (engine) => {
         clock.advance(30_001);
         next.notifyAll();
       }
-      for (let i = 0; i < 200 && nextRuns === 0; i++) await new Promise((r) => setTimeout(r, 10));
-      expect(nextRuns).toBe(1);
+      expect(await waitFor(() => nextRuns, (n) => n > 0, 2_000)).toBe(1);
     } finally {
       await next.stop();
       release();

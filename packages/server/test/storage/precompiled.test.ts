@@ -1,6 +1,6 @@
 /** Statements compiled once per size: the right rows for every size, wrong arity refused, shapes bounded. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { precompiledSized } from '../../src/storage/precompiled.js';
+import { copies, precompiledSized } from '../../src/storage/precompiled.js';
 import type { Storage } from '../../src/storage/index.js';
 import { FakeClock } from '../helpers/clock.js';
 import { ENGINES, createTestStorage } from '../helpers/engines.js';
@@ -18,10 +18,10 @@ describe.each(ENGINES)('statements compiled per size on %s', (engine) => {
     const row = { queue: '', ordering_key: null, payload: '', run_at: 0, locked_until: null, locked_by: null, last_error: null, created_at: 0 };
     const insert = precompiledSized((db, n) => {
       builds++;
-      return db.insertInto('jobs').values(Array.from({ length: n }, () => row));
+      return db.insertInto('jobs').values(copies(n, row));
     }, 2);
     const select = precompiledSized((db, n) =>
-      db.selectFrom('jobs').select('payload').where('queue', 'in', Array.from({ length: n }, () => '')).orderBy('id'),
+      db.selectFrom('jobs').select('payload').where('queue', 'in', copies(n, '')).orderBy('id'),
     );
     const jobs = (queue: string, n: number) => Array.from({ length: n }, (_, i) => [queue, null, `${queue}-${i}`, i, null, null, null, 0]).flat();
     await insert(storage.db, 1, jobs('a', 1));

@@ -13,7 +13,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../../kernel/clock.js';
 import { randomHex } from '../../kernel/ids.js';
-import { precompiledSized } from '../../storage/precompiled.js';
+import { copies, precompiledSized } from '../../storage/precompiled.js';
 import type { Database } from '../../storage/schema.js';
 import type { Capabilities } from '../../storage/types.js';
 import type { PubSub } from '../coordination/ports.js';
@@ -46,14 +46,13 @@ const ENQUEUE_CHUNK = 500;
  */
 function hotQueries() {
   const jobRow = { queue: '', ordering_key: null, payload: '', run_at: 0, locked_until: null, locked_by: null, last_error: null, created_at: 0 };
-  const zeros = (n: number) => Array.from({ length: n }, () => 0);
   return {
     // per row: [queue, ordering_key, payload, run_at, locked_until, locked_by, last_error, created_at]
-    insert: precompiledSized((db, n) => db.insertInto('jobs').values(Array.from({ length: n }, () => jobRow))),
+    insert: precompiledSized((db, n) => db.insertInto('jobs').values(copies(n, jobRow))),
     // [...ids]
-    delete: precompiledSized((db, n) => db.deleteFrom('jobs').where('id', 'in', zeros(n))),
+    delete: precompiledSized((db, n) => db.deleteFrom('jobs').where('id', 'in', copies(n, 0))),
     // [...ids, workerId]
-    deleteOwn: precompiledSized((db, n) => db.deleteFrom('jobs').where('id', 'in', zeros(n)).where('locked_by', '=', '')),
+    deleteOwn: precompiledSized((db, n) => db.deleteFrom('jobs').where('id', 'in', copies(n, 0)).where('locked_by', '=', '')),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { refKey, type ImMessagesRepository, type MessageRef, type StoredMessage } from '../../modules/im/ports.js';
 import type { ImMessagesTable } from '../../modules/im/tables.js';
-import { precompiledSized } from '../precompiled.js';
+import { copies, precompiledSized } from '../precompiled.js';
 import type { Database } from '../schema.js';
 
 const toMessage = (row: Selectable<ImMessagesTable>): StoredMessage => ({
@@ -41,23 +41,22 @@ function byApp(refs: MessageRef[]): Map<string, number[]> {
 function hotQueries() {
   const row = { app_id: '', msg_id: 0, sender: '', receiver: '', chat_type: 'chat' as const, source: 'rest' as const, timestamp: 0, payload: '' };
   const offline = { app_id: '', username: '', msg_id: 0, status: 'undelivered' as const, created_at: 0, delivered_at: null };
-  const ids = (n: number) => Array.from({ length: n }, () => 0);
   return {
     // per row: [app_id, msg_id, sender, receiver, chat_type, source, timestamp, payload]
-    insert: precompiledSized((db, n) => db.insertInto('im_messages').values(Array.from({ length: n }, () => row))),
+    insert: precompiledSized((db, n) => db.insertInto('im_messages').values(copies(n, row))),
     // [appId, ...msgIds, 0]
     pending: precompiledSized((db, n) =>
-      db.selectFrom('im_messages').selectAll().where('app_id', '=', '').where('msg_id', 'in', ids(n)).where('fanout_done', '=', 0).orderBy('msg_id'),
+      db.selectFrom('im_messages').selectAll().where('app_id', '=', '').where('msg_id', 'in', copies(n, 0)).where('fanout_done', '=', 0).orderBy('msg_id'),
     ),
     // [1, appId, ...msgIds, 0]
     markDone: precompiledSized((db, n) =>
-      db.updateTable('im_messages').set({ fanout_done: 1 }).where('app_id', '=', '').where('msg_id', 'in', ids(n)).where('fanout_done', '=', 0).returning('msg_id'),
+      db.updateTable('im_messages').set({ fanout_done: 1 }).where('app_id', '=', '').where('msg_id', 'in', copies(n, 0)).where('fanout_done', '=', 0).returning('msg_id'),
     ),
     // per row: [app_id, username, msg_id, status, created_at, delivered_at]
     storeOffline: precompiledSized((db, n) =>
       db
         .insertInto('im_offline')
-        .values(Array.from({ length: n }, () => offline))
+        .values(copies(n, offline))
         .onConflict((oc) => oc.columns(['app_id', 'username', 'msg_id']).doNothing()),
     ),
   };
