@@ -1,6 +1,7 @@
 /** Loading, empty, error and success states, the same on every page. */
 import type { ReactNode } from 'react';
 import { ApiError } from '../api/client.js';
+import type { Resource } from '../hooks.js';
 
 /** Shows the API's errorDescription, with its code and request id for support. */
 export function ErrorMessage({ error, title = 'Something went wrong' }: { error: Error; title?: string }) {
@@ -41,5 +42,31 @@ export function EmptyState({ title, children }: { title: string; children?: Reac
       <p className="empty-title">{title}</p>
       {children && <p className="muted">{children}</p>}
     </div>
+  );
+}
+
+/**
+ * The states of a loaded list before its content: the load error, "Loading…" the first time, and
+ * the empty state once it has loaded with nothing (`count` 0). The caller renders the items.
+ */
+export function ListStates({
+  resource,
+  what,
+  errorTitle,
+  count,
+  empty,
+}: {
+  resource: Pick<Resource<unknown>, 'state' | 'data' | 'error'>;
+  what: string;
+  errorTitle: string;
+  count: number | undefined;
+  empty?: { title: string; hint?: ReactNode };
+}) {
+  return (
+    <>
+      {resource.error && <ErrorMessage error={resource.error} title={errorTitle} />}
+      {resource.state === 'loading' && resource.data === undefined && <Loading what={what} />}
+      {empty && count === 0 && <EmptyState title={empty.title}>{empty.hint}</EmptyState>}
+    </>
   );
 }

@@ -39,3 +39,12 @@ export function SelectField({ label, hint, children, ...select }: FieldShell & C
     </div>
   );
 }
+
+/** A form's primary submit button: disabled while the submission runs, saying what it is doing. */
+export function SubmitButton({ busy, busyLabel, children }: { busy: boolean; busyLabel: string; children: ReactNode }) {
+  return (
+    <button type="submit" className="primary" disabled={busy}>
+      {busy ? busyLabel : children}
+    </button>
+  );
+}

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { login } from '../api/client.js';
 import { ErrorMessage } from '../components/feedback.js';
-import { TextField } from '../components/field.js';
+import { SubmitButton, TextField } from '../components/field.js';
 import { useSubmit } from '../hooks.js';
 import { sessionFromLogin, type Session } from '../session.js';
 
@@ -55,9 +55,9 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn(session: Session): v
           value={password}
           onChange={(e) => setPassword(e.target.value)}
         />
-        <button type="submit" className="primary" disabled={submit.busy}>
-          {submit.busy ? 'Signing in…' : 'Sign in'}
-        </button>
+        <SubmitButton busy={submit.busy} busyLabel="Signing in…">
+          Sign in
+        </SubmitButton>
       </form>
     </main>
   );

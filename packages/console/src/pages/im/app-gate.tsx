@@ -6,7 +6,7 @@
  */
 import { createContext, useContext, useEffect, useMemo, useState, type FormEvent, type ReactNode } from 'react';
 import { ErrorMessage } from '../../components/feedback.js';
-import { TextField } from '../../components/field.js';
+import { SubmitButton, TextField } from '../../components/field.js';
 import { Panel } from '../../components/page.js';
 import { useSubmit } from '../../hooks.js';
 import { ImAppApi, loadImAppSession, requestAppToken, saveImAppSession, type ImAppSession } from '../../api/im.js';
@@ -50,9 +50,9 @@ export function ConnectForm({ initial }: { initial?: { org?: string; app?: strin
         <TextField label="Client ID" required autoComplete="off" value={form.clientId} onChange={set('clientId')} />
         <TextField label="Client secret" type="password" required autoComplete="off" value={form.clientSecret} onChange={set('clientSecret')} />
         <div className="span-all actions">
-          <button type="submit" className="primary" disabled={submit.busy}>
-            {submit.busy ? 'Opening…' : 'Open app'}
-          </button>
+          <SubmitButton busy={submit.busy} busyLabel="Opening…">
+            Open app
+          </SubmitButton>
         </div>
       </form>
       {submit.error && <ErrorMessage error={submit.error} title="Could not open the app" />}

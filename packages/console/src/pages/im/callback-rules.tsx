@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import type { CallbackRuleView } from '@parley/protocol';
-import { EmptyState, ErrorMessage, Loading, Success } from '../../components/feedback.js';
+import { ErrorMessage, ListStates, Success } from '../../components/feedback.js';
 import { TextField } from '../../components/field.js';
 import { Page, Panel } from '../../components/page.js';
 import { SecretValue } from '../../components/secret.js';
@@ -115,9 +115,7 @@ function Rules() {
         {created && <Success>Rule {created} created.</Success>}
       </Panel>
       <Panel title="Rules">
-        {rules.error && <ErrorMessage error={rules.error} title="Could not load the rules" />}
-        {rules.state === 'loading' && !rules.data && <Loading what="rules" />}
-        {rules.data && rules.data.value.length === 0 && <EmptyState title="No rules yet">Create one above (at most 4 per app).</EmptyState>}
+        <ListStates resource={rules} what="rules" errorTitle="Could not load the rules" count={rules.data?.value.length} empty={{ title: 'No rules yet', hint: 'Create one above (at most 4 per app).' }} />
         {rules.data?.value.map((rule) => (
           <RuleCard key={rule.name} rule={rule} offsetMs={rules.data?.serverOffsetMs ?? 0} onChanged={rules.reload} />
         ))}

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import type { StoredKeyInfo } from '@parley/protocol';
-import { EmptyState, ErrorMessage, Loading, Success } from '../../components/feedback.js';
+import { ErrorMessage, ListStates, Success } from '../../components/feedback.js';
 import { TextField } from '../../components/field.js';
 import { Page, Panel } from '../../components/page.js';
 import { formatTime } from '../../format.js';
@@ -30,9 +30,7 @@ function Keys() {
             Refresh
           </button>
         </div>
-        {keys.error && <ErrorMessage error={keys.error} title="Could not load the exception store" />}
-        {keys.state === 'loading' && !keys.data && <Loading what="stored keys" />}
-        {keys.data && keys.data.length === 0 && <EmptyState title="Nothing stored">Failed callbacks appear here when "Store failed callbacks" is on.</EmptyState>}
+        <ListStates resource={keys} what="stored keys" errorTitle="Could not load the exception store" count={keys.data?.length} empty={{ title: 'Nothing stored', hint: 'Failed callbacks appear here when "Store failed callbacks" is on.' }} />
         {keys.data && keys.data.length > 0 && (
           <table>
             <thead>
@@ -97,9 +95,7 @@ function KeyDetail({ info, onResent }: { info: StoredKeyInfo; onResent(): void }
       </form>
       {resend.error && <ErrorMessage error={resend.error} title="The key was not re-sent" />}
       {result && <Success>{result}</Success>}
-      {records.error && <ErrorMessage error={records.error} title="Could not load the records" />}
-      {records.state === 'loading' && !records.data && <Loading what="records" />}
-      {records.data && records.data.length === 0 && <EmptyState title="No records under this key" />}
+      <ListStates resource={records} what="records" errorTitle="Could not load the records" count={records.data?.length} empty={{ title: 'No records under this key' }} />
       {records.data && records.data.length > 0 && (
         <table>
           <thead>

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import type { AppCreated } from '@parley/protocol';
 import { ErrorMessage, Success } from '../../components/feedback.js';
-import { TextField } from '../../components/field.js';
+import { SubmitButton, TextField } from '../../components/field.js';
 import { Page, Panel } from '../../components/page.js';
 import { CopyValue } from '../../components/secret.js';
 import { useConsole } from '../../context.js';
@@ -38,9 +38,9 @@ export function ImAppsPage() {
           <TextField label="Org name" name="org_name" required maxLength={64} pattern="[A-Za-z0-9][A-Za-z0-9_\-]*" value={form.org} onChange={(e) => setForm({ ...form, org: e.target.value })} hint="Letters, digits, _ and -" />
           <TextField label="App name" name="app_name" required maxLength={64} pattern="[A-Za-z0-9][A-Za-z0-9_\-]*" value={form.app} onChange={(e) => setForm({ ...form, app: e.target.value })} />
           <div className="span-all actions">
-            <button type="submit" className="primary" disabled={submit.busy}>
-              {submit.busy ? 'Creating…' : 'Create IM app'}
-            </button>
+            <SubmitButton busy={submit.busy} busyLabel="Creating…">
+              Create IM app
+            </SubmitButton>
           </div>
         </form>
         {submit.error && <ErrorMessage error={submit.error} title="The app was not created" />}

@@ -1,6 +1,6 @@
 import type { Edition } from '@parley/protocol';
-import { EmptyState, ErrorMessage, Loading, Success } from '../../components/feedback.js';
-import { SelectField, TextField } from '../../components/field.js';
+import { ErrorMessage, ListStates, Success } from '../../components/feedback.js';
+import { SelectField, SubmitButton, TextField } from '../../components/field.js';
 import { Page, Panel } from '../../components/page.js';
 import { useConsole } from '../../context.js';
 import { useCreateForm, useResource } from '../../hooks.js';
@@ -46,9 +46,9 @@ export function TenantsPage() {
             onChange={set('password')}
           />
           <div className="actions span-all">
-            <button type="submit" className="primary" disabled={submit.busy}>
-              {submit.busy ? 'Creating…' : 'Create tenant'}
-            </button>
+            <SubmitButton busy={submit.busy} busyLabel="Creating…">
+              Create tenant
+            </SubmitButton>
           </div>
         </form>
         {submit.error && <ErrorMessage error={submit.error} title="The tenant was not created" />}
@@ -59,9 +59,7 @@ export function TenantsPage() {
         )}
       </Panel>
       <Panel title="All tenants">
-        {tenants.error && <ErrorMessage error={tenants.error} title="Could not load tenants" />}
-        {tenants.state === 'loading' && !tenants.data && <Loading what="tenants" />}
-        {tenants.data && tenants.data.length === 0 && <EmptyState title="No tenants yet">Create the first one above.</EmptyState>}
+        <ListStates resource={tenants} what="tenants" errorTitle="Could not load tenants" count={tenants.data?.length} empty={{ title: 'No tenants yet', hint: 'Create the first one above.' }} />
         {tenants.data && tenants.data.length > 0 && (
           <table>
             <thead>

@@ -1,5 +1,5 @@
-import { EmptyState, ErrorMessage, Loading, Success } from '../../components/feedback.js';
-import { SelectField, TextField } from '../../components/field.js';
+import { ErrorMessage, ListStates, Success } from '../../components/feedback.js';
+import { SelectField, SubmitButton, TextField } from '../../components/field.js';
 import { Page, Panel } from '../../components/page.js';
 import { StatusBadge } from '../../components/status.js';
 import { useConsole, useTenantId } from '../../context.js';
@@ -79,9 +79,9 @@ export function AgentsPage() {
             </div>
           </fieldset>
           <div className="actions span-all">
-            <button type="submit" className="primary" disabled={submit.busy}>
-              {submit.busy ? 'Creating…' : 'Create agent'}
-            </button>
+            <SubmitButton busy={submit.busy} busyLabel="Creating…">
+              Create agent
+            </SubmitButton>
           </div>
         </form>
         {submit.error && <ErrorMessage error={submit.error} title="The agent was not created" />}
@@ -92,9 +92,7 @@ export function AgentsPage() {
         )}
       </Panel>
       <Panel title="Agents of this tenant">
-        {data.error && <ErrorMessage error={data.error} title="Could not load agents" />}
-        {data.state === 'loading' && !agents && <Loading what="agents" />}
-        {agents && agents.length === 0 && <EmptyState title="No agents yet">Create one above.</EmptyState>}
+        <ListStates resource={data} what="agents" errorTitle="Could not load agents" count={agents?.length} empty={{ title: 'No agents yet', hint: 'Create one above.' }} />
         {agents && agents.length > 0 && (
           <table>
             <thead>

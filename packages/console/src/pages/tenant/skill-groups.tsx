@@ -1,7 +1,7 @@
 import { useRef, useState, type FormEvent } from 'react';
 import type { SkillGroupView } from '@parley/protocol';
-import { EmptyState, ErrorMessage, Loading, Success } from '../../components/feedback.js';
-import { TextField } from '../../components/field.js';
+import { ErrorMessage, ListStates, Success } from '../../components/feedback.js';
+import { SubmitButton, TextField } from '../../components/field.js';
 import { Page, Panel } from '../../components/page.js';
 import { useConsole, useTenantId } from '../../context.js';
 import { useResource, useSubmit } from '../../hooks.js';
@@ -42,9 +42,9 @@ export function SkillGroupsPage() {
             ref={input}
             hint="Must match ext.queue_name exactly; Chinese or English"
           />
-          <button type="submit" className="primary" disabled={submit.busy}>
-            {submit.busy ? 'Creating…' : 'Create skill group'}
-          </button>
+          <SubmitButton busy={submit.busy} busyLabel="Creating…">
+            Create skill group
+          </SubmitButton>
         </form>
         {submit.error && <ErrorMessage error={submit.error} title="The skill group was not created" />}
         {created && (
@@ -54,9 +54,7 @@ export function SkillGroupsPage() {
         )}
       </Panel>
       <Panel title="Skill groups of this tenant">
-        {groups.error && <ErrorMessage error={groups.error} title="Could not load skill groups" />}
-        {groups.state === 'loading' && !list && <Loading what="skill groups" />}
-        {list && list.length === 0 && <EmptyState title="No skill groups yet">Create one above.</EmptyState>}
+        <ListStates resource={groups} what="skill groups" errorTitle="Could not load skill groups" count={list?.length} empty={{ title: 'No skill groups yet', hint: 'Create one above.' }} />
         {list && list.length > 0 && (
           <table>
             <thead>

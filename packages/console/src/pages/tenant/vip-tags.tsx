@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { ErrorMessage, Loading, Success } from '../../components/feedback.js';
-import { TextField } from '../../components/field.js';
+import { SubmitButton, TextField } from '../../components/field.js';
 import { Page, Panel } from '../../components/page.js';
 import { useConsole, useTenantId } from '../../context.js';
 import { useResource, useSubmit } from '../../hooks.js';
@@ -49,9 +49,9 @@ export function VipTagsPage() {
               onChange={(e) => setText(e.target.value)}
               hint="Separate tags with commas or spaces; each at most 64 characters. Leave empty for no VIP priority."
             />
-            <button type="submit" className="primary" disabled={submit.busy}>
-              {submit.busy ? 'Saving…' : 'Save VIP tags'}
-            </button>
+            <SubmitButton busy={submit.busy} busyLabel="Saving…">
+              Save VIP tags
+            </SubmitButton>
           </form>
         )}
         {submit.error && <ErrorMessage error={submit.error} title="The VIP tags were not saved" />}

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import type { AssociationView, SkillGroupView } from '@parley/protocol';
 import { ErrorMessage, Success } from '../../../components/feedback.js';
-import { SelectField, TextField } from '../../../components/field.js';
+import { SelectField, SubmitButton, TextField } from '../../../components/field.js';
 import { Panel } from '../../../components/page.js';
 import { CopyValue, SecretValue } from '../../../components/secret.js';
 import { useConsole, useTenantId } from '../../../context.js';
@@ -72,9 +72,9 @@ export function AssociationDetail({
           ))}
         </SelectField>
         <div className="span-all actions">
-          <button type="submit" className="primary" disabled={save.busy}>
-            {save.busy ? 'Saving…' : 'Save changes'}
-          </button>
+          <SubmitButton busy={save.busy} busyLabel="Saving…">
+            Save changes
+          </SubmitButton>
           <button type="button" onClick={() => setConfirm('rotate')}>
             Rotate secret…
           </button>

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { AssociationView, DeliveryView } from '@parley/protocol';
-import { EmptyState, ErrorMessage, Loading } from '../../../components/feedback.js';
+import { ErrorMessage, ListStates } from '../../../components/feedback.js';
 import { Panel } from '../../../components/page.js';
 import { useConsole, useTenantId } from '../../../context.js';
 import { formatTime } from '../../../format.js';
@@ -37,10 +37,8 @@ export function DeliveryLog({ association }: { association: AssociationView }) {
           </span>
         )}
       </div>
-      {log.error && <ErrorMessage error={log.error} title="Could not load the delivery log" />}
       {redeliver.error && <ErrorMessage error={redeliver.error} title="The delivery was not queued again" />}
-      {log.state === 'loading' && !log.data && <Loading what="deliveries" />}
-      {log.data && log.data.length === 0 && <EmptyState title="No replies pushed yet">Agent replies to this association's customers appear here.</EmptyState>}
+      <ListStates resource={log} what="deliveries" errorTitle="Could not load the delivery log" count={log.data?.length} empty={{ title: 'No replies pushed yet', hint: "Agent replies to this association's customers appear here." }} />
       {log.data && log.data.length > 0 && (
         <table>
           <thead>

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import type { AssociationView } from '@parley/protocol';
-import { EmptyState, ErrorMessage, Loading, Success } from '../../../components/feedback.js';
-import { SelectField, TextField } from '../../../components/field.js';
+import { ErrorMessage, ListStates, Success } from '../../../components/feedback.js';
+import { SelectField, SubmitButton, TextField } from '../../../components/field.js';
 import { Page, Panel } from '../../../components/page.js';
 import { useConsole, useTenantId } from '../../../context.js';
 import { formatTime } from '../../../format.js';
@@ -64,9 +64,9 @@ export function RestChannelsPage() {
             ))}
           </SelectField>
           <div className="span-all actions">
-            <button type="submit" className="primary" disabled={submit.busy}>
-              {submit.busy ? 'Creating…' : 'Create association'}
-            </button>
+            <SubmitButton busy={submit.busy} busyLabel="Creating…">
+              Create association
+            </SubmitButton>
           </div>
         </form>
         {submit.error && <ErrorMessage error={submit.error} title="The association was not created" />}
@@ -77,9 +77,7 @@ export function RestChannelsPage() {
         )}
       </Panel>
       <Panel title="Associations">
-        {data.error && <ErrorMessage error={data.error} title="Could not load associations" />}
-        {data.state === 'loading' && !list && <Loading what="associations" />}
-        {list && list.length === 0 && <EmptyState title="No associations yet">Create one above to get a Client ID and secret.</EmptyState>}
+        <ListStates resource={data} what="associations" errorTitle="Could not load associations" count={list?.length} empty={{ title: 'No associations yet', hint: 'Create one above to get a Client ID and secret.' }} />
         {list && list.length > 0 && (
           <table>
             <thead>
