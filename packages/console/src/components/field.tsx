@@ -48,3 +48,8 @@ export function SubmitButton({ busy, busyLabel, children }: { busy: boolean; bus
     </button>
   );
 }
+
+/** The password of a new console account: at least 8 characters, never autofilled from a saved one. */
+export function NewPasswordField(props: { label: string; name: string; value: string; onChange: ComponentProps<'input'>['onChange'] }) {
+  return <TextField type="password" required minLength={8} autoComplete="new-password" hint="At least 8 characters" {...props} />;
+}

@@ -1,6 +1,6 @@
 import type { Edition } from '@parley/protocol';
 import { ErrorMessage, ListStates, Success } from '../../components/feedback.js';
-import { SelectField, SubmitButton, TextField } from '../../components/field.js';
+import { NewPasswordField, SelectField, SubmitButton, TextField } from '../../components/field.js';
 import { Page, Panel } from '../../components/page.js';
 import { useConsole } from '../../context.js';
 import { useCreateForm, useResource } from '../../hooks.js';
@@ -34,17 +34,7 @@ export function TenantsPage() {
           </SelectField>
           <TextField label="Administrator username" name="adminUsername" required maxLength={128} autoComplete="off" value={form.username} onChange={set('username')} />
           <TextField label="Administrator nickname" name="adminNickname" required maxLength={64} value={form.nickname} onChange={set('nickname')} />
-          <TextField
-            label="Administrator password"
-            name="adminPassword"
-            type="password"
-            required
-            minLength={8}
-            autoComplete="new-password"
-            hint="At least 8 characters"
-            value={form.password}
-            onChange={set('password')}
-          />
+          <NewPasswordField label="Administrator password" name="adminPassword" value={form.password} onChange={set('password')} />
           <div className="actions span-all">
             <SubmitButton busy={submit.busy} busyLabel="Creating…">
               Create tenant

@@ -1,5 +1,5 @@
 import { ErrorMessage, ListStates, Success } from '../../components/feedback.js';
-import { SelectField, SubmitButton, TextField } from '../../components/field.js';
+import { NewPasswordField, SelectField, SubmitButton, TextField } from '../../components/field.js';
 import { Page, Panel } from '../../components/page.js';
 import { StatusBadge } from '../../components/status.js';
 import { useConsole, useTenantId } from '../../context.js';
@@ -40,17 +40,7 @@ export function AgentsPage() {
         <form onSubmit={onSubmit} className="form-grid">
           <TextField label="Login e-mail" name="username" type="email" required maxLength={128} autoComplete="off" value={form.username} onChange={set('username')} ref={firstField} />
           <TextField label="Nickname" name="nickname" required maxLength={64} value={form.nickname} onChange={set('nickname')} hint="Shown to customers with each reply" />
-          <TextField
-            label="Password"
-            name="password"
-            type="password"
-            required
-            minLength={8}
-            autoComplete="new-password"
-            hint="At least 8 characters"
-            value={form.password}
-            onChange={set('password')}
-          />
+          <NewPasswordField label="Password" name="password" value={form.password} onChange={set('password')} />
           <SelectField label="Role" name="role" value={form.role} onChange={set('role')}>
             <option value="agent">Agent</option>
             <option value="admin">Tenant administrator</option>
