@@ -5,14 +5,14 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { Redis } from 'ioredis';
 import type { DestinationStream } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from './config/index.js';
 import { systemClock, type Clock } from './kernel/clock.js';
 import { requestId } from './kernel/ids.js';
-import { loggerOptions } from './kernel/logger.js';
+import { lazyChildLoggerFactory, loggerOptions } from './kernel/logger.js';
 import { bootstrapAccounts, type BootstrapResult } from './modules/accounts/bootstrap.js';
 import { AccountsService } from './modules/accounts/service.js';
 import { createCallbacks, type CallbacksModule } from './modules/callbacks/index.js';
@@ -101,6 +101,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : requestId();
     },
     requestIdHeader: false,
+    // Per-request loggers are made on their first enabled line (kernel/logger.ts).
+    childLoggerFactory: lazyChildLoggerFactory as unknown as FastifyServerOptions['childLoggerFactory'],
     bodyLimit: config.bodyLimitBytes,
     trustProxy: false,
     return503OnClosing: true,
