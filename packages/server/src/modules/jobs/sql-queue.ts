@@ -13,7 +13,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../../kernel/clock.js';
 import { randomHex } from '../../kernel/ids.js';
-import { copies, precompiledSized } from '../../storage/precompiled.js';
+import { copies, limitParam, precompiledSized } from '../../storage/precompiled.js';
 import type { Database } from '../../storage/schema.js';
 import type { Capabilities } from '../../storage/types.js';
 import type { PubSub } from '../coordination/ports.js';
@@ -266,7 +266,7 @@ export class SqlJobQueue implements JobQueue {
         SELECT j.id FROM jobs j
         WHERE j.queue = ${reg.queue} AND ${this.claimable(now)}
         ORDER BY j.run_at, j.id
-        LIMIT ${limit}
+        LIMIT ${limitParam(limit)}
         ${lock}
       )
       RETURNING ${CLAIMED_COLUMNS}`.execute(this.opts.db);
@@ -284,7 +284,7 @@ export class SqlJobQueue implements JobQueue {
       SELECT ${CLAIMED_COLUMNS} FROM jobs j
       WHERE j.queue = ${reg.queue} AND ${this.claimable(now)} ${held}
       ORDER BY j.run_at, j.id
-      LIMIT ${limit}`.execute(this.opts.db);
+      LIMIT ${limitParam(limit)}`.execute(this.opts.db);
     for (const row of result.rows) reg.leased.add(Number(row.id));
     return result.rows;
   }

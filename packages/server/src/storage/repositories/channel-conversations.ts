@@ -13,7 +13,7 @@ import type { TenantsTable } from '../../modules/accounts/tables.js';
 import type { ChannelMessagesTable, ConversationsTable } from '../../modules/channel/tables.js';
 import { isUniqueViolation } from '../errors.js';
 import { GroupCommitter, type BatchMemo } from '../group-commit.js';
-import { precompiled } from '../precompiled.js';
+import { limitParam, precompiled } from '../precompiled.js';
 import type { Database } from '../schema.js';
 import { kyselyRoutingDirectory, toAgentInfo } from './channel-associations.js';
 
@@ -324,7 +324,7 @@ export function kyselyConversationsRepository(db: Kysely<Database>): Conversatio
       if (filter.queueId !== undefined) q = q.where('queue_id', '=', filter.queueId);
       if (filter.agentId !== undefined) q = q.where('agent_id', '=', filter.agentId);
       q = filter.state === 'waiting' ? q.orderBy('vip', 'desc').orderBy('queued_at', 'asc').orderBy('id', 'asc') : q.orderBy('updated_at', 'desc').orderBy('id', 'desc');
-      return (await q.limit(limit).execute()).map((r) => r.id);
+      return (await q.limit(limitParam(limit)).execute()).map((r) => r.id);
     },
     async assign(id, from, to, now) {
       if (to.withinCapacity && to.agentId !== null) {

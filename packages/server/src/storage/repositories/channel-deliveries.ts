@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { DeliveriesRepository, Delivery, DeliveryAttempt } from '../../modules/channel/ports.js';
 import type { DeliveriesTable, DeliveryAttemptsTable } from '../../modules/channel/tables.js';
 import type { Database } from '../schema.js';
+import { limitParam } from '../precompiled.js';
 
 const toDelivery = (row: Selectable<DeliveriesTable> & { msg_id: string; agent_id: number | null }): Delivery => ({
   id: row.id,
@@ -40,7 +41,7 @@ export function kyselyDeliveriesRepository(db: Kysely<Database>): DeliveriesRepo
     async list(channelId, status, limit) {
       let q = withMsgId().where('d.channel_id', '=', channelId);
       if (status) q = q.where('d.status', '=', status);
-      const rows = await q.orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(limit).execute();
+      const rows = await q.orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(limitParam(limit)).execute();
       const attempts = rows.length
         ? await db
             .selectFrom('delivery_attempts')

@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { refKey, type ImMessagesRepository, type MessageRef, type StoredMessage } from '../../modules/im/ports.js';
 import type { ImMessagesTable } from '../../modules/im/tables.js';
-import { copies, precompiledSized } from '../precompiled.js';
+import { copies, limitParam, precompiledSized } from '../precompiled.js';
 import type { Database } from '../schema.js';
 
 const toMessage = (row: Selectable<ImMessagesTable>): StoredMessage => ({
@@ -108,7 +108,7 @@ export function kyselyImMessagesRepository(db: Kysely<Database>): ImMessagesRepo
           .where('username', '=', username)
           .where('status', '=', 'undelivered')
           .orderBy('msg_id')
-          .limit(limit)
+          .limit(limitParam(limit))
           .execute();
         if (ids.length === 0) return [];
         const msgIds = ids.map((r) => r.msg_id);
