@@ -54,6 +54,16 @@ describe.each(ENGINES)('send-message API on %s', (engine) => {
     expect(await countMessages()).toBe(before);
   });
 
+  it('treats a msg_id seen on the association as a duplicate even from a customer never seen before', async () => {
+    const first = await sendCustomerMessage(t.app, assoc, { from: 'c-dup-a', msg_id: 'dup-shared', text: 'one' });
+    const before = await countMessages();
+    const again = await sendCustomerMessage(t.app, assoc, { from: 'c-dup-new', msg_id: 'dup-shared', text: 'one' });
+    expect(again).toEqual({ msg_id: 'dup-shared', conversation_id: first.conversation_id, duplicate: true });
+    expect(await countMessages()).toBe(before);
+    const visitors = await t.app.parley.storage.db.selectFrom('channel_visitors').select('id').where('customer_id', '=', 'c-dup-new').execute();
+    expect(visitors).toEqual([]);
+  });
+
   it('stores concurrent duplicates once', async () => {
     const before = await countMessages();
     const results = await Promise.all(Array.from({ length: 8 }, () => postRaw(t.app, assoc, customerMessage({ from: 'c-race-dup', msg_id: 'race-dup' }))));

@@ -140,10 +140,6 @@ function hotQueries() {
   return {
     // [tenantId]
     tenant: precompiled((db) => db.selectFrom('tenants').selectAll().where('id', '=', 0)),
-    // [channelId, 'customer', msgId]
-    seen: precompiled((db) =>
-      db.selectFrom('channel_messages').select('conversation_id').where('channel_id', '=', 0).where('direction', '=', 'customer').where('msg_id', '=', ''),
-    ),
     // [conversation_id, channel_id, direction, msg_id, agent_id, bodies, ext, timestamp, created_at]
     insertMessage: precompiled((db) =>
       db
@@ -151,18 +147,19 @@ function hotQueries() {
         .values({ conversation_id: 0, channel_id: 0, direction: 'customer', msg_id: '', agent_id: null, bodies: '', ext: '', timestamp: 0, created_at: 0 })
         .returning('id'),
     ),
-    // [channelId, customerId]: the visitor and, when there is one, their open conversation in
-    // one read (the conversation's columns are null without one).
-    visitorWithConversation: precompiled((db) =>
+    // [channelId, 'customer', msgId, channelId, customerId]: in one read, the conversation a
+    // message with this msg_id went to (null when it is new), the visitor, and their open
+    // conversation (the visitor's and conversation's columns are null when there is none).
+    arrival: precompiled((db) =>
       db
-        .selectFrom('channel_visitors as v')
+        .selectFrom(sql`(SELECT 1)`.as('one'))
+        .leftJoin('channel_messages as s', (join) => join.on('s.channel_id', '=', 0).on('s.direction', '=', 'customer').on('s.msg_id', '=', ''))
+        .leftJoin('channel_visitors as v', (join) => join.on('v.channel_id', '=', 0).on('v.customer_id', '=', ''))
         .leftJoin('conversations as c', (join) =>
           join.onRef('c.channel_id', '=', 'v.channel_id').onRef('c.customer_id', '=', 'v.customer_id').on(sql<boolean>`c.state <> 'closed'`),
         )
-        .select(['v.id as v_id', 'v.profile as v_profile', 'v.tags as v_tags'])
-        .selectAll('c')
-        .where('v.channel_id', '=', 0)
-        .where('v.customer_id', '=', ''),
+        .select(['s.conversation_id as seen_conversation_id', 'v.id as v_id', 'v.profile as v_profile', 'v.tags as v_tags'])
+        .selectAll('c'),
     ),
     // [last_message_id, updated_at, id]; VIP left alone, so its queue index entry is not rewritten.
     touchConversation: precompiled((db) => db.updateTable('conversations').set({ last_message_id: 0, updated_at: 0 }).where('id', '=', 0).returningAll()),
@@ -188,15 +185,15 @@ export function kyselyConversationsRepository(db: Kysely<Database>): Conversatio
       vipTags: JSON.parse(tenantRow.vip_tags) as string[],
     };
     const plan = input.plan(tenant, kyselyRoutingDirectory(trx));
-    const [seen] = await q.seen(trx, [input.channelId, 'customer', input.msgId]);
-    if (seen) {
-      const conv = await trx.selectFrom('conversations').selectAll().where('id', '=', seen.conversation_id).executeTakeFirstOrThrow();
+    const [found] = await q.arrival(trx, [input.channelId, 'customer', input.msgId, input.channelId, input.customerId]);
+    if (!found) throw new Error('the arrival read returns one row');
+    if (found.seen_conversation_id !== null) {
+      const conv = await trx.selectFrom('conversations').selectAll().where('id', '=', found.seen_conversation_id).executeTakeFirstOrThrow();
       return { duplicate: true, msgId: input.msgId, conversation: toConversation(conv), opened: false };
     }
-
-    const [found] = await q.visitorWithConversation(trx, [input.channelId, input.customerId]);
-    let visitor: { id: number; profile: string; tags: string } | undefined = found && { id: found.v_id, profile: found.v_profile, tags: found.v_tags };
-    let conv: Selectable<ConversationsTable> | undefined = found && found.id !== null ? (found as Selectable<ConversationsTable>) : undefined;
+    let visitor: { id: number; profile: string; tags: string } | undefined =
+      found.v_id === null ? undefined : { id: found.v_id, profile: found.v_profile as string, tags: found.v_tags as string };
+    let conv: Selectable<ConversationsTable> | undefined = found.id !== null ? (found as Selectable<ConversationsTable>) : undefined;
     let tags: string[];
     if (!visitor) {
       tags = input.tags ?? [];
