@@ -44,6 +44,7 @@ import type { JobQueue } from './modules/jobs/ports.js';
 import { SqlJobQueue } from './modules/jobs/sql-queue.js';
 import type { OutboundSender } from './modules/outbound/ports.js';
 import { UndiciOutboundSender } from './modules/outbound/sender.js';
+import { ThreadedOutboundSender } from './modules/outbound/threaded.js';
 import { kyselyAccountsRepository } from './storage/repositories/accounts.js';
 import { openStorage, type Storage } from './storage/index.js';
 
@@ -127,7 +128,11 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     logger: app.log,
     ...(coordination.kind === 'redis' ? { pubsub: coordination.pubsub } : {}),
   });
-  const outbound = deps.outbound ?? new UndiciOutboundSender({ allowPrivate: config.allowPrivateCallbacks });
+  const outbound =
+    deps.outbound ??
+    (config.outboundThread
+      ? new ThreadedOutboundSender({ allowPrivate: config.allowPrivateCallbacks })
+      : new UndiciOutboundSender({ allowPrivate: config.allowPrivateCallbacks }));
   const secrets = secretBox(loadOrCreateSecretKey(config.secretKey, config.dataDir));
   const callbacks = createCallbacks({
     db: storage.db,

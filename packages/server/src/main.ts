@@ -63,6 +63,8 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
+  // The first callback or reply push should not wait for the outbound worker to load.
+  void app.parley.outbound.warmUp?.();
 }
 
 main().catch((error: unknown) => {

@@ -23,6 +23,8 @@ export interface Config {
   readonly adminUsername: string;
   readonly adminPassword: string | undefined;
   readonly allowPrivateCallbacks: boolean;
+  /** Send callbacks and reply pushes from a worker thread (PARLEY_OUTBOUND_THREAD, default true). */
+  readonly outboundThread: boolean;
   readonly logLevel: LogLevel;
   /** Lifetime of console bearer tokens, seconds. */
   readonly tokenTtlSeconds: number;
@@ -169,6 +171,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     adminUsername,
     adminPassword,
     allowPrivateCallbacks: bool(env, 'PARLEY_ALLOW_PRIVATE_CALLBACKS', false),
+    outboundThread: bool(env, 'PARLEY_OUTBOUND_THREAD', true),
     logLevel,
     tokenTtlSeconds: int(env, 'PARLEY_TOKEN_TTL_SECONDS', 24 * 3600, 60, 365 * 24 * 3600),
     apiRateLimitPerMinute: int(env, 'PARLEY_API_RATE_LIMIT', 600, 1, 1_000_000),
@@ -183,7 +186,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     publicUrl: publicBaseUrl(env, host, port),
     callbacks: Object.freeze({
       attemptTimeoutMs: int(env, 'PARLEY_CALLBACK_TIMEOUT_MS', 10_000, 50, 60_000),
-      ruleConcurrency: int(env, 'PARLEY_CALLBACK_RULE_CONCURRENCY', 32, 1, 1024),
+      ruleConcurrency: int(env, 'PARLEY_CALLBACK_RULE_CONCURRENCY', 128, 1, 1024),
       storeRetentionMs: int(env, 'PARLEY_CALLBACK_STORE_RETENTION_HOURS', 72, 1, 24 * 365) * 3_600_000,
       dateKeyZone: timeZone(env, 'PARLEY_CALLBACK_DATE_KEY_ZONE', 'UTC'),
     }),

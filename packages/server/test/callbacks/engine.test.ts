@@ -246,6 +246,8 @@ describe.each(ENGINES)('callback delivery engine on %s', (engine) => {
 
   it('a hung receiver of one app leaves another app within its normal latency', async () => {
     const healthy = await CallbackReceiver.start();
+    // The service loads its outbound worker at start (main.ts); this test measures the latency after that.
+    await t.app.parley.outbound.warmUp?.();
     try {
       await setup(false);
       await setup(false, {}, 'app-0002', healthy.url);

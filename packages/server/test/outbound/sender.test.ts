@@ -2,7 +2,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isInternalAddress, checkUrlShape } from '../../src/modules/outbound/address-guard.js';
-import { UndiciOutboundSender, parseRetryAfter } from '../../src/modules/outbound/sender.js';
+import type { OutboundSender } from '../../src/modules/outbound/ports.js';
+import { UndiciOutboundSender, parseRetryAfter, type UndiciSenderOptions } from '../../src/modules/outbound/sender.js';
+import { ThreadedOutboundSender } from '../../src/modules/outbound/threaded.js';
 
 describe('address guard', () => {
   it.each(['127.0.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd12::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '224.0.0.1'])(
@@ -25,7 +27,12 @@ describe('address guard', () => {
   });
 });
 
-describe('outbound sender against a real receiver', () => {
+const SENDERS: Array<[string, (options: UndiciSenderOptions) => OutboundSender]> = [
+  ['in process', (options) => new UndiciOutboundSender(options)],
+  ['on a worker thread', (options) => new ThreadedOutboundSender(options)],
+];
+
+describe.each(SENDERS)('outbound sender %s against a real receiver', (_mode, makeSender) => {
   let server: http.Server;
   let base: string;
   const seen: Array<{ headers: http.IncomingHttpHeaders; body: string }> = [];
@@ -70,7 +77,7 @@ describe('outbound sender against a real receiver', () => {
   });
 
   it('posts the body and headers and returns status and body', async () => {
-    const sender = new UndiciOutboundSender({ allowPrivate: true });
+    const sender = makeSender({ allowPrivate: true });
     const result = await sender.post(request(`${base}/ok`));
     await sender.close();
     expect(result).toMatchObject({ status: 200, body: 'ok', bodyTruncated: false });
@@ -78,7 +85,7 @@ describe('outbound sender against a real receiver', () => {
   });
 
   it('reads no more than the cap of a long answer', async () => {
-    const sender = new UndiciOutboundSender({ allowPrivate: true });
+    const sender = makeSender({ allowPrivate: true });
     const result = await sender.post(request(`${base}/long`));
     await sender.close();
     expect(result.status).toBe(200);
@@ -87,7 +94,7 @@ describe('outbound sender against a real receiver', () => {
   });
 
   it('reports a timeout when the receiver does not answer in time', async () => {
-    const sender = new UndiciOutboundSender({ allowPrivate: true });
+    const sender = makeSender({ allowPrivate: true });
     const result = await sender.post(request(`${base}/slow`, 200));
     await sender.close();
     expect(result.status).toBeUndefined();
@@ -95,7 +102,7 @@ describe('outbound sender against a real receiver', () => {
   });
 
   it('ends a response that keeps dripping at the overall deadline', async () => {
-    const sender = new UndiciOutboundSender({ allowPrivate: true });
+    const sender = makeSender({ allowPrivate: true });
     const started = Date.now();
     const result = await sender.post(request(`${base}/drip`, 300));
     await sender.close();
@@ -108,21 +115,21 @@ describe('outbound sender against a real receiver', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    const sender = new UndiciOutboundSender({ allowPrivate: true });
+    const sender = makeSender({ allowPrivate: true });
     const result = await sender.post(request(`http://127.0.0.1:${port}/`));
     await sender.close();
     expect(result.error?.kind).toBe('connection');
   });
 
   it('passes Retry-After through', async () => {
-    const sender = new UndiciOutboundSender({ allowPrivate: true });
+    const sender = makeSender({ allowPrivate: true });
     const result = await sender.post(request(`${base}/busy`));
     await sender.close();
     expect(result).toMatchObject({ status: 503, retryAfterMs: 12_000 });
   });
 
   it('refuses internal addresses at save time and at send time unless allowed', async () => {
-    const sender = new UndiciOutboundSender({ allowPrivate: false });
+    const sender = makeSender({ allowPrivate: false });
     await expect(sender.assertAllowedUrl(`${base}/ok`)).rejects.toMatchObject({ code: 'invalid_callback_url' });
     await expect(sender.assertAllowedUrl('http://localhost:1/')).rejects.toMatchObject({ code: 'invalid_callback_url' });
     await expect(sender.assertAllowedUrl('gopher://example.com/')).rejects.toMatchObject({ code: 'invalid_callback_url' });
@@ -134,8 +141,60 @@ describe('outbound sender against a real receiver', () => {
     expect(named.error?.kind).toBe('blocked_address');
     expect(seen.length).toBe(before);
     await sender.close();
-    const permissive = new UndiciOutboundSender({ allowPrivate: true });
+    const permissive = makeSender({ allowPrivate: true });
     await expect(permissive.assertAllowedUrl(`${base}/ok`)).resolves.toBeUndefined();
     await permissive.close();
+  });
+});
+
+describe('outbound sender on a worker thread', () => {
+  let server: http.Server;
+  let base: string;
+
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        if (req.url === '/hang') return;
+        if (req.url?.startsWith('/later/')) return void setTimeout(() => res.end(req.url?.slice('/later/'.length)), 200);
+        res.end(req.url?.slice('/echo/'.length));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const request = (path: string, timeoutMs = 5_000) => ({ url: `${base}${path}`, headers: {}, body: '{}', timeoutMs, maxResponseBytes: 100 });
+
+  it('gives every caller its own answer when many requests travel together', async () => {
+    const sender = new ThreadedOutboundSender({ allowPrivate: true });
+    const results = await Promise.all(Array.from({ length: 300 }, (_, i) => sender.post(request(`/echo/${i}`))));
+    await sender.close();
+    expect(results.map((r) => r.body)).toEqual(Array.from({ length: 300 }, (_, i) => String(i)));
+    expect(results.every((r) => r.status === 200 && r.latencyMs > 0)).toBe(true);
+  });
+
+  it('ends the requests of a worker that dies as connection failures, and starts a new one', async () => {
+    const sender = new ThreadedOutboundSender({ allowPrivate: true });
+    expect((await sender.post(request('/echo/first'))).body).toBe('first');
+    const pending = sender.post(request('/hang'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sender.stopWorker();
+    expect(await pending).toMatchObject({ error: { kind: 'connection' } });
+    expect((await sender.post(request('/echo/after'))).body).toBe('after');
+    await sender.close();
+  });
+
+  it('lets in-flight requests finish on close, then refuses new ones', async () => {
+    const sender = new ThreadedOutboundSender({ allowPrivate: true });
+    const inFlight = sender.post(request('/later/done'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sender.close();
+    expect(await inFlight).toMatchObject({ status: 200, body: 'done' });
+    expect(await sender.post(request('/echo/x'))).toMatchObject({ error: { kind: 'connection' } });
   });
 });

@@ -33,5 +33,7 @@ export interface OutboundSender {
   post(request: OutboundRequest): Promise<OutboundResult>;
   /** Throws AppError('invalid_callback_url') when the URL is not http(s) or resolves to an internal address. */
   assertAllowedUrl(url: string): Promise<void>;
+  /** Optional: prepares what the first request would otherwise wait for (a worker thread). */
+  warmUp?(): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,0 +1,55 @@
+/**
+ * The outbound worker thread (see threaded.ts): runs an UndiciOutboundSender and answers each
+ * batch of requests the main thread posts with batches of results, one per request id.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { OutboundRequest, OutboundResult } from './ports.js';
+import { UndiciOutboundSender, type UndiciSenderOptions } from './sender.js';
+
+export type WorkerCall = Array<[id: number, request: OutboundRequest]>;
+export type WorkerResults = Array<[id: number, result: OutboundResult]>;
+/** Results, or 'ready' once when the worker has loaded. */
+export type WorkerAnswer = WorkerResults | 'ready';
+
+const port = parentPort;
+if (!port) throw new Error('outbound worker: run me with new Worker()');
+
+const sender = new UndiciOutboundSender(workerData as UndiciSenderOptions);
+let answers: WorkerResults = [];
+let flushing = false;
+
+// Results that complete in the same turn go back in one message.
+const flush = () => {
+  flushing = false;
+  const batch = answers;
+  answers = [];
+  port.postMessage(batch);
+};
+
+const answer = (id: number, result: OutboundResult) => {
+  answers.push([id, result]);
+  if (!flushing) {
+    flushing = true;
+    setImmediate(flush);
+  }
+};
+
+// Loaded: the main thread may stop waiting for a warm-up.
+port.postMessage('ready');
+
+port.on('message', (message: WorkerCall | 'close') => {
+  if (message === 'close') {
+    // In-flight requests end (or time out) before the pool closes; their results still go back.
+    void sender.close().finally(() => {
+      if (answers.length > 0) flush();
+      port.close();
+    });
+    return;
+  }
+  for (const [id, request] of message) {
+    sender.post(request).then(
+      (result) => answer(id, result),
+      (error: unknown) => answer(id, { body: '', bodyTruncated: false, error: { kind: 'connection', message: String(error) }, latencyMs: 0 }),
+    );
+  }
+});
