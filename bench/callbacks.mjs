@@ -13,7 +13,8 @@
  * queues the records through Parley's internals. A fresh SQLite directory each time
  * (DATABASE_URL=postgres://... to use PostgreSQL). Knobs: BENCH_RATE, BENCH_SECONDS, BENCH_DRAIN,
  * BENCH_WARMUP_SECONDS (5: sends at the same rate before (a) and (c), not measured),
- * BENCH_ONLY=a,b,c, BENCH_PROFILE=dir (CPU profile of the child in (a) and (c)).
+ * BENCH_ONLY=a,b,c, BENCH_PROFILE=dir (CPU profile of the child in (a) and (c)), BENCH_TIMELINE=1
+ * (the worst latency per second of receipt in (a) and (c)).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -173,6 +174,17 @@ function report(title, lat, extra) {
   return s;
 }
 
+/** BENCH_TIMELINE=1: the worst latency of the messages received in each second of the run. */
+function printTimeline(receiver) {
+  const bySecond = new Map();
+  const start = Math.min(...receiver.stamps);
+  receiver.stamps.forEach((stamp, i) => {
+    const second = Math.floor((stamp - start) / 1000);
+    bySecond.set(second, Math.max(bySecond.get(second) ?? 0, receiver.latencies[i]));
+  });
+  console.log(`worst latency (ms) per second of receipt: ${[...bySecond].sort((a, b) => a[0] - b[0]).map(([sec, ms]) => `${sec}:${ms}`).join(' ')}`);
+}
+
 async function endToEnd(withHungApp) {
   const receiver = await startReceiver('ok');
   const hung = withHungApp ? await startReceiver('hang') : undefined;
@@ -197,6 +209,7 @@ async function endToEnd(withHungApp) {
       receiver.latencies,
       `sent ${result.sent} at ${fmt(result.achievedRate, 0)}/s, ${result.failed} send errors, ${got} received${hung ? `, hung receiver saw ${hung.count()}` : ''}`,
     );
+    if (process.env.BENCH_TIMELINE) printTimeline(receiver);
     return s;
   } finally {
     await parley.close();

@@ -134,6 +134,8 @@ export function freePort() {
  */
 export async function startReceiver(mode = 'ok') {
   const latencies = [];
+  // Receipt time (the record's timestamp) of each latency, for a per-second timeline.
+  const stamps = [];
   let count = 0;
   let first;
   const server = http.createServer((req, res) => {
@@ -144,7 +146,11 @@ export async function startReceiver(mode = 'ok') {
       // The first request as Parley sent it, replayed by the raw undici reference in (b).
       if (!first) first = { headers: Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))), body: Buffer.concat(chunks).toString() };
       if (mode === 'hang') return;
-      if (mode === 'ok') latencies.push(Date.now() - JSON.parse(Buffer.concat(chunks).toString()).timestamp);
+      if (mode === 'ok') {
+        const { timestamp } = JSON.parse(Buffer.concat(chunks).toString());
+        latencies.push(Date.now() - timestamp);
+        stamps.push(timestamp);
+      }
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.end('ok');
     });
@@ -155,10 +161,12 @@ export async function startReceiver(mode = 'ok') {
     url: `http://127.0.0.1:${server.address().port}/cb`,
     origin: `http://127.0.0.1:${server.address().port}`,
     latencies,
+    stamps,
     count: () => count,
     first: () => first,
     reset: () => {
       latencies.length = 0;
+      stamps.length = 0;
       count = 0;
     },
     close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }),
