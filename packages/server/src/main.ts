@@ -64,7 +64,7 @@ async function main(): Promise<void> {
 
   await app.listen({ port: config.port, host: config.host });
   // The first callback or reply push should not wait for the outbound worker to load.
-  void app.parley.outbound.warmUp?.();
+  if (config.workers) void app.parley.outbound.warmUp?.();
 }
 
 main().catch((error: unknown) => {

@@ -6,6 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { callbackSecurity, md5Hex, verifyStandardWebhook, type CallbackRecord } from '@parley/protocol';
 import type { MessageEvent } from '../../src/modules/im/post-send.js';
+import { ThreadedOutboundSender } from '../../src/modules/outbound/threaded.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { CallbackReceiver } from '../helpers/callback-receiver.js';
 import { FakeClock } from '../helpers/clock.js';
@@ -266,6 +267,22 @@ describe.each(ENGINES)('callback delivery engine on %s', (engine) => {
     } finally {
       await healthy.close();
     }
+  });
+
+  it('retries an attempt the outbound worker thread died during, and delivers the record', async () => {
+    const outbound = t.app.parley.outbound;
+    expect(outbound).toBeInstanceOf(ThreadedOutboundSender);
+    await setup(false);
+    // The first request hangs at the receiver; the worker carrying it is stopped meanwhile.
+    receiver.respond = (_req, index) => (index === 0 ? 'hang' : { status: 200, body: 'ok' });
+    await send(message());
+    const deadline = Date.now() + 5_000;
+    while (receiver.requests.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    await (outbound as ThreadedOutboundSender).stopWorker();
+    await settle();
+    expect(receiver.requests).toHaveLength(2);
+    expect(receiver.requests[1]?.headers['webhook-id']).toBe(receiver.requests[0]?.headers['webhook-id']);
+    expect(await metric('parley_callback_records_total')).toContain('parley_callback_records_total{result="succeeded"} 1');
   });
 
   it('stored records expire after 3 days', async () => {
