@@ -131,7 +131,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const outbound =
     deps.outbound ??
     (config.outboundThread
-      ? new ThreadedOutboundSender({ allowPrivate: config.allowPrivateCallbacks })
+      ? new ThreadedOutboundSender({ allowPrivate: config.allowPrivateCallbacks }, (error) =>
+          app.log.error({ err: error }, 'outbound worker thread failed; the next request starts a new one'),
+        )
       : new UndiciOutboundSender({ allowPrivate: config.allowPrivateCallbacks }));
   const secrets = secretBox(loadOrCreateSecretKey(config.secretKey, config.dataDir));
   const callbacks = createCallbacks({

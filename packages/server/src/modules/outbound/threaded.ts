@@ -51,7 +51,11 @@ export class ThreadedOutboundSender implements OutboundSender {
   /** Settles when the current worker has loaded (or has stopped). */
   private ready: Promise<void> = Promise.resolve();
 
-  constructor(private readonly options: UndiciSenderOptions) {
+  constructor(
+    private readonly options: UndiciSenderOptions,
+    /** Told when the worker fails (it is replaced on the next request). */
+    private readonly onWorkerError: (error: unknown) => void = () => undefined,
+  ) {
     // Only its save-time check is used; its pool never opens a connection.
     this.guard = new UndiciOutboundSender(options);
   }
@@ -131,7 +135,7 @@ export class ThreadedOutboundSender implements OutboundSender {
       if (this.inFlight.size === 0) worker.unref();
     });
     // An 'error' is followed by 'exit', which settles what the worker held.
-    worker.on('error', () => undefined);
+    worker.on('error', (error) => this.onWorkerError(error));
     worker.on('exit', () => {
       loaded();
       if (this.worker === worker) this.worker = undefined;
