@@ -9,6 +9,9 @@ import type { ParleyProcess } from '../helpers/process.js';
 import { SocketClient } from '../helpers/im.js';
 import { call, CountingReceiver, imApp, metricSum, pooled, rootToken, sendText, startCluster, until, type Cluster } from './cluster.js';
 
+/** Callbacks of one rule in flight per instance: the most a kill -9 can make repeat. */
+const RULE_CONCURRENCY = 32;
+
 describe('several instances on PostgreSQL and Redis', () => {
   let cluster: Cluster;
   let a: ParleyProcess;
@@ -25,6 +28,7 @@ describe('several instances on PostgreSQL and Redis', () => {
     cluster = await startCluster({
       // A short attempt timeout keeps the lease (2 attempts + 10 s) short for the kill -9 case.
       PARLEY_CALLBACK_TIMEOUT_MS: '1000',
+      PARLEY_CALLBACK_RULE_CONCURRENCY: String(RULE_CONCURRENCY),
       PARLEY_IM_RATE_LIMIT: '1000000',
       PARLEY_API_RATE_LIMIT: '60',
     });
@@ -185,6 +189,6 @@ describe('several instances on PostgreSQL and Redis', () => {
     const { duplicates } = r.tally(texts);
     console.log(`kill -9: ${texts.length} callbacks, ${killedAt} received before the kill, ${duplicates} duplicates (at-least-once)`);
     // Only attempts in flight at the kill can repeat: at most one rule's concurrency per instance.
-    expect(duplicates).toBeLessThanOrEqual(32);
+    expect(duplicates).toBeLessThanOrEqual(RULE_CONCURRENCY);
   }, 120_000);
 });
