@@ -47,7 +47,7 @@ export const copies = <T>(n: number, value: T): T[] => Array.from({ length: n },
 /**
  * A row limit to bind as a parameter: `LIMIT CAST(? AS INTEGER)` instead of `LIMIT ?`.
  *
- * SQLite (3.47 and later) reads a bound `LIMIT ?` value while it plans a statement, and so marks
+ * SQLite (3.53, as better-sqlite3 bundles it) reads a bound `LIMIT ?` value while it plans a statement, and so marks
  * the statement to be compiled again whenever that parameter is bound. better-sqlite3 binds every
  * parameter on every run, so a plain `LIMIT ?` recompiles its statement on every execution: the
  * job claim took 78 µs instead of 26 µs, an empty claim 31 µs instead of 3 µs. The planner does

@@ -10,6 +10,7 @@ import { ThreadedOutboundSender } from '../../src/modules/outbound/threaded.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { CallbackReceiver } from '../helpers/callback-receiver.js';
 import { FakeClock } from '../helpers/clock.js';
+import { waitFor } from '../helpers/im.js';
 import { ENGINES } from '../helpers/engines.js';
 
 const APP = 'app-0001';
@@ -276,8 +277,7 @@ describe.each(ENGINES)('callback delivery engine on %s', (engine) => {
     // The first request hangs at the receiver; the worker carrying it is stopped meanwhile.
     receiver.respond = (_req, index) => (index === 0 ? 'hang' : { status: 200, body: 'ok' });
     await send(message());
-    const deadline = Date.now() + 5_000;
-    while (receiver.requests.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    await waitFor(() => receiver.requests.length, (n) => n > 0);
     await (outbound as ThreadedOutboundSender).stopWorker();
     await settle();
     expect(receiver.requests).toHaveLength(2);

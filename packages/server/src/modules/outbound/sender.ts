@@ -49,6 +49,30 @@ export function parseRetryAfter(value: string | string[] | undefined, nowMs: num
   return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
 }
 
+/**
+ * The save-time check of a customer URL: http(s) without credentials and, unless private
+ * addresses are allowed, a host that resolves to no internal address. Throws
+ * AppError('invalid_callback_url').
+ */
+export async function assertAllowedUrl(raw: string, allowPrivate: boolean): Promise<void> {
+  const shape = checkUrlShape(raw);
+  if ('reason' in shape) throw new AppError('invalid_callback_url', { detail: shape.reason });
+  if (allowPrivate) return;
+  const host = shape.url.hostname.replace(/^\[|\]$/g, '');
+  if (host === 'localhost' || host.endsWith('.localhost')) {
+    throw new AppError('invalid_callback_url', { detail: `${host} is an internal address` });
+  }
+  let addresses: string[];
+  try {
+    addresses = (await dns.lookup(host, { all: true })).map((a) => a.address);
+  } catch {
+    throw new AppError('invalid_callback_url', { detail: `the host ${host} does not resolve` });
+  }
+  if (addresses.some(isInternalAddress)) {
+    throw new AppError('invalid_callback_url', { detail: `${host} points at an internal address` });
+  }
+}
+
 export class UndiciOutboundSender implements OutboundSender {
   private readonly agent: Agent;
   private readonly deadlines = new Deadlines();
@@ -61,23 +85,8 @@ export class UndiciOutboundSender implements OutboundSender {
     });
   }
 
-  async assertAllowedUrl(raw: string): Promise<void> {
-    const shape = checkUrlShape(raw);
-    if ('reason' in shape) throw new AppError('invalid_callback_url', { detail: shape.reason });
-    if (this.options.allowPrivate) return;
-    const host = shape.url.hostname.replace(/^\[|\]$/g, '');
-    if (host === 'localhost' || host.endsWith('.localhost')) {
-      throw new AppError('invalid_callback_url', { detail: `${host} is an internal address` });
-    }
-    let addresses: string[];
-    try {
-      addresses = (await dns.lookup(host, { all: true })).map((a) => a.address);
-    } catch {
-      throw new AppError('invalid_callback_url', { detail: `the host ${host} does not resolve` });
-    }
-    if (addresses.some(isInternalAddress)) {
-      throw new AppError('invalid_callback_url', { detail: `${host} points at an internal address` });
-    }
+  assertAllowedUrl(raw: string): Promise<void> {
+    return assertAllowedUrl(raw, this.options.allowPrivate);
   }
 
   async post(req: OutboundRequest): Promise<OutboundResult> {

@@ -16,7 +16,7 @@
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { OutboundRequest, OutboundResult, OutboundSender } from './ports.js';
-import { UndiciOutboundSender, type UndiciSenderOptions } from './sender.js';
+import { assertAllowedUrl, type UndiciSenderOptions } from './sender.js';
 import type { WorkerAnswer, WorkerCall } from './worker.js';
 
 interface Call {
@@ -46,7 +46,6 @@ export class ThreadedOutboundSender implements OutboundSender {
   private flushing = false;
   /** Requests handed to the current worker, by id. */
   private readonly inFlight = new Map<number, Call>();
-  private readonly guard: UndiciOutboundSender;
   private closed = false;
   /** Settles when the current worker has loaded (or has stopped). */
   private ready: Promise<void> = Promise.resolve();
@@ -55,13 +54,10 @@ export class ThreadedOutboundSender implements OutboundSender {
     private readonly options: UndiciSenderOptions,
     /** Told when the worker fails (it is replaced on the next request). */
     private readonly onWorkerError: (error: unknown) => void = () => undefined,
-  ) {
-    // Only its save-time check is used; its pool never opens a connection.
-    this.guard = new UndiciOutboundSender(options);
-  }
+  ) {}
 
   assertAllowedUrl(url: string): Promise<void> {
-    return this.guard.assertAllowedUrl(url);
+    return assertAllowedUrl(url, this.options.allowPrivate);
   }
 
   post(request: OutboundRequest): Promise<OutboundResult> {
@@ -94,7 +90,6 @@ export class ThreadedOutboundSender implements OutboundSender {
     if (this.closed) return;
     this.closed = true;
     this.flush();
-    await this.guard.close();
     const worker = this.worker;
     if (!worker) return;
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
