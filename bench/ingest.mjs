@@ -143,18 +143,32 @@ async function load(origin, association, seconds, warmupSeconds) {
   };
 }
 
+/**
+ * Runs one load phase and adds the CPU time per request of the server (`pid`) and of this
+ * process (the load generator). Warm-up and measured requests both count: the load loop issues
+ * about rate × (warm-up + measured) of them. On two cores, (server + load generator) CPU per
+ * request bounds the rate: 2 s of CPU per second at most.
+ */
+async function measured(pid, run) {
+  const serverBefore = cpuSeconds(pid);
+  const loadBefore = process.cpuUsage();
+  const result = await run();
+  const serverAfter = cpuSeconds(pid);
+  const load = process.cpuUsage(loadBefore);
+  const issued = result.rate * (SECONDS + WARMUP);
+  if (serverBefore !== undefined && serverAfter !== undefined) result.cpuPerRequestUs = Math.round(((serverAfter - serverBefore) / issued) * 1e6);
+  result.loadCpuPerRequestUs = Math.round((load.user + load.system) / issued);
+  return result;
+}
+
 async function main() {
   const parley = await startParley();
   const bare = await startBare();
   try {
     // The bare server accepts any path and ignores the signature; the same requests go to both.
     console.log(`${SECONDS}s per target at ${CONNECTIONS} connections, after ${WARMUP}s of warm-up each; machine speed ${machineSpeedMs()} ms (bench/lib: lower is faster)...`);
-    const cpuBefore = cpuSeconds(parley.child.pid);
-    const parleyResult = await load(parley.base, parley.association, SECONDS, WARMUP);
-    const cpuAfter = cpuSeconds(parley.child.pid);
-    // Warm-up and measured requests both count: the load loop issues about rate × (warm-up + measured) of them.
-    if (cpuBefore !== undefined && cpuAfter !== undefined) parleyResult.cpuPerRequestUs = Math.round(((cpuAfter - cpuBefore) / (parleyResult.rate * (SECONDS + WARMUP))) * 1e6);
-    const bareResult = await load(bare.base, parley.association, SECONDS, WARMUP);
+    const parleyResult = await measured(parley.child.pid, () => load(parley.base, parley.association, SECONDS, WARMUP));
+    const bareResult = await measured(bare.child.pid, () => load(bare.base, parley.association, SECONDS, WARMUP));
     const result = {
       date: new Date().toISOString(),
       node: process.version,
@@ -171,7 +185,9 @@ async function main() {
       console.log(`${name.padEnd(8)} ${String(r.rate).padEnd(8)} ${String(r.p50Ms).padEnd(8)} ${String(r.p99Ms).padEnd(8)} ${String(r.requests).padEnd(8)} ${r.errors}`);
     }
     console.log(`ratio parley/bare: ${result.ratio} (target >= 0.5); Parley p99 ${parleyResult.p99Ms} ms (target < 20 ms)`);
-    if (parleyResult.cpuPerRequestUs !== undefined) console.log(`Parley CPU per request: about ${parleyResult.cpuPerRequestUs} µs`);
+    for (const [name, r] of [['Parley', parleyResult], ['bare', bareResult]]) {
+      if (r.cpuPerRequestUs !== undefined) console.log(`${name} run, CPU per request: server ${r.cpuPerRequestUs} µs, load generator ${r.loadCpuPerRequestUs} µs`);
+    }
     console.log(JSON.stringify(result));
     if (process.env.BENCH_OUT) fs.writeFileSync(process.env.BENCH_OUT, `${JSON.stringify(result, null, 2)}\n`);
   } finally {

@@ -5,6 +5,7 @@
  * reports throughput and latency percentiles; startBareServer is the reference a result is
  * compared with: a plain node:http server that reads the body and answers 200.
  */
+import { fork } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -126,6 +127,41 @@ export function freePort() {
       server.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * A counting receiver (answers 200, counts) in a child process, so that it shares no event loop
+ * with the sender it measures. Same shape as `startReceiver('count')`, plus `pid` (to add its CPU
+ * time to a run's); its count reaches this process every 20 ms.
+ */
+export async function startReceiverProcess() {
+  const child = fork(new URL('./receiver-process.mjs', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  let count = 0;
+  let first;
+  const port = await new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`receiver exited with ${code}`)));
+    child.on('message', (message) => {
+      if (message.port !== undefined) resolve(message.port);
+      if (message.count !== undefined) count = message.count;
+      if (message.first !== undefined) first = message.first;
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${port}/cb`,
+    origin: `http://127.0.0.1:${port}`,
+    pid: child.pid,
+    count: () => count,
+    first: () => first,
+    reset: () => {
+      count = 0;
+      child.send('reset');
+    },
+    close: () => new Promise((r) => {
+      child.once('exit', r);
+      child.disconnect();
+    }),
+  };
 }
 
 /**
