@@ -5,49 +5,44 @@
  */
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../kernel/clock.js';
+import { TtlCache } from '../../kernel/ttl-cache.js';
 import type { Database } from '../../storage/schema.js';
 import type { CallbackRule, CallbacksRepository, CallbackSettings } from './ports.js';
 
 interface AppEntry {
   settings: CallbackSettings;
   rules: CallbackRule[];
-  loadedAt: number;
 }
 
 export class RuleDirectory {
-  private readonly apps = new Map<string, AppEntry>();
-  private readonly byId = new Map<number, { rule: CallbackRule | undefined; loadedAt: number }>();
+  private readonly apps: TtlCache<string, AppEntry>;
+  private readonly byId: TtlCache<number, CallbackRule | undefined>;
 
   constructor(
     private readonly repo: CallbacksRepository,
-    private readonly clock: Clock,
-    private readonly ttlMs = 2_000,
-  ) {}
-
-  /** Settings and rules of an app; `db` is the caller's transaction when there is one. */
-  async app(appId: string, db?: Kysely<Database>): Promise<AppEntry> {
-    const now = this.clock.now();
-    const hit = this.apps.get(appId);
-    if (hit && now - hit.loadedAt < this.ttlMs && now >= hit.loadedAt) return hit;
-    const [settings, rules] = [await this.repo.getSettings(appId, db), await this.repo.listRules(appId, db)];
-    const entry = { settings, rules, loadedAt: now };
-    this.apps.set(appId, entry);
-    for (const rule of rules) this.byId.set(rule.id, { rule, loadedAt: now });
-    return entry;
+    clock: Clock,
+    ttlMs = 2_000,
+  ) {
+    this.apps = new TtlCache(clock, ttlMs);
+    this.byId = new TtlCache(clock, ttlMs);
   }
 
-  async rule(id: number): Promise<CallbackRule | undefined> {
-    const now = this.clock.now();
-    const hit = this.byId.get(id);
-    if (hit && now - hit.loadedAt < this.ttlMs && now >= hit.loadedAt) return hit.rule;
-    const rule = await this.repo.getRuleById(id);
-    this.byId.set(id, { rule, loadedAt: now });
-    return rule;
+  /**
+   * Settings and rules of an app. `db` is the caller's transaction when there is one: the read
+   * then runs in it, on its own (see TtlCache); otherwise concurrent misses share one read.
+   */
+  app(appId: string, db?: Kysely<Database>): Promise<AppEntry> {
+    const load = async (): Promise<AppEntry> => ({ settings: await this.repo.getSettings(appId, db), rules: await this.repo.listRules(appId, db) });
+    return this.apps.get(appId, load, { share: db === undefined });
+  }
+
+  rule(id: number): Promise<CallbackRule | undefined> {
+    return this.byId.get(id, () => this.repo.getRuleById(id));
   }
 
   invalidate(appId: string, ruleId?: number): void {
     this.apps.delete(appId);
     if (ruleId !== undefined) this.byId.delete(ruleId);
-    for (const [id, entry] of this.byId) if (entry.rule?.appId === appId) this.byId.delete(id);
+    this.byId.deleteWhere((rule) => rule?.appId === appId);
   }
 }

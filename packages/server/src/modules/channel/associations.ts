@@ -7,6 +7,7 @@ import type { AssociationView, CreateAssociationRequest, UpdateAssociationReques
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import { randomHex } from '../../kernel/ids.js';
+import { TtlCache } from '../../kernel/ttl-cache.js';
 import type { SecretBox } from '../../kernel/secret-box.js';
 import type { AccountsService } from '../accounts/service.js';
 import type { OutboundUrlGuard } from './url-guard.js';
@@ -23,7 +24,7 @@ const CACHE_TTL_MS = 5_000;
 
 export class AssociationsService {
   /** Client ID -> association, so that ingest does not read and decrypt on every message. */
-  private readonly byClientId = new Map<string, { value: OpenAssociation | undefined; until: number }>();
+  private readonly byClientId: TtlCache<string, OpenAssociation | undefined>;
 
   constructor(
     private readonly repo: AssociationsRepository,
@@ -32,7 +33,9 @@ export class AssociationsService {
     private readonly box: SecretBox,
     private readonly urlGuard: OutboundUrlGuard,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.byClientId = new TtlCache(clock, CACHE_TTL_MS);
+  }
 
   view(a: Association): AssociationView {
     return {
@@ -133,15 +136,11 @@ export class AssociationsService {
    * The association of a Client ID, cached briefly. Another instance's rotation or deletion
    * is seen within CACHE_TTL_MS; this instance's at once.
    */
-  async byClient(clientId: string): Promise<OpenAssociation | undefined> {
-    const now = this.clock.now();
-    const cached = this.byClientId.get(clientId);
-    if (cached && cached.until > now) return cached.value;
-    const found = await this.repo.findByClientId(clientId);
-    const value = found && { ...found, clientSecret: this.box.open(found.secretSealed) };
-    if (this.byClientId.size > 10_000) this.byClientId.clear();
-    this.byClientId.set(clientId, { value, until: now + CACHE_TTL_MS });
-    return value;
+  byClient(clientId: string): Promise<OpenAssociation | undefined> {
+    return this.byClientId.get(clientId, async () => {
+      const found = await this.repo.findByClientId(clientId);
+      return found && { ...found, clientSecret: this.box.open(found.secretSealed) };
+    });
   }
 
   /** Association of a channel id with its secret opened (push time: always read fresh). */

@@ -1,0 +1,72 @@
+/**
+ * The rule directory's cache on the real repository (both engines): concurrent misses share one
+ * read, and a read inside a transaction never waits for a shared read started outside it.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RuleDirectory } from '../../src/modules/callbacks/directory.js';
+import type { CallbacksRepository } from '../../src/modules/callbacks/ports.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { FakeClock } from '../helpers/clock.js';
+import { ENGINES } from '../helpers/engines.js';
+
+const APP = 'app-dir-1';
+
+/** The real repository, counting the reads the directory makes. */
+function counting(repo: CallbacksRepository) {
+  const reads = { rule: 0, settings: 0, rules: 0 };
+  const wrapped: CallbacksRepository = Object.create(repo) as CallbacksRepository;
+  wrapped.getRuleById = (id) => (reads.rule++, repo.getRuleById(id));
+  wrapped.getSettings = (appId, db) => (reads.settings++, repo.getSettings(appId, db));
+  wrapped.listRules = (appId, db) => (reads.rules++, repo.listRules(appId, db));
+  return { wrapped, reads };
+}
+
+describe.each(ENGINES)('callback rule directory on %s', (engine) => {
+  let t: TestApp;
+  let clock: FakeClock;
+
+  beforeEach(async () => {
+    clock = new FakeClock();
+    t = await createTestApp(engine, { clock });
+    await t.app.parley.callbacks.service.updateSettings(APP, { enabled: true, store_failed: false });
+  });
+  afterEach(async () => {
+    await t.close();
+  });
+
+  it('reads a rule once for all the deliveries that miss it together, and again after the TTL', async () => {
+    await t.app.parley.callbacks.service.createRule(APP, { name: 'main', url: 'http://127.0.0.1:9/cb' });
+    const [created] = await t.app.parley.callbacks.repo.listRules(APP);
+    if (!created) throw new Error('the rule was not created');
+    const { wrapped, reads } = counting(t.app.parley.callbacks.repo);
+    const directory = new RuleDirectory(wrapped, clock, 2_000);
+
+    const rules = await Promise.all(Array.from({ length: 128 }, () => directory.rule(created.id)));
+    expect(new Set(rules.map((r) => r?.name))).toEqual(new Set(['main']));
+    expect(reads.rule).toBe(1);
+
+    clock.advance(2_000);
+    await Promise.all(Array.from({ length: 128 }, () => directory.rule(created.id)));
+    expect(reads.rule).toBe(2);
+
+    const apps = await Promise.all(Array.from({ length: 32 }, () => directory.app(APP)));
+    expect(apps.every((a) => a.settings.enabled && a.rules.length === 1)).toBe(true);
+    expect([reads.settings, reads.rules]).toEqual([1, 1]);
+  });
+
+  it('reads an app inside a transaction on its own, even while a shared read of it waits outside', async () => {
+    await t.app.parley.callbacks.service.createRule(APP, { name: 'main', url: 'http://127.0.0.1:9/cb' });
+    const { wrapped, reads } = counting(t.app.parley.callbacks.repo);
+    const directory = new RuleDirectory(wrapped, clock, 2_000);
+    let outside: Promise<unknown> | undefined;
+    // On SQLite the transaction holds the one connection: a shared read started now waits for
+    // it, so a read inside the transaction that joined it would wait forever.
+    const inside = await t.app.parley.storage.db.transaction().execute(async (trx) => {
+      outside = directory.app(APP);
+      return directory.app(APP, trx);
+    });
+    expect(inside.rules.map((r) => r.name)).toEqual(['main']);
+    await outside;
+    expect(reads.settings).toBe(2);
+  });
+});
