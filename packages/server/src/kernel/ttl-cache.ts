@@ -14,6 +14,8 @@ import type { Clock } from './clock.js';
 export class TtlCache<K, V> {
   private readonly entries = new Map<K, { value: V; loadedAt: number }>();
   private readonly loading = new Map<K, Promise<V>>();
+  /** Counts invalidations: an unshared load that one overtook is not kept. */
+  private invalidations = 0;
 
   constructor(
     private readonly clock: Clock,
@@ -24,9 +26,10 @@ export class TtlCache<K, V> {
 
   /**
    * The cached value of `key` if still fresh; otherwise the (shared) result of `load`. With
-   * `share: false` the load is the caller's own and nobody else waits for it: for a read inside
-   * the caller's transaction, which a load started outside it might be waiting for (SQLite has
-   * one connection) and whose result others should not see before it commits.
+   * `share: false` the load is the caller's own: it neither waits for a load in flight nor is
+   * waited for. That is for a read inside the caller's transaction: a load started outside it
+   * may be waiting for the connection the transaction holds (SQLite has one), and callers
+   * outside it must not wait for a transaction. Its result is kept like any other.
    */
   get(key: K, load: () => Promise<V>, options: { share?: boolean } = {}): Promise<V> {
     const now = this.clock.now();
@@ -34,8 +37,9 @@ export class TtlCache<K, V> {
     // A clock that went back (a test moving it) counts as expired.
     if (hit && now - hit.loadedAt < this.ttlMs && now >= hit.loadedAt) return Promise.resolve(hit.value);
     if (options.share === false) {
+      const invalidations = this.invalidations;
       return load().then((value) => {
-        this.set(key, value, now);
+        if (this.invalidations === invalidations) this.set(key, value, now);
         return value;
       });
     }
@@ -66,6 +70,7 @@ export class TtlCache<K, V> {
 
   /** Drops `key`, and any load of it in flight from the cache's point of view. */
   delete(key: K): void {
+    this.invalidations++;
     this.entries.delete(key);
     this.loading.delete(key);
   }

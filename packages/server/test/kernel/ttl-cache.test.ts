@@ -83,6 +83,16 @@ describe('TtlCache', () => {
     expect([await first, await second]).toEqual(['read outside', 'read outside']);
   });
 
+  it('does not keep an unshared load that an invalidation overtook', async () => {
+    const cache = new TtlCache<string, string>(new FakeClock(0), 5_000);
+    const own = gatedLoad<string>();
+    const mine = cache.get('k', own.load, { share: false });
+    cache.delete('k');
+    own.release('read before the change');
+    expect(await mine).toBe('read before the change');
+    expect(await cache.get('k', async () => 'read after the change')).toBe('read after the change');
+  });
+
   it('treats an entry loaded in the future (the clock went back) as expired', async () => {
     const clock = new FakeClock(10_000);
     const cache = new TtlCache<string, number>(clock, 2_000);

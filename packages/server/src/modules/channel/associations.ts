@@ -7,8 +7,8 @@ import type { AssociationView, CreateAssociationRequest, UpdateAssociationReques
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import { randomHex } from '../../kernel/ids.js';
-import { TtlCache } from '../../kernel/ttl-cache.js';
 import type { SecretBox } from '../../kernel/secret-box.js';
+import { TtlCache } from '../../kernel/ttl-cache.js';
 import type { AccountsService } from '../accounts/service.js';
 import type { OutboundUrlGuard } from './url-guard.js';
 import type { Association, AssociationsRepository, RoutingDirectory } from './ports.js';
