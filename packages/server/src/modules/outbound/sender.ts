@@ -73,6 +73,11 @@ export async function assertAllowedUrl(raw: string, allowPrivate: boolean): Prom
   }
 }
 
+/** The result of a request that got no response. */
+export function noResponse(error: NonNullable<OutboundResult['error']>, latencyMs = 0): OutboundResult {
+  return { body: '', bodyTruncated: false, error, latencyMs };
+}
+
 export class UndiciOutboundSender implements OutboundSender {
   private readonly agent: Agent;
   private readonly deadlines = new Deadlines();
@@ -93,9 +98,9 @@ export class UndiciOutboundSender implements OutboundSender {
     const started = performance.now();
     const elapsed = () => Math.round((performance.now() - started) * 100) / 100;
     const shape = this.shapeOf(req.url);
-    if ('reason' in shape) return { body: '', bodyTruncated: false, error: { kind: 'invalid_url', message: shape.reason }, latencyMs: 0 };
+    if ('reason' in shape) return noResponse({ kind: 'invalid_url', message: shape.reason });
     if (!this.options.allowPrivate && isIpLiteralInternal(shape.url.hostname)) {
-      return { body: '', bodyTruncated: false, error: { kind: 'blocked_address', message: `${shape.url.hostname} is an internal address` }, latencyMs: 0 };
+      return noResponse({ kind: 'blocked_address', message: `${shape.url.hostname} is an internal address` });
     }
     const deadline = this.deadlines.start(req.timeoutMs);
     try {
@@ -116,7 +121,7 @@ export class UndiciOutboundSender implements OutboundSender {
       const retryAfterMs = parseRetryAfter(res.headers['retry-after'], Date.now());
       return { status: res.statusCode, body: text, bodyTruncated: truncated, latencyMs: elapsed(), ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
     } catch (error) {
-      return { body: '', bodyTruncated: false, error: classify(error), latencyMs: elapsed() };
+      return noResponse(classify(error), elapsed());
     } finally {
       deadline.clear();
     }

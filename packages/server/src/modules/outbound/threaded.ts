@@ -16,7 +16,7 @@
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { OutboundRequest, OutboundResult, OutboundSender } from './ports.js';
-import { assertAllowedUrl, type UndiciSenderOptions } from './sender.js';
+import { assertAllowedUrl, noResponse, type UndiciSenderOptions } from './sender.js';
 import type { WorkerAnswer, WorkerCall } from './worker.js';
 
 interface Call {
@@ -28,7 +28,7 @@ interface Call {
 /** Most a shutdown waits for the worker's in-flight requests before it is stopped. */
 const CLOSE_GRACE_MS = 10_000;
 
-const failure = (message: string): OutboundResult => ({ body: '', bodyTruncated: false, error: { kind: 'connection', message }, latencyMs: 0 });
+const failure = (message: string): OutboundResult => noResponse({ kind: 'connection', message });
 
 /**
  * The compiled worker sits next to this file. Run from the TypeScript sources (the test runner),

@@ -4,7 +4,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { OutboundRequest, OutboundResult } from './ports.js';
-import { UndiciOutboundSender, type UndiciSenderOptions } from './sender.js';
+import { noResponse, UndiciOutboundSender, type UndiciSenderOptions } from './sender.js';
 
 export type WorkerCall = Array<[id: number, request: OutboundRequest]>;
 export type WorkerResults = Array<[id: number, result: OutboundResult]>;
@@ -49,7 +49,7 @@ port.on('message', (message: WorkerCall | 'close') => {
   for (const [id, request] of message) {
     sender.post(request).then(
       (result) => answer(id, result),
-      (error: unknown) => answer(id, { body: '', bodyTruncated: false, error: { kind: 'connection', message: String(error) }, latencyMs: 0 }),
+      (error: unknown) => answer(id, noResponse({ kind: 'connection', message: String(error) })),
     );
   }
 });
