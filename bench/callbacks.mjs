@@ -26,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { buildApp } from '../packages/server/dist/app.js';
 import { configFrom } from '../packages/server/dist/config/index.js';
-import { cpuSeconds, fmt, freePort, machineSpeedMs, startReceiver, startReceiverProcess, summarise } from './lib/load.mjs';
+import { cpuSeconds, fmt, freePort, machineSpeedMs, startReceiver, startReceiverProcess, summarise, threadCpuSeconds, threadSplit } from './lib/load.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RATE = Number(process.env.BENCH_RATE ?? 2000);
@@ -245,10 +245,12 @@ async function drain() {
     console.log(`(b) drain: ${DRAIN} records queued in ${fmt((performance.now() - t0) / 1000)} s`);
     const started = performance.now();
     const cpuStart = cpuNow(receiver.pid);
+    const threadsStart = threadCpuSeconds(process.pid);
     jobs.start();
     await waitCount(receiver.count, DRAIN, 600_000);
     const seconds = (performance.now() - started) / 1000;
     const parleyCpu = cpuNow(receiver.pid) - cpuStart;
+    const threads = threadSplit(process.pid, threadsStart, threadCpuSeconds(process.pid));
     const parleyRate = receiver.count() / seconds;
 
     // Reference: what Parley sent (body and headers of its first callback, replayed) POSTed with
@@ -272,6 +274,15 @@ async function drain() {
     console.log(`(b) drain: Parley ${fmt(parleyRate, 0)}/s, raw undici ${fmt(rawRate, 0)}/s, ratio ${fmt(parleyRate / rawRate, 2)} (target ≥ 0.5)`);
     // This process's CPU (all threads) and the receiver's per record: steadier than rates.
     console.log(`(b) drain: CPU per record (receiver included): Parley ${fmt(perRecord(parleyCpu), 0)} µs, raw undici ${fmt(perRecord(rawCpu), 0)} µs`);
+    // By thread: in the shared placement the receiver runs on the main thread too. Which thread is
+    // which is inferred (the busiest other thread is the outbound worker when it runs; the rest are
+    // V8's GC helpers, libuv's pool and the SQLite checkpointer), so this is a diagnosis, not a result.
+    if (threads.main > 0) {
+      console.log(
+        `(b) drain: Parley's CPU per record by thread: main ${fmt(perRecord(threads.main), 0)} µs, busiest other (outbound worker) ${fmt(perRecord(threads.busiest), 0)} µs, ` +
+          `all others ${fmt(perRecord(threads.rest), 0)} µs; receiver ${fmt(perRecord(parleyCpu - threads.main - threads.busiest - threads.rest), 0)} µs`,
+      );
+    }
     return { parleyRate, rawRate };
   } finally {
     await parley.close();

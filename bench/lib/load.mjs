@@ -89,20 +89,53 @@ export async function startBareServer() {
 
 export const fmt = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : String(n));
 
+/** User + system CPU seconds in a /proc stat file (a process's or a thread's), or undefined. */
+function statCpuSeconds(file) {
+  try {
+    const stat = fs.readFileSync(file, 'utf8');
+    // Fields after the command name (which may contain spaces) start after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * CPU time (user + system, seconds) a process has used so far, from /proc (Linux), or undefined.
  * Throughput ratios move with whatever else the machine runs; CPU per request barely does.
  */
 export function cpuSeconds(pid) {
+  return statCpuSeconds(`/proc/${pid}/stat`);
+}
+
+/** CPU seconds used so far by each thread of a process, by thread id (Linux; empty elsewhere). */
+export function threadCpuSeconds(pid) {
+  const threads = new Map();
+  let tids = [];
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may contain spaces) start after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return ticks / 100;
+    tids = fs.readdirSync(`/proc/${pid}/task`);
   } catch {
-    return undefined;
+    return threads;
   }
+  for (const tid of tids) {
+    const seconds = statCpuSeconds(`/proc/${pid}/task/${tid}/stat`);
+    if (seconds !== undefined) threads.set(Number(tid), seconds);
+  }
+  return threads;
+}
+
+/**
+ * Where a process's CPU went between two `threadCpuSeconds` readings, split three ways: its main
+ * thread (thread id = pid), its busiest other thread, and all the others together.
+ */
+export function threadSplit(pid, before, after) {
+  const used = [];
+  for (const [tid, seconds] of after) used.push([tid, seconds - (before.get(tid) ?? 0)]);
+  const main = used.find(([tid]) => tid === pid)?.[1] ?? 0;
+  const others = used.filter(([tid]) => tid !== pid).map(([, s]) => s).sort((a, b) => b - a);
+  const busiest = others[0] ?? 0;
+  return { main, busiest, rest: others.slice(1).reduce((a, b) => a + b, 0) };
 }
 
 /**
