@@ -2,6 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, call, createTenant, createTestApp, login, type TestApp } from '../helpers/app.js';
 import { createAgent, createAssociation, postRaw, customerMessage, sendCustomerMessage } from '../helpers/channel.js';
 import { ENGINES } from '../helpers/engines.js';
+import { FakeClock } from '../helpers/clock.js';
+import { secretBox, loadOrCreateSecretKey } from '../../src/kernel/secret-box.js';
+import { AssociationsService } from '../../src/modules/channel/associations.js';
+import type { AssociationsRepository } from '../../src/modules/channel/ports.js';
+import { kyselyAssociationsRepository, kyselyRoutingDirectory } from '../../src/storage/repositories/channel-associations.js';
 
 describe.each(ENGINES)('REST associations on %s', (engine) => {
   let t: TestApp;
@@ -88,6 +93,33 @@ describe.each(ENGINES)('REST associations on %s', (engine) => {
     const res = await call(t.app, other.adminToken, 'GET', `/api/tenants/${tenant.tenantId}/rest/channels`);
     expect(res.status).toBe(403);
     expect((await call(t.app, undefined, 'GET', `/api/tenants/${tenant.tenantId}/rest/channels`)).status).toBe(401);
+  });
+  it('reads an uncached Client ID once for concurrent requests, and again once the cache time is over', async () => {
+    const a = await createAssociation(t.app, tenant.adminToken, tenant.tenantId, 'http://127.0.0.1:9/hook');
+    const { storage, accounts, outbound, config } = t.app.parley;
+    // The real repository, counting its reads: the service under test gets its own cache and clock.
+    const repo = kyselyAssociationsRepository(storage.db);
+    let reads = 0;
+    const counting: AssociationsRepository = {
+      ...repo,
+      findByClientId: (clientId) => {
+        reads++;
+        return repo.findByClientId(clientId);
+      },
+    };
+    const clock = new FakeClock();
+    const box = secretBox(loadOrCreateSecretKey(config.secretKey, config.dataDir));
+    const service = new AssociationsService(counting, kyselyRoutingDirectory(storage.db), accounts, box, outbound, clock);
+
+    const found = await Promise.all(Array.from({ length: 64 }, () => service.byClient(a.clientId)));
+    expect(reads).toBe(1);
+    expect(found.every((f) => f?.id === a.channelId && f.clientSecret === a.clientSecret)).toBe(true);
+    await service.byClient(a.clientId);
+    expect(reads).toBe(1);
+
+    clock.advance(5_001);
+    await Promise.all([service.byClient(a.clientId), service.byClient(a.clientId)]);
+    expect(reads).toBe(2);
   });
 });
 
