@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { OutboundRequest, OutboundResult, OutboundSender } from './ports.js';
 import { assertAllowedUrl, noResponse, type UndiciSenderOptions } from './sender.js';
+import { TurnBatch } from './turn-batch.js';
 import type { WorkerAnswer, WorkerCall } from './worker.js';
 
 interface Call {
@@ -42,8 +43,7 @@ function workerFile(): string {
 export class ThreadedOutboundSender implements OutboundSender {
   private worker: Worker | undefined;
   private nextId = 1;
-  private outbox: Call[] = [];
-  private flushing = false;
+  private readonly outbox = new TurnBatch<Call>((calls) => this.handOver(calls));
   /** Requests handed to the current worker, by id. */
   private readonly inFlight = new Map<number, Call>();
   private closed = false;
@@ -62,13 +62,7 @@ export class ThreadedOutboundSender implements OutboundSender {
 
   post(request: OutboundRequest): Promise<OutboundResult> {
     if (this.closed) return Promise.resolve(failure('the outbound sender is closed'));
-    return new Promise((resolve) => {
-      this.outbox.push({ id: this.nextId++, request, resolve });
-      if (!this.flushing) {
-        this.flushing = true;
-        setImmediate(() => this.flush());
-      }
-    });
+    return new Promise((resolve) => this.outbox.push({ id: this.nextId++, request, resolve }));
   }
 
   /**
@@ -89,7 +83,7 @@ export class ThreadedOutboundSender implements OutboundSender {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.flush();
+    this.outbox.flush();
     const worker = this.worker;
     if (!worker) return;
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
@@ -100,11 +94,7 @@ export class ThreadedOutboundSender implements OutboundSender {
     clearTimeout(grace);
   }
 
-  private flush(): void {
-    this.flushing = false;
-    if (this.outbox.length === 0) return;
-    const calls = this.outbox;
-    this.outbox = [];
+  private handOver(calls: Call[]): void {
     const worker = this.ensureWorker();
     const message: WorkerCall = calls.map((call) => [call.id, call.request]);
     for (const call of calls) this.inFlight.set(call.id, call);

@@ -5,6 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { OutboundRequest, OutboundResult } from './ports.js';
 import { noResponse, UndiciOutboundSender, type UndiciSenderOptions } from './sender.js';
+import { TurnBatch } from './turn-batch.js';
 
 export type WorkerCall = Array<[id: number, request: OutboundRequest]>;
 export type WorkerResults = Array<[id: number, result: OutboundResult]>;
@@ -15,24 +16,10 @@ const port = parentPort;
 if (!port) throw new Error('outbound worker: run me with new Worker()');
 
 const sender = new UndiciOutboundSender(workerData as UndiciSenderOptions);
-let answers: WorkerResults = [];
-let flushing = false;
 
 // Results that complete in the same turn go back in one message.
-const flush = () => {
-  flushing = false;
-  const batch = answers;
-  answers = [];
-  port.postMessage(batch);
-};
-
-const answer = (id: number, result: OutboundResult) => {
-  answers.push([id, result]);
-  if (!flushing) {
-    flushing = true;
-    setImmediate(flush);
-  }
-};
+const answers = new TurnBatch<[id: number, result: OutboundResult]>((batch: WorkerResults) => port.postMessage(batch));
+const answer = (id: number, result: OutboundResult) => answers.push([id, result]);
 
 // Loaded: the main thread may stop waiting for a warm-up.
 port.postMessage('ready');
@@ -41,7 +28,7 @@ port.on('message', (message: WorkerCall | 'close') => {
   if (message === 'close') {
     // In-flight requests end (or time out) before the pool closes; their results still go back.
     void sender.close().finally(() => {
-      if (answers.length > 0) flush();
+      answers.flush();
       port.close();
     });
     return;
