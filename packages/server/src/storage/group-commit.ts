@@ -29,6 +29,8 @@ export class GroupCommitter<I, O> {
     private readonly db: Kysely<Database>,
     private readonly write: (trx: Kysely<Database>, input: I, memo: BatchMemo) => Promise<O>,
     private readonly maxBatch = 256,
+    /** Runs after a batch committed, before its callers resume, with the batch's memo. */
+    private readonly afterCommit?: (memo: BatchMemo) => void,
   ) {}
 
   submit(input: I): Promise<O> {
@@ -58,9 +60,9 @@ export class GroupCommitter<I, O> {
   /** Commits the batch and settles its callers; false when it was rolled back (callers unsettled). */
   private async runBatch(batch: Array<Pending<I, O>>): Promise<boolean> {
     let values: O[];
+    const memo: BatchMemo = new Map();
     try {
       values = await this.db.transaction().execute(async (trx) => {
-        const memo: BatchMemo = new Map();
         const out: O[] = [];
         for (const item of batch) out.push(await this.write(trx, item.input, memo));
         return out;
@@ -70,6 +72,7 @@ export class GroupCommitter<I, O> {
       (batch[0] as Pending<I, O>).reject(error);
       return true;
     }
+    this.afterCommit?.(memo);
     batch.forEach((item, i) => item.resolve(values[i] as O));
     return true;
   }

@@ -1,0 +1,123 @@
+/**
+ * The memory of known customers' open conversations (SQLite's send-message path): the pure rules
+ * of OpenConversations, and the epoch triggers of migration 040 that make it safe.
+ */
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStorage, type Storage } from '../../src/storage/index.js';
+import { OpenConversations, type OpenArrival } from '../../src/storage/repositories/open-conversations.js';
+import { FakeClock } from '../helpers/clock.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/engines.js';
+
+const arrival = (conversationId: number): OpenArrival => ({
+  visitorId: 1,
+  profile: '{}',
+  tags: '[]',
+  conversation: {
+    id: conversationId,
+    tenant_id: 1,
+    channel_id: 1,
+    visitor_id: 1,
+    customer_id: 'c',
+    state: 'waiting',
+    queue_id: 1,
+    agent_id: null,
+    vip: 0,
+    queued_at: 0,
+    created_at: 0,
+    updated_at: 0,
+    closed_at: null,
+    last_message_id: null,
+  },
+});
+
+describe('OpenConversations', () => {
+  it('keeps what a transaction learnt at the current epoch, and drops everything when the epoch moves', () => {
+    const open = new OpenConversations();
+    open.sync(7);
+    open.keep(new Map([['a', arrival(1)]]), 7);
+    expect(open.get('a')?.conversation.id).toBe(1);
+    open.sync(7);
+    expect(open.get('a')?.conversation.id).toBe(1);
+    open.sync(8);
+    expect(open.get('a')).toBeUndefined();
+    expect(open.size).toBe(0);
+  });
+
+  it('ignores what a transaction learnt if the epoch moved since it read it', () => {
+    const open = new OpenConversations();
+    open.sync(1);
+    open.sync(2);
+    open.keep(new Map([['a', arrival(1)]]), 1);
+    expect(open.get('a')).toBeUndefined();
+  });
+
+  it('replaces an entry with the newer one and lets the oldest go past its cap', () => {
+    const open = new OpenConversations(2);
+    open.sync(0);
+    open.keep(new Map([['a', arrival(1)], ['b', arrival(2)]]), 0);
+    open.keep(new Map([['a', arrival(3)]]), 0);
+    open.keep(new Map([['c', arrival(4)]]), 0);
+    expect(open.size).toBe(2);
+    expect(open.get('b')).toBeUndefined();
+    expect(open.get('a')?.conversation.id).toBe(3);
+    expect(open.get('c')?.conversation.id).toBe(4);
+  });
+});
+
+describe('conversation epoch triggers (SQLite)', () => {
+  let tdb: TestDatabase;
+  let storage: Storage;
+
+  beforeEach(async () => {
+    tdb = await createTestDatabase('sqlite');
+    storage = await openStorage(tdb.config, new FakeClock());
+  });
+  afterEach(async () => {
+    await storage.close();
+    await tdb.destroy();
+  });
+
+  const epoch = async () => Number((await sql<{ n: number }>`SELECT n FROM conversation_epoch WHERE id = 1`.execute(storage.db)).rows[0]?.n);
+
+  it('moves on every change to a conversation or a visitor but the per-message bookkeeping', async () => {
+    const db = storage.db;
+    const tenant = await db.insertInto('tenants').values({ name: 'T', edition: 'flagship', vip_tags: '["vip"]', default_queue_id: null, created_at: 0 }).returning('id').executeTakeFirstOrThrow();
+    const agent = await db
+      .insertInto('users')
+      .values({ tenant_id: tenant.id, username: 'a@example.com', password_hash: 'x', nickname: 'A', avatar: null, role: 'agent', status: 'online', max_sessions: 5, created_at: 0 })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const channel = await db
+      .insertInto('rest_channels')
+      .values({ tenant_id: tenant.id, name: 'c', callback_url: 'http://x.example/', client_id: 'cid', secret_sealed: 's', agent_queue_id: null, created_at: 0, updated_at: 0 })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const visitor = await db
+      .insertInto('channel_visitors')
+      .values({ channel_id: channel.id, customer_id: 'c', profile: '{}', tags: '[]', created_at: 0, updated_at: 0 })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const start = await epoch();
+    const conv = await db
+      .insertInto('conversations')
+      .values({ tenant_id: tenant.id, channel_id: channel.id, visitor_id: visitor.id, customer_id: 'c', state: 'processing', queue_id: 1, agent_id: agent.id, vip: 0, queued_at: 0, created_at: 0, updated_at: 0, closed_at: null, last_message_id: null })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    expect(await epoch()).toBe(start);
+
+    await db.updateTable('conversations').set({ last_message_id: 5, updated_at: 10 }).where('id', '=', conv.id).execute();
+    expect(await epoch()).toBe(start);
+    await db.updateTable('conversations').set({ vip: 1 }).where('id', '=', conv.id).execute();
+    expect(await epoch()).toBe(start + 1);
+    await db.updateTable('channel_visitors').set({ profile: '{"phone":"1"}' }).where('id', '=', visitor.id).execute();
+    expect(await epoch()).toBe(start + 2);
+    // The foreign key clears agent_id: that is a change too.
+    await db.deleteFrom('users').where('id', '=', agent.id).execute();
+    expect(await epoch()).toBe(start + 3);
+    await db.updateTable('conversations').set({ state: 'closed', closed_at: 20 }).where('id', '=', conv.id).execute();
+    expect(await epoch()).toBe(start + 4);
+    await db.deleteFrom('conversations').where('id', '=', conv.id).execute();
+    expect(await epoch()).toBe(start + 5);
+  });
+});
