@@ -180,6 +180,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     dataDir: config.dataDir,
     publicUrl: config.publicUrl,
     metrics,
+    singleWriter: !storage.capabilities.multiWriter,
     // Live events reach agents on every instance when instances coordinate through Redis.
     ...(coordination.kind === 'redis' ? { events: pubsubEventBus(coordination.pubsub) } : {}),
   });

@@ -52,13 +52,18 @@ export interface ChannelDeps {
   push?: PushSettings;
   /** Push jobs running at once in this process. */
   pushConcurrency?: number;
+  /**
+   * This process is the database's only writer (SQLite): the send-message path may keep known
+   * customers' open conversations in memory (storage/repositories/open-conversations.ts).
+   */
+  singleWriter?: boolean;
 }
 
 export function createChannelModule(deps: ChannelDeps): ChannelModule {
   const bus = deps.events ?? inProcessEventBus();
   const events = deps.metrics ? countingEventBus(bus, deps.metrics) : bus;
   const directory = kyselyRoutingDirectory(deps.db);
-  const conversationsRepo = kyselyConversationsRepository(deps.db);
+  const conversationsRepo = kyselyConversationsRepository(deps.db, { rememberOpenConversations: deps.singleWriter === true });
   const deliveriesRepo = kyselyDeliveriesRepository(deps.db);
   const associations = new AssociationsService(kyselyAssociationsRepository(deps.db), directory, deps.accounts, deps.secrets, deps.outbound, deps.clock);
   const dispatcher = new Dispatcher(conversationsRepo, directory, events, deps.clock);

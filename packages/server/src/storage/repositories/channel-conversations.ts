@@ -16,6 +16,7 @@ import { GroupCommitter, type BatchMemo } from '../group-commit.js';
 import { limitParam, precompiled } from '../precompiled.js';
 import type { Database } from '../schema.js';
 import { kyselyRoutingDirectory, toAgentInfo } from './channel-associations.js';
+import { OpenConversations, type LearntArrivals, type OpenArrival } from './open-conversations.js';
 
 const toConversation = (row: Selectable<ConversationsTable>): Conversation => ({
   id: row.id,
@@ -165,11 +166,79 @@ function hotQueries() {
     touchConversation: precompiled((db) => db.updateTable('conversations').set({ last_message_id: 0, updated_at: 0 }).where('id', '=', 0).returningAll()),
     // [last_message_id, updated_at, vip, id]
     touchConversationVip: precompiled((db) => db.updateTable('conversations').set({ last_message_id: 0, updated_at: 0, vip: 0 }).where('id', '=', 0).returningAll()),
+    // The known-customer path (SQLite): the epoch, an insert that yields no row for a reused
+    // msg_id, and the bookkeeping update without reading the row back.
+    // (conversation_epoch is SQLite's only, so it is not in the typed schema.)
+    epoch: precompiled((db) => ({ compile: () => sql<{ n: number }>`SELECT n FROM conversation_epoch WHERE id = 1`.compile(db) })),
+    // [conversation_id, channel_id, direction, msg_id, agent_id, bodies, ext, timestamp, created_at]
+    insertNewMessage: precompiled((db) =>
+      db
+        .insertInto('channel_messages')
+        .values({ conversation_id: 0, channel_id: 0, direction: 'customer', msg_id: '', agent_id: null, bodies: '', ext: '', timestamp: 0, created_at: 0 })
+        .onConflict((oc) => oc.columns(['channel_id', 'direction', 'msg_id']).doNothing())
+        .returning('id'),
+    ),
+    // [last_message_id, updated_at, id]
+    touchOnly: precompiled((db) => db.updateTable('conversations').set({ last_message_id: 0, updated_at: 0 }).where('id', '=', 0)),
   };
 }
 
-export function kyselyConversationsRepository(db: Kysely<Database>): ConversationsRepository {
+const EPOCH = 'open-conversations:epoch';
+const LEARNT = 'open-conversations:learnt';
+
+export interface ConversationsRepositoryOptions {
+  /**
+   * Keep known customers' open conversations in memory (open-conversations.ts). Only for a
+   * database this process alone writes to, with the epoch triggers of SQLite migration 040.
+   */
+  rememberOpenConversations?: boolean;
+}
+
+export function kyselyConversationsRepository(db: Kysely<Database>, options: ConversationsRepositoryOptions = {}): ConversationsRepository {
   const q = hotQueries();
+  const open = options.rememberOpenConversations ? new OpenConversations() : undefined;
+
+  /** The known customer's open conversation, valid in this transaction (or undefined). */
+  const knownArrival = async (trx: Kysely<Database>, key: string, memo: BatchMemo): Promise<OpenArrival | undefined> => {
+    if (!open) return undefined;
+    if (!memo.has(EPOCH)) {
+      const [row] = await q.epoch(trx, []);
+      memo.set(EPOCH, Number(row?.n));
+      memo.set(LEARNT, new Map());
+      open.sync(Number(row?.n));
+    }
+    return (memo.get(LEARNT) as LearntArrivals).get(key) ?? open.get(key);
+  };
+
+  /**
+   * A message from a known customer whose profile, tags and VIP flag it leaves as they are: one
+   * insert, one update. Undefined when it does not apply (the msg_id was seen before, or the
+   * visitor or the VIP flag changes): the full path then handles the message.
+   */
+  const acceptKnown = async (trx: Kysely<Database>, input: IncomingMessage, vipTags: string[], known: OpenArrival, memo: BatchMemo): Promise<AcceptedMessage | undefined> => {
+    const profile = JSON.stringify({ ...(JSON.parse(known.profile) as VisitorProfile), ...input.profile });
+    const tags = input.tags ?? (JSON.parse(known.tags) as string[]);
+    if (profile !== known.profile || JSON.stringify(tags) !== known.tags) return undefined;
+    if ((tags.some((t) => vipTags.includes(t)) ? 1 : 0) !== known.conversation.vip) return undefined;
+    const conv = known.conversation;
+    const [message] = await q.insertNewMessage(trx, [
+      conv.id,
+      input.channelId,
+      'customer',
+      input.msgId,
+      null,
+      JSON.stringify(input.bodies),
+      JSON.stringify(input.ext),
+      input.timestamp,
+      input.now,
+    ]);
+    if (!message) return undefined;
+    await q.touchOnly(trx, [message.id, input.now, conv.id]);
+    const touched = { ...conv, last_message_id: message.id, updated_at: input.now };
+    (memo.get(LEARNT) as LearntArrivals).set(OpenConversations.key(input.channelId, input.customerId), { ...known, conversation: touched });
+    return { duplicate: false, msgId: input.msgId, conversation: toConversation(touched), opened: false };
+  };
+
   const acceptIn = async (trx: Kysely<Database>, input: IncomingMessage, memo: BatchMemo): Promise<AcceptedMessage> => {
     // Messages of one batch mostly belong to one tenant: read it once per transaction.
     const tenantKey = `tenant:${input.tenantId}`;
@@ -185,6 +254,12 @@ export function kyselyConversationsRepository(db: Kysely<Database>): Conversatio
       vipTags: JSON.parse(tenantRow.vip_tags) as string[],
     };
     const plan = input.plan(tenant, kyselyRoutingDirectory(trx));
+    const key = OpenConversations.key(input.channelId, input.customerId);
+    const known = await knownArrival(trx, key, memo);
+    if (known) {
+      const accepted = await acceptKnown(trx, input, plan.vipTags, known, memo);
+      if (accepted) return accepted;
+    }
     const [found] = await q.arrival(trx, [input.channelId, 'customer', input.msgId, input.channelId, input.customerId]);
     if (!found) throw new Error('the arrival read returns one row');
     if (found.seen_conversation_id !== null) {
@@ -217,6 +292,7 @@ export function kyselyConversationsRepository(db: Kysely<Database>): Conversatio
       const tagsText = JSON.stringify(tags);
       if (profileText !== visitor.profile || tagsText !== visitor.tags) {
         await trx.updateTable('channel_visitors').set({ profile: profileText, tags: tagsText, updated_at: input.now }).where('id', '=', visitor.id).execute();
+        visitor = { id: visitor.id, profile: profileText, tags: tagsText };
       }
     }
     const vip = tags.some((t) => plan.vipTags.includes(t)) ? 1 : 0;
@@ -262,11 +338,16 @@ export function kyselyConversationsRepository(db: Kysely<Database>): Conversatio
       conv.vip === vip
         ? await q.touchConversation(trx, [messageId, input.now, conv.id])
         : await q.touchConversationVip(trx, [messageId, input.now, vip, conv.id]);
-    return { duplicate: false, msgId: input.msgId, conversation: toConversation(touched as Selectable<ConversationsTable>), opened };
+    const stored = touched as Selectable<ConversationsTable>;
+    if (open) (memo.get(LEARNT) as LearntArrivals).set(key, { visitorId: visitor.id, profile: visitor.profile, tags: visitor.tags, conversation: stored });
+    return { duplicate: false, msgId: input.msgId, conversation: toConversation(stored), opened };
   };
   // Customer messages are committed in groups: the send-message API's throughput is bound by
-  // commits, and concurrent customers' messages share one.
-  const committer = new GroupCommitter(db, acceptIn);
+  // commits, and concurrent customers' messages share one. What a batch learnt about open
+  // conversations is kept once it has committed.
+  const committer = new GroupCommitter(db, acceptIn, undefined, (memo) => {
+    if (open && memo.has(EPOCH)) open.keep(memo.get(LEARNT) as LearntArrivals, memo.get(EPOCH) as number);
+  });
 
   return {
     async acceptCustomerMessage(input) {
