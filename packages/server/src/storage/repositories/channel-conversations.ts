@@ -136,18 +136,29 @@ const isRetryableConflict = (error: unknown) => {
   return isUniqueViolation(error) || code === '40P01' || code === '40001';
 };
 
+/** A customer message row with placeholder values, for the compiled inserts. */
+const MESSAGE_ROW = { conversation_id: 0, channel_id: 0, direction: 'customer', msg_id: '', agent_id: null, bodies: '', ext: '', timestamp: 0, created_at: 0 } as const;
+
+/** The parameters of the customer-message inserts, in MESSAGE_ROW's order. */
+const messageParams = (conversationId: number, input: IncomingMessage): unknown[] => [
+  conversationId,
+  input.channelId,
+  'customer',
+  input.msgId,
+  null,
+  JSON.stringify(input.bodies),
+  JSON.stringify(input.ext),
+  input.timestamp,
+  input.now,
+];
+
 /** The statements every customer message runs, compiled once (parameters in the order noted). */
 function hotQueries() {
   return {
     // [tenantId]
     tenant: precompiled((db) => db.selectFrom('tenants').selectAll().where('id', '=', 0)),
-    // [conversation_id, channel_id, direction, msg_id, agent_id, bodies, ext, timestamp, created_at]
-    insertMessage: precompiled((db) =>
-      db
-        .insertInto('channel_messages')
-        .values({ conversation_id: 0, channel_id: 0, direction: 'customer', msg_id: '', agent_id: null, bodies: '', ext: '', timestamp: 0, created_at: 0 })
-        .returning('id'),
-    ),
+    // messageParams(): [conversation_id, channel_id, direction, msg_id, agent_id, bodies, ext, timestamp, created_at]
+    insertMessage: precompiled((db) => db.insertInto('channel_messages').values(MESSAGE_ROW).returning('id')),
     // [channelId, 'customer', msgId, channelId, customerId]: in one read, the conversation a
     // message with this msg_id went to (null when it is new), the visitor, and their open
     // conversation (the visitor's and conversation's columns are null when there is none).
@@ -170,11 +181,11 @@ function hotQueries() {
     // msg_id, and the bookkeeping update without reading the row back.
     // (conversation_epoch is SQLite's only, so it is not in the typed schema.)
     epoch: precompiled((db) => ({ compile: () => sql<{ n: number }>`SELECT n FROM conversation_epoch WHERE id = 1`.compile(db) })),
-    // [conversation_id, channel_id, direction, msg_id, agent_id, bodies, ext, timestamp, created_at]
+    // messageParams()
     insertNewMessage: precompiled((db) =>
       db
         .insertInto('channel_messages')
-        .values({ conversation_id: 0, channel_id: 0, direction: 'customer', msg_id: '', agent_id: null, bodies: '', ext: '', timestamp: 0, created_at: 0 })
+        .values(MESSAGE_ROW)
         .onConflict((oc) => oc.columns(['channel_id', 'direction', 'msg_id']).doNothing())
         .returning('id'),
     ),
@@ -221,17 +232,7 @@ export function kyselyConversationsRepository(db: Kysely<Database>, options: Con
     if (profile !== known.profile || JSON.stringify(tags) !== known.tags) return undefined;
     if ((tags.some((t) => vipTags.includes(t)) ? 1 : 0) !== known.conversation.vip) return undefined;
     const conv = known.conversation;
-    const [message] = await q.insertNewMessage(trx, [
-      conv.id,
-      input.channelId,
-      'customer',
-      input.msgId,
-      null,
-      JSON.stringify(input.bodies),
-      JSON.stringify(input.ext),
-      input.timestamp,
-      input.now,
-    ]);
+    const [message] = await q.insertNewMessage(trx, messageParams(conv.id, input));
     if (!message) return undefined;
     await q.touchOnly(trx, [message.id, input.now, conv.id]);
     const touched = { ...conv, last_message_id: message.id, updated_at: input.now };
@@ -322,17 +323,7 @@ export function kyselyConversationsRepository(db: Kysely<Database>, options: Con
         .executeTakeFirstOrThrow();
       opened = true;
     }
-    const [message] = await q.insertMessage(trx, [
-      conv.id,
-      input.channelId,
-      'customer',
-      input.msgId,
-      null,
-      JSON.stringify(input.bodies),
-      JSON.stringify(input.ext),
-      input.timestamp,
-      input.now,
-    ]);
+    const [message] = await q.insertMessage(trx, messageParams(conv.id, input));
     const messageId = (message as { id: number }).id;
     const [touched] =
       conv.vip === vip
