@@ -28,9 +28,11 @@ export class GroupCommitter<I, O> {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly write: (trx: Kysely<Database>, input: I, memo: BatchMemo) => Promise<O>,
-    private readonly maxBatch = 256,
-    /** Runs after a batch committed, before its callers resume, with the batch's memo. */
-    private readonly afterCommit?: (memo: BatchMemo) => void,
+    private readonly options: {
+      maxBatch?: number;
+      /** Runs after a batch committed, before its callers resume, with the batch's memo. */
+      afterCommit?: (memo: BatchMemo) => void;
+    } = {},
   ) {}
 
   submit(input: I): Promise<O> {
@@ -47,7 +49,7 @@ export class GroupCommitter<I, O> {
         // With better-sqlite3 a whole transaction runs in microtasks, so nothing else would
         // get a turn: yield once so that requests already read off the sockets can join.
         await new Promise<void>((resolve) => setImmediate(resolve));
-        const batch = this.queue.splice(0, this.maxBatch);
+        const batch = this.queue.splice(0, this.options.maxBatch ?? 256);
         if (!(await this.runBatch(batch)) && batch.length > 1) {
           for (const item of batch) await this.runBatch([item]);
         }
@@ -72,7 +74,7 @@ export class GroupCommitter<I, O> {
       (batch[0] as Pending<I, O>).reject(error);
       return true;
     }
-    this.afterCommit?.(memo);
+    this.options.afterCommit?.(memo);
     batch.forEach((item, i) => item.resolve(values[i] as O));
     return true;
   }

@@ -10,7 +10,6 @@ import { FakeClock } from '../helpers/clock.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/engines.js';
 
 const arrival = (conversationId: number): OpenArrival => ({
-  visitorId: 1,
   profile: '{}',
   tags: '[]',
   conversation: {

@@ -194,8 +194,9 @@ function hotQueries() {
   };
 }
 
-const EPOCH = 'open-conversations:epoch';
-const LEARNT = 'open-conversations:learnt';
+/** The batch memo's entry for open conversations: the epoch its transaction read, what it learnt. */
+const OPEN = 'open-conversations';
+type OpenInBatch = { epoch: number; learnt: LearntArrivals };
 
 export interface ConversationsRepositoryOptions {
   /**
@@ -212,13 +213,14 @@ export function kyselyConversationsRepository(db: Kysely<Database>, options: Con
   /** The known customer's open conversation, valid in this transaction (or undefined). */
   const knownArrival = async (trx: Kysely<Database>, key: string, memo: BatchMemo): Promise<OpenArrival | undefined> => {
     if (!open) return undefined;
-    if (!memo.has(EPOCH)) {
+    let batch = memo.get(OPEN) as OpenInBatch | undefined;
+    if (!batch) {
       const [row] = await q.epoch(trx, []);
-      memo.set(EPOCH, Number(row?.n));
-      memo.set(LEARNT, new Map());
-      open.sync(Number(row?.n));
+      batch = { epoch: Number(row?.n), learnt: new Map() };
+      memo.set(OPEN, batch);
+      open.sync(batch.epoch);
     }
-    return (memo.get(LEARNT) as LearntArrivals).get(key) ?? open.get(key);
+    return batch.learnt.get(key) ?? open.get(key);
   };
 
   /**
@@ -226,7 +228,7 @@ export function kyselyConversationsRepository(db: Kysely<Database>, options: Con
    * insert, one update. Undefined when it does not apply (the msg_id was seen before, or the
    * visitor or the VIP flag changes): the full path then handles the message.
    */
-  const acceptKnown = async (trx: Kysely<Database>, input: IncomingMessage, vipTags: string[], known: OpenArrival, memo: BatchMemo): Promise<AcceptedMessage | undefined> => {
+  const acceptKnown = async (trx: Kysely<Database>, input: IncomingMessage, vipTags: string[], key: string, known: OpenArrival, memo: BatchMemo): Promise<AcceptedMessage | undefined> => {
     const profile = JSON.stringify({ ...(JSON.parse(known.profile) as VisitorProfile), ...input.profile });
     const tags = input.tags ?? (JSON.parse(known.tags) as string[]);
     if (profile !== known.profile || JSON.stringify(tags) !== known.tags) return undefined;
@@ -236,7 +238,7 @@ export function kyselyConversationsRepository(db: Kysely<Database>, options: Con
     if (!message) return undefined;
     await q.touchOnly(trx, [message.id, input.now, conv.id]);
     const touched = { ...conv, last_message_id: message.id, updated_at: input.now };
-    (memo.get(LEARNT) as LearntArrivals).set(OpenConversations.key(input.channelId, input.customerId), { ...known, conversation: touched });
+    (memo.get(OPEN) as OpenInBatch).learnt.set(key, { ...known, conversation: touched });
     return { duplicate: false, msgId: input.msgId, conversation: toConversation(touched), opened: false };
   };
 
@@ -258,7 +260,7 @@ export function kyselyConversationsRepository(db: Kysely<Database>, options: Con
     const key = OpenConversations.key(input.channelId, input.customerId);
     const known = await knownArrival(trx, key, memo);
     if (known) {
-      const accepted = await acceptKnown(trx, input, plan.vipTags, known, memo);
+      const accepted = await acceptKnown(trx, input, plan.vipTags, key, known, memo);
       if (accepted) return accepted;
     }
     const [found] = await q.arrival(trx, [input.channelId, 'customer', input.msgId, input.channelId, input.customerId]);
@@ -330,14 +332,17 @@ export function kyselyConversationsRepository(db: Kysely<Database>, options: Con
         ? await q.touchConversation(trx, [messageId, input.now, conv.id])
         : await q.touchConversationVip(trx, [messageId, input.now, vip, conv.id]);
     const stored = touched as Selectable<ConversationsTable>;
-    if (open) (memo.get(LEARNT) as LearntArrivals).set(key, { visitorId: visitor.id, profile: visitor.profile, tags: visitor.tags, conversation: stored });
+    (memo.get(OPEN) as OpenInBatch | undefined)?.learnt.set(key, { profile: visitor.profile, tags: visitor.tags, conversation: stored });
     return { duplicate: false, msgId: input.msgId, conversation: toConversation(stored), opened };
   };
   // Customer messages are committed in groups: the send-message API's throughput is bound by
   // commits, and concurrent customers' messages share one. What a batch learnt about open
   // conversations is kept once it has committed.
-  const committer = new GroupCommitter(db, acceptIn, undefined, (memo) => {
-    if (open && memo.has(EPOCH)) open.keep(memo.get(LEARNT) as LearntArrivals, memo.get(EPOCH) as number);
+  const committer = new GroupCommitter(db, acceptIn, {
+    afterCommit: (memo) => {
+      const batch = memo.get(OPEN) as OpenInBatch | undefined;
+      if (batch) open?.keep(batch.learnt, batch.epoch);
+    },
   });
 
   return {

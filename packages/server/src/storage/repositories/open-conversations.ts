@@ -14,7 +14,6 @@ import type { Selectable } from 'kysely';
 import type { ConversationsTable } from '../../modules/channel/tables.js';
 
 export interface OpenArrival {
-  visitorId: number;
   /** The visitor's profile and tags as stored (JSON text). */
   profile: string;
   tags: string;
