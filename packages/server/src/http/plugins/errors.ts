@@ -16,8 +16,8 @@ export function surfaceCode(kind: keyof typeof SURFACE_CODES, surface: Surface):
   return (SURFACE_CODES[kind] as Record<Surface, ErrorCode>)[surface];
 }
 
-/** Turns anything thrown during a request into an AppError. */
-export function toAppError(error: unknown, surface: Surface): AppError {
+/** Turns anything thrown during a request into an AppError; `bodyLimit` is the route's, for a 413's message. */
+export function toAppError(error: unknown, surface: Surface, bodyLimit?: number): AppError {
   if (error instanceof AppError) return error;
   const e = error as Partial<FastifyError> & { validation?: unknown; validationContext?: string };
   if (e.validation) {
@@ -29,14 +29,14 @@ export function toAppError(error: unknown, surface: Surface): AppError {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new AppError('invalid_json', { detail: e.message ?? 'malformed JSON' }, { cause: error });
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError('payload_too_large', { limit: (e as { limit?: number }).limit ?? 'the' }, { cause: error });
+      return new AppError('payload_too_large', { limit: bodyLimit ?? 'the' }, { cause: error });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('unsupported_media_type', { contentType: 'of this request' }, { cause: error });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new AppError(surfaceCode('validation', surface), { detail: 'Content-Length does not match the body' }, { cause: error });
   }
   if (e.statusCode === 429) return new AppError(surfaceCode('rate_limited', surface), { retryAfter: '?' }, { cause: error });
-  if (e.statusCode === 413) return new AppError('payload_too_large', { limit: 'the' }, { cause: error });
+  if (e.statusCode === 413) return new AppError('payload_too_large', { limit: bodyLimit ?? 'the' }, { cause: error });
   if (e.statusCode === 415) return new AppError('unsupported_media_type', { contentType: 'of this request' }, { cause: error });
   if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
     // Any other client error raised by a plugin: surface it as bad input with its message.
@@ -48,7 +48,10 @@ export function toAppError(error: unknown, surface: Surface): AppError {
   return new AppError('internal_error', {}, { cause: error });
 }
 
-export function renderError(error: AppError, request: FastifyRequest, surface: Surface): ApiErrorBody | ImErrorBody {
+/** What an error envelope tells of its request. */
+export type RequestFacts = Pick<FastifyRequest, 'id' | 'startedAt'>;
+
+export function renderError(error: AppError, request: RequestFacts, surface: Surface): ApiErrorBody | ImErrorBody {
   const message = error.message;
   if (surface === 'api') {
     return { status: 'FAIL', errorCode: error.code, errorDescription: message, requestId: String(request.id) };
@@ -94,7 +97,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setErrorHandler((error, request, reply) => {
-    const appError = toAppError(error, requestSurface(request));
+    const appError = toAppError(error, requestSurface(request), request.routeOptions.bodyLimit);
     if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: appError.code, status: appError.status }, appError.message);
     return sendError(reply, request, appError);
