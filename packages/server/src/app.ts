@@ -6,6 +6,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { createServer, type IncomingMessage } from 'node:http';
 import { Redis } from 'ioredis';
 import type { DestinationStream } from 'pino';
 import type { Registry } from 'prom-client';
@@ -21,7 +22,9 @@ import type { PostSendHook } from './modules/im/post-send.js';
 import type { AppCreated } from '@parley/protocol';
 import { registerBearerAuth } from './http/plugins/bearer.js';
 import { registerErrorHandling } from './http/plugins/errors.js';
+import { memoryWindow, redisWindow } from './http/fixed-window.js';
 import { createMetricsRegistry, registerHttpMetrics } from './http/plugins/metrics.js';
+import { SendMessageLane } from './http/send-message-lane.js';
 import { registerRateLimit } from './http/plugins/rate-limit.js';
 import { accountsRoutes } from './http/routes/api/accounts.js';
 import { channelAssociationRoutes } from './http/routes/api/channel-associations.js';
@@ -88,6 +91,12 @@ declare module 'fastify' {
   }
 }
 
+/** A request's id: its `x-request-id` when that is a short token, else a new one. */
+function requestIdOf(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : requestId();
+}
+
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<FastifyInstance> {
   const clock = deps.clock ?? systemClock;
   const storage = deps.storage ?? (await openStorage(config, clock));
@@ -95,11 +104,22 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false }) : undefined;
   redis?.on('error', () => undefined); // reported through /readyz, not as an unhandled event
 
+  // The send-message lane serves its route on the socket before Fastify sees the request
+  // (http/send-message-lane.ts); it is set once the channel module exists.
+  const lane: { current?: SendMessageLane } = {};
   const app = Fastify({
     logger: deps.logStream ? { ...loggerOptions(config.logLevel), stream: deps.logStream } : loggerOptions(config.logLevel),
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : requestId();
+    genReqId: requestIdOf,
+    serverFactory: (handler, options) => {
+      const server = createServer((req, res) => {
+        if (!lane.current?.handle(req, res)) handler(req, res);
+      });
+      // What Fastify sets on a server it makes itself (its defaults are filled in by now).
+      const timeouts = options as { keepAliveTimeout: number; requestTimeout: number; connectionTimeout: number };
+      server.keepAliveTimeout = timeouts.keepAliveTimeout;
+      server.requestTimeout = timeouts.requestTimeout;
+      server.setTimeout(timeouts.connectionTimeout);
+      return server;
     },
     requestIdHeader: false,
     // Per-request loggers are made on their first enabled line (kernel/logger.ts).
@@ -207,7 +227,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   app.removeContentTypeParser('text/plain');
 
   registerErrorHandling(app);
-  registerHttpMetrics(app, metrics);
+  const observeRequest = registerHttpMetrics(app, metrics);
 
   await app.register(swagger, {
     openapi: {
@@ -242,13 +262,14 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     await api.register(channelEventRoutes, { channel, accounts });
   });
   // The send-message API: HMAC-authenticated, raw-body surface of its own (no bearer, no /api
-  // limit: a per-association limit of its own).
-  await app.register(channelIngestRoutes, {
-    ingest: channel.ingest,
-    rateLimitPerSecond: config.channelRateLimitPerSecond,
-    redis,
-    rateLimitNameSpace: `${config.redisPrefix}rl-channel-`,
-  });
+  // limit: a per-association limit of its own, shared by instances through Redis when they are).
+  // The lane serves it on sockets; the route documents it and serves the rest.
+  const ingestWindow = { max: config.channelRateLimitPerSecond, windowMs: 1000 };
+  const ingestLimiter = redis ? redisWindow(redis, `${config.redisPrefix}rl-channel-`, ingestWindow) : memoryWindow(clock, ingestWindow);
+  await app.register(channelIngestRoutes, { ingest: channel.ingest, limiter: ingestLimiter });
+  const sendMessageLane = new SendMessageLane({ ingest: channel.ingest, limiter: ingestLimiter, observe: observeRequest, log: app.log, requestId: requestIdOf });
+  lane.current = sendMessageLane;
+  app.addHook('preClose', async () => sendMessageLane.close());
 
   // IM surface: /management/apps and /{org}/{app}/... with its own auth and per-app rate limit.
   await app.register(imRoutes, {

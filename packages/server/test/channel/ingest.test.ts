@@ -1,10 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendMessageAuthorization, signSendMessage } from '@parley/protocol';
 import { ADMIN, call, createTenant, createTestApp, login, type TestApp } from '../helpers/app.js';
 import { createAssociation, customerMessage, postRaw, sendCustomerMessage, type TestAssociation } from '../helpers/channel.js';
 import { ENGINES } from '../helpers/engines.js';
 
-describe.each(ENGINES)('send-message API on %s', (engine) => {
+/**
+ * Each suite runs over a real socket, where the send-message lane in front of Fastify serves the
+ * route (as in production), and through inject(), where Fastify's route does: both must hold.
+ */
+const TRANSPORTS = ENGINES.flatMap((engine) => [[engine, 'socket'] as const, [engine, 'inject'] as const]);
+
+describe.each(TRANSPORTS)('send-message API on %s over %s', (engine, transport) => {
   let t: TestApp;
   let root: string;
   let tenant: { tenantId: number; adminToken: string; defaultQueueId: string };
@@ -12,6 +17,7 @@ describe.each(ENGINES)('send-message API on %s', (engine) => {
 
   beforeAll(async () => {
     t = await createTestApp(engine, { env: { PARLEY_API_RATE_LIMIT: '100000' } });
+    if (transport === 'socket') await t.app.listen({ port: 0, host: '127.0.0.1' });
     root = await login(t.app, ADMIN.username, ADMIN.password);
     tenant = await createTenant(t.app, root, 'Ingest');
     assoc = await createAssociation(t.app, tenant.adminToken, tenant.tenantId, 'http://127.0.0.1:9/hook');
@@ -116,27 +122,15 @@ describe.each(ENGINES)('send-message API on %s', (engine) => {
     });
     it('body changed after signing (one byte): invalid_signature', async () => {
       const body = customerMessage({ from: 'x', text: 'original' });
-      const signature = signSendMessage(assoc.clientSecret, { method: 'POST', path: assoc.postMessageUrl, expires: -1, body });
-      const res = await t.app.inject({
-        method: 'POST',
-        url: assoc.postMessageUrl,
-        headers: { 'content-type': 'application/json', 'x-auth-expires': '-1', authorization: sendMessageAuthorization(assoc.clientId, signature) },
-        payload: body.replace('original', 'originaL'),
-      });
-      expect(res.statusCode).toBe(401);
-      expect(res.json().errorCode).toBe('invalid_signature');
+      const res = await postRaw(t.app, assoc, body, { payload: body.replace('original', 'originaL') });
+      expect(res.status).toBe(401);
+      expect(res.body.errorCode).toBe('invalid_signature');
     });
     it('re-serialised JSON (spaces) no longer matches: the raw bytes are what is signed', async () => {
       const body = customerMessage({ from: 'x' });
-      const signature = signSendMessage(assoc.clientSecret, { method: 'POST', path: assoc.postMessageUrl, expires: -1, body });
-      const res = await t.app.inject({
-        method: 'POST',
-        url: assoc.postMessageUrl,
-        headers: { 'content-type': 'application/json', 'x-auth-expires': '-1', authorization: sendMessageAuthorization(assoc.clientId, signature) },
-        payload: JSON.stringify(JSON.parse(body), null, 1),
-      });
-      expect(res.statusCode).toBe(401);
-      expect(res.json().errorCode).toBe('invalid_signature');
+      const res = await postRaw(t.app, assoc, body, { payload: JSON.stringify(JSON.parse(body), null, 1) });
+      expect(res.status).toBe(401);
+      expect(res.body.errorCode).toBe('invalid_signature');
     });
     it('signature over another path: invalid_signature', async () => {
       const res = await postRaw(t.app, assoc, customerMessage({ from: 'x' }), { signedPath: '/api/tenants/1/rest/channels/1/messages' });

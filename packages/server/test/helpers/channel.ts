@@ -36,10 +36,45 @@ export interface PostOptions {
   /** Path used in the signature (default: the URL's). */
   signedPath?: string;
   url?: string;
+  /** Bytes sent in place of the signed body (to tamper with it after signing). */
+  payload?: string | Buffer;
+  /** Extra request headers. */
+  headers?: Record<string, string>;
+  /** Go through inject() even when the app listens. */
+  inject?: boolean;
+}
+
+export interface RawResponse {
+  status: number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read envelope fields freely
+  body: any;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/**
+ * Sends a request to the app: over a real socket when the app listens (so the send-message lane
+ * in front of Fastify serves it, as in production), else through inject().
+ */
+export async function send(
+  app: FastifyInstance,
+  method: 'GET' | 'POST',
+  url: string,
+  headers: Record<string, string>,
+  body?: string | Buffer,
+  options: { inject?: boolean } = {},
+): Promise<RawResponse> {
+  if (app.server.listening && !options.inject) {
+    const { port } = app.server.address() as { port: number };
+    const res = await fetch(`http://127.0.0.1:${port}${url}`, { method, headers, ...(body === undefined ? {} : { body: typeof body === 'string' ? body : new Uint8Array(body) }) });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: Object.fromEntries(res.headers) };
+  }
+  const res = await app.inject({ method, url, headers, ...(body === undefined ? {} : { payload: body }) });
+  return { status: res.statusCode, body: res.body ? res.json() : undefined, headers: res.headers as RawResponse['headers'] };
 }
 
 /** Posts a raw body to the send-message API, signed like a customer's server does. */
-export async function postRaw(app: FastifyInstance, assoc: TestAssociation, body: string | Buffer, options: PostOptions = {}) {
+export async function postRaw(app: FastifyInstance, assoc: TestAssociation, body: string | Buffer, options: PostOptions = {}): Promise<RawResponse> {
   const url = options.url ?? assoc.postMessageUrl;
   const expires = options.expires ?? -1;
   const signature = signSendMessage(options.secret ?? assoc.clientSecret, {
@@ -54,8 +89,7 @@ export async function postRaw(app: FastifyInstance, assoc: TestAssociation, body
     'x-auth-expires': String(expires),
   };
   if (authorization !== null) headers.authorization = authorization;
-  const res = await app.inject({ method: 'POST', url, headers, payload: body });
-  return { status: res.statusCode, body: res.body ? res.json() : undefined, headers: res.headers };
+  return send(app, 'POST', url, { ...headers, ...options.headers }, options.payload ?? body, { inject: options.inject === true });
 }
 
 export interface CustomerMessageInput {

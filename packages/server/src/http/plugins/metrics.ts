@@ -8,7 +8,10 @@ export function createMetricsRegistry(): Registry {
   return registry;
 }
 
-export function registerHttpMetrics(app: FastifyInstance, registry: Registry): void {
+/** Counts one answered request; the route is its pattern, so label cardinality stays bounded. */
+export type ObserveRequest = (method: string, route: string, status: number, seconds: number) => void;
+
+export function registerHttpMetrics(app: FastifyInstance, registry: Registry): ObserveRequest {
   const requests = new Counter({
     name: 'parley_http_requests_total',
     help: 'HTTP requests by method, route and status',
@@ -22,11 +25,13 @@ export function registerHttpMetrics(app: FastifyInstance, registry: Registry): v
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
-  app.addHook('onResponse', async (request, reply) => {
-    // The route pattern, not the URL, keeps label cardinality bounded.
-    const route = request.routeOptions.url ?? 'unmatched';
-    const labels = { method: request.method, route, status: String(reply.statusCode) };
+  const observe: ObserveRequest = (method, route, status, seconds) => {
+    const labels = { method, route, status: String(status) };
     requests.inc(labels);
-    latency.observe(labels, reply.elapsedTime / 1000);
+    latency.observe(labels, seconds);
+  };
+  app.addHook('onResponse', async (request, reply) => {
+    observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
   });
+  return observe;
 }

@@ -1,51 +1,73 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiEntity, ChannelParams, SendMessageResult } from '@parley/protocol';
-import type { Redis } from 'ioredis';
+import type { IncomingHttpHeaders } from 'node:http';
 import { Type } from 'typebox';
 import { AppError } from '../../../kernel/errors.js';
-import { IngestService } from '../../../modules/channel/ingest.js';
-import { registerRateLimit } from '../../plugins/rate-limit.js';
+import { IngestService, type SendMessageRequest } from '../../../modules/channel/ingest.js';
+import type { FixedWindowLimiter } from '../../fixed-window.js';
 
 /** Spec: the send-message body is compact JSON; 64 KiB is far above any real message. */
 export const SEND_MESSAGE_MAX_BYTES = 64 * 1024;
+export const SEND_MESSAGE_ROUTE = '/api/tenants/:tenantId/rest/channels/:channelId/messages';
 
 const headerValue = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 
 /**
- * The send-message API (contract 3.2) as its own encapsulated surface: no bearer auth, its own
- * body handling. Every content type is read as raw bytes, so the HMAC is checked over exactly
- * what was received before anything is parsed; the spec's `application/json; utf-8` is
- * accepted like any other `application/json` variant.
+ * The checks made before the body is read, in order: the association's rate (a customer's server
+ * in a loop cannot starve the others), then the Authorization and X-Auth-Expires headers.
+ * Synchronous when the limiter is (one process); a promise when it asks Redis.
  */
-export interface ChannelIngestOptions {
-  ingest: IngestService;
-  /** Requests per second per association (tenant and channel in the path). */
-  rateLimitPerSecond: number;
-  /** Shared counters when several instances run. */
-  redis?: Redis | undefined;
-  rateLimitNameSpace?: string;
+export function admitSendMessage(limiter: FixedWindowLimiter, tenantId: number, channelId: number, headers: IncomingHttpHeaders): void | Promise<void> {
+  const wait = limiter.take(`${tenantId}/${channelId}`);
+  if (typeof wait === 'number') return admitted(wait, headers);
+  return wait.then((w) => admitted(w, headers));
 }
 
-export const channelIngestRoutes: FastifyPluginAsyncTypebox<ChannelIngestOptions> = async (app, { ingest, ...options }) => {
-  // Per association, checked before the body is read: a customer's server in a loop cannot
-  // starve the others.
-  await registerRateLimit(app, {
-    max: options.rateLimitPerSecond,
-    timeWindowMs: 1000,
-    redis: options.redis,
-    nameSpace: options.rateLimitNameSpace ?? 'parley-rl-channel-',
-    // The hot path answers customers' servers, which have no use for the counters.
-    headers: false,
-    keyGenerator: (request) => {
-      const p = request.params as { tenantId?: unknown; channelId?: unknown };
-      return `${String(p.tenantId ?? '')}/${String(p.channelId ?? '')}`;
-    },
-  });
+function admitted(retryAfter: number, headers: IncomingHttpHeaders): void {
+  if (retryAfter > 0) throw new AppError('rate_limited', { retryAfter }, { headers: { 'retry-after': String(retryAfter) } });
+  IngestService.assertAuthorizationPresent(headerValue(headers.authorization), headerValue(headers['x-auth-expires']));
+}
+
+/**
+ * The request the ingest service receives, once the body is read: any `application/json`
+ * variant (the spec's `application/json; utf-8` too) and nothing else. The signed path is the
+ * URL exactly as received, without its query string.
+ */
+export function sendMessageRequest(tenantId: number, channelId: number, url: string, headers: IncomingHttpHeaders, rawBody: Buffer): SendMessageRequest {
+  const contentType = headers['content-type'] ?? '';
+  if (!/^application\/json\s*(;|$)/i.test(contentType.trim())) throw new AppError('unsupported_media_type', { contentType: contentType || '(none)' });
+  const query = url.indexOf('?');
+  return {
+    tenantId,
+    channelId,
+    path: query === -1 ? url : url.slice(0, query),
+    authorization: headerValue(headers.authorization),
+    expires: headerValue(headers['x-auth-expires']),
+    rawBody,
+  };
+}
+
+export interface ChannelIngestOptions {
+  ingest: IngestService;
+  /** Requests per association (tenant and channel in the path), shared with the socket lane. */
+  limiter: FixedWindowLimiter;
+}
+
+/**
+ * The send-message API (contract 3.2) as its own encapsulated surface: no bearer auth, its own
+ * body handling. Every content type is read as raw bytes, so the HMAC is checked over exactly
+ * what was received before anything is parsed.
+ *
+ * Requests that arrive on a socket are served by the lane in front of Fastify
+ * (http/send-message-lane.ts) with the same checks; this route documents the API in OpenAPI and
+ * serves what reaches Fastify: `inject()` and a path whose ids need decoding.
+ */
+export const channelIngestRoutes: FastifyPluginAsyncTypebox<ChannelIngestOptions> = async (app, { ingest, limiter }) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: SEND_MESSAGE_MAX_BYTES }, (_request, body, done) => done(null, body));
 
   app.post(
-    '/api/tenants/:tenantId/rest/channels/:channelId/messages',
+    SEND_MESSAGE_ROUTE,
     {
       bodyLimit: SEND_MESSAGE_MAX_BYTES,
       config: { public: true },
@@ -58,23 +80,16 @@ export const channelIngestRoutes: FastifyPluginAsyncTypebox<ChannelIngestOptions
         security: [],
         response: { 200: ApiEntity(SendMessageResult) },
       },
-      // Refuse unsigned requests before their body is read.
+      // Rate and headers are checked before the body is read (params are not coerced yet here).
       onRequest: async (request) => {
-        IngestService.assertAuthorizationPresent(headerValue(request.headers.authorization), headerValue(request.headers['x-auth-expires']));
+        const params = request.params as { tenantId?: unknown; channelId?: unknown };
+        await admitSendMessage(limiter, Number(params.tenantId), Number(params.channelId), request.headers);
       },
     },
     async (request) => {
-      const contentType = request.headers['content-type'] ?? '';
-      if (!/^application\/json\s*(;|$)/i.test(contentType.trim())) throw new AppError('unsupported_media_type', { contentType: contentType || '(none)' });
       const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const result = await ingest.receive({
-        tenantId: request.params.tenantId,
-        channelId: request.params.channelId,
-        path: (request.raw.url ?? request.url).split('?')[0] as string,
-        authorization: headerValue(request.headers.authorization),
-        expires: headerValue(request.headers['x-auth-expires']),
-        rawBody,
-      });
+      const url = request.raw.url ?? request.url;
+      const result = await ingest.receive(sendMessageRequest(request.params.tenantId, request.params.channelId, url, request.headers, rawBody));
       return { status: 'OK' as const, entity: result };
     },
   );

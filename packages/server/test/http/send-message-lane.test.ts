@@ -1,0 +1,215 @@
+/**
+ * The send-message lane (src/http/send-message-lane.ts) serves the route on real sockets in front
+ * of Fastify. These tests go over sockets and compare with what Fastify's own route answers
+ * through inject() for the same request: same status, envelope and headers, one rate budget, the
+ * same metrics. The functional rules of the API run over both in channel/ingest.test.ts.
+ */
+import net from 'node:net';
+import { sendMessageAuthorization, signSendMessage } from '@parley/protocol';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN, createTenant, createTestApp, login, type TestApp } from '../helpers/app.js';
+import { createAssociation, customerMessage, postRaw, type PostOptions, type RawResponse, type TestAssociation } from '../helpers/channel.js';
+import type { FakeClock } from '../helpers/clock.js';
+
+const ROUTE = '/api/tenants/:tenantId/rest/channels/:channelId/messages';
+
+/** Sends one request through inject() (Fastify's route) even though the app listens. */
+const viaInject = (t: TestApp, assoc: TestAssociation, body: string, options: PostOptions = {}) => postRaw(t.app, assoc, body, { ...options, inject: true });
+
+/** A raw HTTP/1.1 exchange on a new socket: what is written, and everything read until the server closes or `until` holds. */
+function exchange(port: number, write: (socket: net.Socket) => void, until: (text: string) => boolean = () => false): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => write(socket));
+    let text = '';
+    socket.on('data', (chunk) => {
+      text += chunk.toString('latin1');
+      if (until(text)) {
+        socket.destroy();
+        resolve(text);
+      }
+    });
+    socket.on('end', () => resolve(text));
+    socket.on('error', reject);
+  });
+}
+
+/** The headers a customer's server sends with `body`. */
+const signedHeaders = (assoc: TestAssociation, body: string): Record<string, string> => {
+  const signature = signSendMessage(assoc.clientSecret, { method: 'POST', path: assoc.postMessageUrl, expires: -1, body });
+  return { authorization: sendMessageAuthorization(assoc.clientId, signature), 'x-auth-expires': '-1', 'content-type': 'application/json' };
+};
+
+describe('send-message lane over sockets', () => {
+  let t: TestApp;
+  let assoc: TestAssociation;
+  let other: TestAssociation;
+  let port: number;
+
+  beforeAll(async () => {
+    t = await createTestApp('sqlite', { env: { PARLEY_API_RATE_LIMIT: '100000', PARLEY_CHANNEL_RATE_LIMIT: '5' } });
+    const root = await login(t.app, ADMIN.username, ADMIN.password);
+    const tenant = await createTenant(t.app, root, 'Lane');
+    assoc = await createAssociation(t.app, tenant.adminToken, tenant.tenantId, 'http://127.0.0.1:9/hook');
+    other = await createAssociation(t.app, tenant.adminToken, tenant.tenantId, 'http://127.0.0.1:9/other');
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (t.app.server.address() as net.AddressInfo).port;
+  });
+  afterAll(async () => t?.close());
+
+  const countMessages = async (channelId: number) =>
+    (await t.app.parley.storage.db.selectFrom('channel_messages').select('id').where('channel_id', '=', channelId).execute()).length;
+  /** A new window for the association budgets (the limiter runs on the app's clock). */
+  const nextWindow = () => (t.clock as FakeClock).advance(1000);
+
+  it.each<[string, () => [string, PostOptions]]>([
+    ['accepted', () => [customerMessage({ from: 'p-1', msg_id: 'parity-ok' }), {}]],
+    ['no Authorization', () => [customerMessage({ from: 'p-2' }), { authorization: null }]],
+    ['X-Auth-Expires not a number', () => [customerMessage({ from: 'p-3' }), { expires: 'soon' }]],
+    ['wrong secret', () => [customerMessage({ from: 'p-4' }), { secret: 'f'.repeat(32) }]],
+    ['text/plain', () => [customerMessage({ from: 'p-5' }), { contentType: 'text/plain' }]],
+    ['malformed JSON', () => ['{"bodies": [', {}]],
+    ['a message without bodies', () => [JSON.stringify({ from: 'p-6', origin_type: 'rest', timestamp: 1 }), {}]],
+    ['an unknown tenant', () => [customerMessage({ from: 'p-7' }), { url: `/api/tenants/999999/rest/channels/${assoc.channelId}/messages` }]],
+    ['a body over 64 KiB', () => [customerMessage({ from: 'p-8', text: 'x'.repeat(70 * 1024) }), {}]],
+  ])('answers like the Fastify route: %s', async (_name, make) => {
+    nextWindow();
+    const [body, options] = make();
+    const overSocket = await postRaw(t.app, assoc, body, options);
+    nextWindow();
+    // A duplicate the second time for the accepted case: compare everything but that.
+    const viaRoute = await viaInject(t, assoc, body, options);
+    const comparable = (r: RawResponse) => ({
+      status: r.status,
+      body: r.body?.entity ? { ...r.body, entity: { ...r.body.entity, duplicate: 'either' } } : { ...r.body, requestId: 'an id' },
+      contentType: r.headers['content-type'],
+      retryAfter: r.headers['retry-after'],
+      requestId: typeof r.headers['x-request-id'],
+    });
+    expect(comparable(overSocket)).toEqual(comparable(viaRoute));
+    expect(overSocket.body.requestId ?? overSocket.headers['x-request-id']).toBe(overSocket.headers['x-request-id']);
+  });
+
+  it('echoes a valid x-request-id in the header and the envelope, and replaces an invalid one', async () => {
+    const given = await postRaw(t.app, assoc, customerMessage({ from: 'rid' }), { authorization: null, headers: { 'x-request-id': 'trace-42.a' } });
+    expect(given.headers['x-request-id']).toBe('trace-42.a');
+    expect(given.body.requestId).toBe('trace-42.a');
+    const invalid = await postRaw(t.app, assoc, customerMessage({ from: 'rid' }), { authorization: null, headers: { 'x-request-id': 'not valid!' } });
+    expect(invalid.headers['x-request-id']).not.toBe('not valid!');
+    expect(invalid.body.requestId).toBe(invalid.headers['x-request-id']);
+  });
+
+  it('shares one budget per association with the route, and opens a new window when the clock moves on', async () => {
+    nextWindow();
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await postRaw(t.app, assoc, customerMessage({ from: 'rl', msg_id: `rl-s-${i}` }))).status);
+    for (let i = 0; i < 3; i++) statuses.push((await viaInject(t, assoc, customerMessage({ from: 'rl', msg_id: `rl-i-${i}` }))).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    const limited = await postRaw(t.app, assoc, customerMessage({ from: 'rl', msg_id: 'rl-s-9' }));
+    expect(limited.status).toBe(429);
+    expect(limited.body.errorCode).toBe('rate_limited');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect((await postRaw(t.app, other, customerMessage({ from: 'rl-other' }))).status).toBe(200);
+    nextWindow();
+    expect((await postRaw(t.app, assoc, customerMessage({ from: 'rl', msg_id: 'rl-s-10' }))).status).toBe(200);
+  });
+
+  it('refuses a chunked body past 64 KiB with 413, closes the connection, and stores nothing', async () => {
+    nextWindow();
+    const before = await countMessages(assoc.channelId);
+    const body = customerMessage({ from: 'big', text: 'y'.repeat(80 * 1024) });
+    const headers = signedHeaders(assoc, body);
+    const head = Object.entries({ ...headers, 'transfer-encoding': 'chunked', host: 'x' })
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('');
+    const text = await exchange(port, (socket) => {
+      socket.write(`POST ${assoc.postMessageUrl} HTTP/1.1\r\n${head}\r\n`);
+      for (let i = 0; i < body.length; i += 16 * 1024) {
+        const part = body.slice(i, i + 16 * 1024);
+        socket.write(`${Buffer.byteLength(part).toString(16)}\r\n${part}\r\n`);
+      }
+      socket.write('0\r\n\r\n');
+    });
+    expect(text).toMatch(/^HTTP\/1\.1 413 /);
+    expect(text.toLowerCase()).toContain('connection: close');
+    expect(text).toContain('"errorCode":"payload_too_large"');
+    expect(await countMessages(assoc.channelId)).toBe(before);
+  });
+
+  it('keeps serving after a client leaves in the middle of its body', async () => {
+    nextWindow();
+    const body = customerMessage({ from: 'gone' });
+    const headers = signedHeaders(assoc, body);
+    await new Promise<void>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.write(`POST ${assoc.postMessageUrl} HTTP/1.1\r\nhost: x\r\nauthorization: ${headers.authorization}\r\nx-auth-expires: -1\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
+        setImmediate(() => {
+          socket.destroy();
+          resolve();
+        });
+      });
+    });
+    expect((await postRaw(t.app, assoc, customerMessage({ from: 'after-gone' }))).status).toBe(200);
+  });
+
+  it('leaves other methods and undecoded ids on the path to Fastify', async () => {
+    nextWindow();
+    const get = await fetch(`http://127.0.0.1:${port}${assoc.postMessageUrl}`);
+    expect(get.status).toBe(405);
+    expect(((await get.json()) as { errorCode: string }).errorCode).toBe('method_not_allowed');
+    // `%31` is 1 once decoded: Fastify's route serves it; the signature covers the path as sent.
+    const url = assoc.postMessageUrl.replace(`/tenants/${assoc.tenantId}/`, `/tenants/${encodeURIComponent(String(assoc.tenantId)).replace(/\d/, (d) => `%3${d}`)}/`);
+    expect(url).not.toBe(assoc.postMessageUrl);
+    const res = await postRaw(t.app, assoc, customerMessage({ from: 'encoded' }), { url });
+    expect(res.status).toBe(200);
+  });
+
+  it('counts its answers in the HTTP metrics under the route pattern', async () => {
+    nextWindow();
+    const metric = async (status: number) => {
+      const text = (await t.app.inject('/metrics')).body;
+      const line = text.split('\n').find((l) => l.startsWith(`parley_http_requests_total{method="POST",route="${ROUTE}",status="${status}"}`));
+      return Number(line?.split(' ').pop() ?? 0);
+    };
+    const [ok, unauthorized] = [await metric(200), await metric(401)];
+    await postRaw(t.app, assoc, customerMessage({ from: 'm-1' }));
+    await postRaw(t.app, assoc, customerMessage({ from: 'm-2' }), { authorization: null });
+    expect(await metric(200)).toBe(ok + 1);
+    expect(await metric(401)).toBe(unauthorized + 1);
+  });
+});
+
+describe('send-message lane while the app closes', () => {
+  it('answers a request that arrives after close began with 503 service_unavailable and Connection: close', async () => {
+    const t = await createTestApp('sqlite', { env: { PARLEY_API_RATE_LIMIT: '100000' } });
+    const root = await login(t.app, ADMIN.username, ADMIN.password);
+    const tenant = await createTenant(t.app, root, 'Closing');
+    const assoc = await createAssociation(t.app, tenant.adminToken, tenant.tenantId, 'http://127.0.0.1:9/hook');
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (t.app.server.address() as net.AddressInfo).port;
+    const first = customerMessage({ from: 'closing-1' });
+    const second = customerMessage({ from: 'closing-2' });
+    const [h1, h2] = [signedHeaders(assoc, first), signedHeaders(assoc, second)];
+    const request = (body: string, h: Record<string, string>) =>
+      `POST ${assoc.postMessageUrl} HTTP/1.1\r\nhost: x\r\nauthorization: ${h.authorization}\r\nx-auth-expires: -1\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n`;
+    let closed: Promise<void> | undefined;
+    const text = await exchange(
+      port,
+      (socket) => {
+        // The first request is in flight (its body not yet complete) when close begins; the
+        // second is pipelined behind it on the same connection.
+        socket.write(request(first, h1) + first.slice(0, 5));
+        setTimeout(() => {
+          closed = t.close();
+          setTimeout(() => socket.write(first.slice(5) + request(second, h2) + second), 20);
+        }, 20);
+      },
+      (got) => (got.match(/HTTP\/1\.1 /g) ?? []).length >= 2 && got.includes('service_unavailable'),
+    );
+    await closed;
+    const answers = text.split(/(?=HTTP\/1\.1 )/);
+    expect(answers[0]).toMatch(/^HTTP\/1\.1 200 /);
+    expect(answers[1]).toMatch(/^HTTP\/1\.1 503 /);
+    expect(answers[1]?.toLowerCase()).toContain('connection: close');
+    expect(answers[1]).toContain('"errorCode":"service_unavailable"');
+  });
+});
