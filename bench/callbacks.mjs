@@ -26,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { buildApp } from '../packages/server/dist/app.js';
 import { configFrom } from '../packages/server/dist/config/index.js';
+import { NODE_FLAGS } from '../packages/server/dist/node-flags.js';
 import { cpuSeconds, fmt, freePort, machineSpeedMs, startReceiver, startReceiverProcess, summarise, threadCpuSeconds, threadSplit } from './lib/load.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -72,7 +73,7 @@ async function startParleyChild() {
   if (!fs.existsSync(main)) throw new Error('packages/server/dist/main.js is missing: run npm run build');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-cb-'));
   const port = await freePort();
-  const child = spawn(process.execPath, [...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []), main], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []), main], {
     env: {
       ...process.env,
       ...BASE_ENV,

@@ -21,6 +21,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
+import { NODE_FLAGS } from '../packages/server/dist/node-flags.js';
 import { cpuSeconds, fmt, freePort, machineSpeedMs, runClosedLoop, startBareServer, summarise } from './lib/load.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -88,7 +89,7 @@ async function benchParley() {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-'));
   const password = 'bench-admin-password';
-  const child = startChild([...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []), main], {
+  const child = startChild([...NODE_FLAGS, ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []), main], {
     PORT: String(port),
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,

@@ -19,6 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sendMessageAuthorization, signSendMessage } from '@parley/protocol';
+import { NODE_FLAGS } from '../packages/server/dist/node-flags.js';
 import { cpuSeconds, fmt, freePort, machineSpeedMs, runClosedLoop } from './lib/load.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -70,7 +71,7 @@ async function startBare() {
 async function startParley() {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-'));
-  const child = spawn(process.execPath, [...(process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : []), path.join(root, 'packages/server/dist/main.js')], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...(process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : []), path.join(root, 'packages/server/dist/main.js')], {
     env: {
       ...process.env,
       PORT: String(port),

@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { Pool } from 'undici';
+import { NODE_FLAGS } from '../packages/server/dist/node-flags.js';
 import { fmt, startReceiver } from './lib/load.mjs';
 
 const MAIN = fileURLToPath(new URL('../packages/server/dist/main.js', import.meta.url));
@@ -31,7 +32,7 @@ const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20_000);
 const CLK_TCK = 100;
 
 function startInstance(env) {
-  const proc = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [...NODE_FLAGS, MAIN], { env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const exited = new Promise((r) => proc.on('exit', r));
   return new Promise((resolve, reject) => {

@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { NODE_FLAGS } from '../../src/node-flags.js';
 
 export const MAIN_JS = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
@@ -20,7 +21,7 @@ export interface ParleyProcess {
 }
 
 export function runParley(env: Record<string, string>): { proc: ChildProcess; exited: Promise<{ code: number | null; output: string }> } {
-  const proc = spawn(process.execPath, [MAIN_JS], {
+  const proc = spawn(process.execPath, [...NODE_FLAGS, MAIN_JS], {
     env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
