@@ -229,10 +229,12 @@ export function kyselyConversationsRepository(db: Kysely<Database>, options: Con
    * visitor or the VIP flag changes): the full path then handles the message.
    */
   const acceptKnown = async (trx: Kysely<Database>, input: IncomingMessage, vipTags: string[], key: string, known: OpenArrival, memo: BatchMemo): Promise<AcceptedMessage | undefined> => {
-    const profile = JSON.stringify({ ...(JSON.parse(known.profile) as VisitorProfile), ...input.profile });
-    const tags = input.tags ?? (JSON.parse(known.tags) as string[]);
-    if (profile !== known.profile || JSON.stringify(tags) !== known.tags) return undefined;
-    if ((tags.some((t) => vipTags.includes(t)) ? 1 : 0) !== known.conversation.vip) return undefined;
+    // The stored profile is the merge of every message's; this one changes it if it brings a
+    // field with another value. Tags, when given, replace the stored ones.
+    const values = known.profileValues;
+    for (const field in input.profile) if (input.profile[field as keyof VisitorProfile] !== values[field as keyof VisitorProfile]) return undefined;
+    if (input.tags && JSON.stringify(input.tags) !== known.tags) return undefined;
+    if ((known.tagList.some((t) => vipTags.includes(t)) ? 1 : 0) !== known.conversation.vip) return undefined;
     const conv = known.conversation;
     const [message] = await q.insertNewMessage(trx, messageParams(conv.id, input));
     if (!message) return undefined;
@@ -273,8 +275,10 @@ export function kyselyConversationsRepository(db: Kysely<Database>, options: Con
       found.v_id === null ? undefined : { id: found.v_id, profile: found.v_profile as string, tags: found.v_tags as string };
     let conv: Selectable<ConversationsTable> | undefined = found.id !== null ? (found as Selectable<ConversationsTable>) : undefined;
     let tags: string[];
+    let profile: VisitorProfile;
     if (!visitor) {
       tags = input.tags ?? [];
+      profile = input.profile;
       visitor = await trx
         .insertInto('channel_visitors')
         .values({
@@ -289,7 +293,7 @@ export function kyselyConversationsRepository(db: Kysely<Database>, options: Con
         .executeTakeFirstOrThrow();
       // A new visitor has no conversation (conversations are deleted with their visitor).
     } else {
-      const profile = { ...(JSON.parse(visitor.profile) as VisitorProfile), ...input.profile };
+      profile = { ...(JSON.parse(visitor.profile) as VisitorProfile), ...input.profile };
       tags = input.tags ?? (JSON.parse(visitor.tags) as string[]);
       const profileText = JSON.stringify(profile);
       const tagsText = JSON.stringify(tags);
@@ -332,7 +336,7 @@ export function kyselyConversationsRepository(db: Kysely<Database>, options: Con
         ? await q.touchConversation(trx, [messageId, input.now, conv.id])
         : await q.touchConversationVip(trx, [messageId, input.now, vip, conv.id]);
     const stored = touched as Selectable<ConversationsTable>;
-    (memo.get(OPEN) as OpenInBatch | undefined)?.learnt.set(key, { profile: visitor.profile, tags: visitor.tags, conversation: stored });
+    (memo.get(OPEN) as OpenInBatch | undefined)?.learnt.set(key, { profile: visitor.profile, tags: visitor.tags, profileValues: profile, tagList: tags, conversation: stored });
     return { duplicate: false, msgId: input.msgId, conversation: toConversation(stored), opened };
   };
   // Customer messages are committed in groups: the send-message API's throughput is bound by

@@ -11,12 +11,15 @@
  * only if the epoch did not move in between.
  */
 import type { Selectable } from 'kysely';
+import type { VisitorProfile } from '../../modules/channel/ports.js';
 import type { ConversationsTable } from '../../modules/channel/tables.js';
 
 export interface OpenArrival {
-  /** The visitor's profile and tags as stored (JSON text). */
+  /** The visitor's profile and tags as stored (JSON text), and parsed. */
   profile: string;
   tags: string;
+  profileValues: VisitorProfile;
+  tagList: string[];
   conversation: Selectable<ConversationsTable>;
 }
 
