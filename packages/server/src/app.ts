@@ -201,6 +201,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     publicUrl: config.publicUrl,
     metrics,
     singleWriter: !storage.capabilities.multiWriter,
+    direct: storage.direct,
     // Live events reach agents on every instance when instances coordinate through Redis.
     ...(coordination.kind === 'redis' ? { events: pubsubEventBus(coordination.pubsub) } : {}),
   });

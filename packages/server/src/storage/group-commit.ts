@@ -10,6 +10,7 @@
  * so batches of one process never wait on each other's row locks.
  */
 import type { Kysely } from 'kysely';
+import { runDirectly, type DirectRunner } from './precompiled.js';
 import type { Database } from './schema.js';
 
 interface Pending<I, O> {
@@ -32,6 +33,8 @@ export class GroupCommitter<I, O> {
       maxBatch?: number;
       /** Runs after a batch committed, before its callers resume, with the batch's memo. */
       afterCommit?: (memo: BatchMemo) => void;
+      /** SQLite: the batch's precompiled statements go straight to the driver. */
+      direct?: DirectRunner;
     } = {},
   ) {}
 
@@ -65,6 +68,7 @@ export class GroupCommitter<I, O> {
     const memo: BatchMemo = new Map();
     try {
       values = await this.db.transaction().execute(async (trx) => {
+        if (this.options.direct) runDirectly(trx, this.options.direct);
         const out: O[] = [];
         for (const item of batch) out.push(await this.write(trx, item.input, memo));
         return out;

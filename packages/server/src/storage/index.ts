@@ -17,7 +17,14 @@ export async function openStorage(config: Pick<Config, 'databaseUrl' | 'dataDir'
     : { ...openSqlite(path.join(config.dataDir, 'parley.db')), lock: undefined };
   try {
     const schemaVersion = await migrate(opened.db, opened.migrations, { now: () => clock.now(), lock: opened.lock });
-    return { db: opened.db, capabilities: opened.capabilities, schemaVersion, ping: opened.ping, close: opened.close };
+    return {
+      db: opened.db,
+      capabilities: opened.capabilities,
+      schemaVersion,
+      ping: opened.ping,
+      close: opened.close,
+      ...('direct' in opened ? { direct: opened.direct } : {}),
+    };
   } catch (error) {
     await opened.close();
     throw error;

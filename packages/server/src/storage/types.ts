@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { DirectRunner } from './precompiled.js';
 import type { Database } from './schema.js';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -19,6 +20,8 @@ export interface Capabilities {
 export interface Storage {
   readonly db: Kysely<Database>;
   readonly capabilities: Capabilities;
+  /** SQLite: run a statement on the one connection, inside a transaction's callback (precompiled.ts). */
+  readonly direct?: DirectRunner;
   /** Schema version after migrations. */
   readonly schemaVersion: number;
   /** Cheap round trip used by /readyz. */

@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../kernel/clock.js';
 import type { SecretBox } from '../../kernel/secret-box.js';
 import { kyselyAssociationsRepository, kyselyMediaRepository, kyselyRoutingDirectory } from '../../storage/repositories/channel-associations.js';
+import type { DirectRunner } from '../../storage/precompiled.js';
 import { kyselyConversationsRepository } from '../../storage/repositories/channel-conversations.js';
 import { kyselyDeliveriesRepository } from '../../storage/repositories/channel-deliveries.js';
 import type { Database } from '../../storage/schema.js';
@@ -57,13 +58,15 @@ export interface ChannelDeps {
    * customers' open conversations in memory (storage/repositories/open-conversations.ts).
    */
   singleWriter?: boolean;
+  /** SQLite: the storage's direct runner, for the send-message group commit (storage/precompiled.ts). */
+  direct?: DirectRunner | undefined;
 }
 
 export function createChannelModule(deps: ChannelDeps): ChannelModule {
   const bus = deps.events ?? inProcessEventBus();
   const events = deps.metrics ? countingEventBus(bus, deps.metrics) : bus;
   const directory = kyselyRoutingDirectory(deps.db);
-  const conversationsRepo = kyselyConversationsRepository(deps.db, { rememberOpenConversations: deps.singleWriter === true });
+  const conversationsRepo = kyselyConversationsRepository(deps.db, { rememberOpenConversations: deps.singleWriter === true, direct: deps.direct });
   const deliveriesRepo = kyselyDeliveriesRepository(deps.db);
   const associations = new AssociationsService(kyselyAssociationsRepository(deps.db), directory, deps.accounts, deps.secrets, deps.outbound, deps.clock);
   const dispatcher = new Dispatcher(conversationsRepo, directory, events, deps.clock);

@@ -13,7 +13,7 @@ import type { TenantsTable } from '../../modules/accounts/tables.js';
 import type { ChannelMessagesTable, ConversationsTable } from '../../modules/channel/tables.js';
 import { isUniqueViolation } from '../errors.js';
 import { GroupCommitter, type BatchMemo } from '../group-commit.js';
-import { limitParam, precompiled } from '../precompiled.js';
+import { limitParam, precompiled, type DirectRunner } from '../precompiled.js';
 import type { Database } from '../schema.js';
 import { kyselyRoutingDirectory, toAgentInfo } from './channel-associations.js';
 import { OpenConversations, type LearntArrivals, type OpenArrival } from './open-conversations.js';
@@ -204,6 +204,8 @@ export interface ConversationsRepositoryOptions {
    * database this process alone writes to, with the epoch triggers of SQLite migration 040.
    */
   rememberOpenConversations?: boolean;
+  /** SQLite: run the group commit's precompiled statements straight on the driver. */
+  direct?: DirectRunner | undefined;
 }
 
 export function kyselyConversationsRepository(db: Kysely<Database>, options: ConversationsRepositoryOptions = {}): ConversationsRepository {
@@ -343,6 +345,7 @@ export function kyselyConversationsRepository(db: Kysely<Database>, options: Con
   // commits, and concurrent customers' messages share one. What a batch learnt about open
   // conversations is kept once it has committed.
   const committer = new GroupCommitter(db, acceptIn, {
+    ...(options.direct ? { direct: options.direct } : {}),
     afterCommit: (memo) => {
       const batch = memo.get(OPEN) as OpenInBatch | undefined;
       if (batch) open?.keep(batch.learnt, batch.epoch);

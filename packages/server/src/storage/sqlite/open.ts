@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
+import type { DirectRunner } from '../precompiled.js';
 import type { Database } from '../schema.js';
 import type { Capabilities } from '../types.js';
 import { BackgroundCheckpointer, SAFETY_NET_PAGES } from './checkpointer.js';
@@ -21,7 +22,7 @@ const STATEMENT_CACHE_SIZE = 500;
  * keeps the most recently used prepared statements by SQL text (a statement busy iterating is
  * never handed out twice).
  */
-function withStatementCache(raw: BetterSqlite3.Database): SqliteDatabase {
+function withStatementCache(raw: BetterSqlite3.Database): SqliteDatabase & { prepare(text: string): BetterSqlite3.Statement } {
   const cache = new Map<string, BetterSqlite3.Statement>();
   return {
     close: () => raw.close(),
@@ -38,7 +39,7 @@ function withStatementCache(raw: BetterSqlite3.Database): SqliteDatabase {
       if (cache.size > STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
       return statement;
     },
-  } as unknown as SqliteDatabase;
+  } as unknown as SqliteDatabase & { prepare(text: string): BetterSqlite3.Statement };
 }
 
 /** Opens (creating if needed) the SQLite file in WAL mode with foreign keys on. */
@@ -58,9 +59,18 @@ export function openSqlite(file: string) {
   raw.pragma(`wal_autocheckpoint = ${SAFETY_NET_PAGES}`);
   raw.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
   const checkpointer = new BackgroundCheckpointer(file);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
+  const statements = withStatementCache(raw);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
+  // What Kysely's SQLite connection does with a statement, without its executor around it.
+  const direct: DirectRunner = (text, params) => {
+    const statement = statements.prepare(text);
+    if (statement.reader) return statement.all(params);
+    statement.run(params);
+    return [];
+  };
   return {
     db,
+    direct,
     capabilities: sqliteCapabilities,
     migrations: sqliteMigrations,
     ping: async () => {
