@@ -13,11 +13,7 @@ export interface RateLimitOptions {
   keyGenerator?: (request: FastifyRequest) => string;
   /** Namespace of the counters in Redis. */
   nameSpace?: string;
-  /** `x-ratelimit-*` headers on every answer (default true); `Retry-After` on a 429 is always sent. */
-  headers?: boolean;
 }
-
-const NO_HEADERS = { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false } as const;
 
 /**
  * Rate limiting for the routes of the encapsulating context. A limited request gets 429 in its
@@ -31,7 +27,6 @@ export async function registerRateLimit(app: FastifyInstance, options: RateLimit
     ...(options.redis ? { redis: options.redis } : {}),
     nameSpace: options.nameSpace ?? 'parley-rl-',
     ...(options.keyGenerator ? { keyGenerator: options.keyGenerator } : {}),
-    ...(options.headers === false ? { addHeadersOnExceeding: NO_HEADERS, addHeaders: { ...NO_HEADERS, 'retry-after': false } } : {}),
     errorResponseBuilder: (request, context) => {
       const retryAfter = Math.max(1, Math.ceil(context.ttl / 1000));
       return new AppError(
