@@ -12,6 +12,8 @@ import { createTestDatabase, type TestDatabase } from '../helpers/engines.js';
 const arrival = (conversationId: number): OpenArrival => ({
   profile: '{}',
   tags: '[]',
+  profileValues: {},
+  tagList: [],
   conversation: {
     id: conversationId,
     tenant_id: 1,
