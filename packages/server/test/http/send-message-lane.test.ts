@@ -135,6 +135,25 @@ describe('send-message lane over sockets', () => {
     expect(await countMessages(assoc.channelId)).toBe(before);
   });
 
+  it('reads a chunked body under the limit in whole and stores the message', async () => {
+    nextWindow();
+    const body = customerMessage({ from: 'chunked', msg_id: 'chunked-1', text: 'z'.repeat(3000) });
+    const head = Object.entries({ ...signedHeaders(assoc, body), 'transfer-encoding': 'chunked', host: 'x', connection: 'close' })
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('');
+    const text = await exchange(port, (socket) => {
+      socket.write(`POST ${assoc.postMessageUrl} HTTP/1.1\r\n${head}\r\n`);
+      for (let i = 0; i < body.length; i += 1000) {
+        const part = body.slice(i, i + 1000);
+        socket.write(`${Buffer.byteLength(part).toString(16)}\r\n${part}\r\n`);
+      }
+      socket.write('0\r\n\r\n');
+    });
+    expect(text).toMatch(/^HTTP\/1\.1 200 /);
+    const stored = await t.app.parley.storage.db.selectFrom('channel_messages').select('bodies').where('msg_id', '=', 'chunked-1').executeTakeFirstOrThrow();
+    expect(JSON.parse(stored.bodies)).toEqual([{ type: 'txt', msg: 'z'.repeat(3000) }]);
+  });
+
   it('keeps serving after a client leaves in the middle of its body', async () => {
     nextWindow();
     const body = customerMessage({ from: 'gone' });
