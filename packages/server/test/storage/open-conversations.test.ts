@@ -10,10 +10,8 @@ import { FakeClock } from '../helpers/clock.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/engines.js';
 
 const arrival = (conversationId: number): OpenArrival => ({
-  profile: '{}',
-  tags: '[]',
-  profileValues: {},
-  tagList: [],
+  profile: {},
+  tags: [],
   conversation: {
     id: conversationId,
     tenant_id: 1,

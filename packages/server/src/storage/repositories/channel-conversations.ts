@@ -136,6 +136,9 @@ const isRetryableConflict = (error: unknown) => {
   return isUniqueViolation(error) || code === '40P01' || code === '40001';
 };
 
+/** A conversation's VIP flag as stored: 1 when the visitor has one of the tenant's VIP tags. */
+const vipFlag = (tags: string[], vipTags: string[]) => (tags.some((t) => vipTags.includes(t)) ? 1 : 0);
+
 /** A customer message row with placeholder values, for the compiled inserts. */
 const MESSAGE_ROW = { conversation_id: 0, channel_id: 0, direction: 'customer', msg_id: '', agent_id: null, bodies: '', ext: '', timestamp: 0, created_at: 0 } as const;
 
@@ -233,10 +236,9 @@ export function kyselyConversationsRepository(db: Kysely<Database>, options: Con
   const acceptKnown = async (trx: Kysely<Database>, input: IncomingMessage, vipTags: string[], key: string, known: OpenArrival, memo: BatchMemo): Promise<AcceptedMessage | undefined> => {
     // The stored profile is the merge of every message's; this one changes it if it brings a
     // field with another value. Tags, when given, replace the stored ones.
-    const values = known.profileValues;
-    for (const field in input.profile) if (input.profile[field as keyof VisitorProfile] !== values[field as keyof VisitorProfile]) return undefined;
-    if (input.tags && JSON.stringify(input.tags) !== known.tags) return undefined;
-    if ((known.tagList.some((t) => vipTags.includes(t)) ? 1 : 0) !== known.conversation.vip) return undefined;
+    for (const field in input.profile) if (input.profile[field as keyof VisitorProfile] !== known.profile[field as keyof VisitorProfile]) return undefined;
+    if (input.tags && (input.tags.length !== known.tags.length || input.tags.some((tag, i) => tag !== known.tags[i]))) return undefined;
+    if (vipFlag(known.tags, vipTags) !== known.conversation.vip) return undefined;
     const conv = known.conversation;
     const [message] = await q.insertNewMessage(trx, messageParams(conv.id, input));
     if (!message) return undefined;
@@ -304,7 +306,7 @@ export function kyselyConversationsRepository(db: Kysely<Database>, options: Con
         visitor = { id: visitor.id, profile: profileText, tags: tagsText };
       }
     }
-    const vip = tags.some((t) => plan.vipTags.includes(t)) ? 1 : 0;
+    const vip = vipFlag(tags, plan.vipTags);
 
     let opened = false;
     if (!conv) {
@@ -338,7 +340,7 @@ export function kyselyConversationsRepository(db: Kysely<Database>, options: Con
         ? await q.touchConversation(trx, [messageId, input.now, conv.id])
         : await q.touchConversationVip(trx, [messageId, input.now, vip, conv.id]);
     const stored = touched as Selectable<ConversationsTable>;
-    (memo.get(OPEN) as OpenInBatch | undefined)?.learnt.set(key, { profile: visitor.profile, tags: visitor.tags, profileValues: profile, tagList: tags, conversation: stored });
+    (memo.get(OPEN) as OpenInBatch | undefined)?.learnt.set(key, { profile, tags, conversation: stored });
     return { duplicate: false, msgId: input.msgId, conversation: toConversation(stored), opened };
   };
   // Customer messages are committed in groups: the send-message API's throughput is bound by

@@ -15,11 +15,9 @@ import type { VisitorProfile } from '../../modules/channel/ports.js';
 import type { ConversationsTable } from '../../modules/channel/tables.js';
 
 export interface OpenArrival {
-  /** The visitor's profile and tags as stored (JSON text), and parsed. */
-  profile: string;
-  tags: string;
-  profileValues: VisitorProfile;
-  tagList: string[];
+  /** The visitor's profile and tags as stored. */
+  profile: VisitorProfile;
+  tags: string[];
   conversation: Selectable<ConversationsTable>;
 }
 
