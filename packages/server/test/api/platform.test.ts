@@ -94,11 +94,12 @@ describe('rate limiting with Redis', () => {
     await probe.connect();
     const db = await createTestDatabase('sqlite');
     dbs.push(db);
-    const env = { DATA_DIR: db.config.dataDir, REDIS_URL: redisUrl, PARLEY_API_RATE_LIMIT: '3', PARLEY_ADMIN_PASSWORD: 'root-password-1' };
+    // A namespace of its own: other suites share this Redis, so nothing here may flush it.
+    const prefix = `parley-test-${process.pid}-${Date.now()}:`;
+    const env = { DATA_DIR: db.config.dataDir, REDIS_URL: redisUrl, PARLEY_REDIS_PREFIX: prefix, PARLEY_API_RATE_LIMIT: '3', PARLEY_ADMIN_PASSWORD: 'root-password-1' };
     // Two app instances, one Redis: the limit is shared.
     const a = await buildApp(configFrom(env));
     const b = await buildApp(configFrom(env));
-    await probe.flushdb();
     const statuses: number[] = [];
     for (const app of [a, b, a, b]) statuses.push((await app.inject({ method: 'GET', url: '/api/tenants' })).statusCode);
     expect(statuses.slice(0, 3)).toEqual([401, 401, 401]);
@@ -109,7 +110,8 @@ describe('rate limiting with Redis', () => {
     expect((await a.inject('/readyz')).json().checks).toHaveProperty('redis_ping');
     await a.close();
     await b.close();
-    await probe.flushdb();
+    const keys = await probe.keys(`${prefix}*`);
+    if (keys.length > 0) await probe.del(...keys);
     probe.disconnect();
   });
 });
