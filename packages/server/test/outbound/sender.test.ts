@@ -57,6 +57,12 @@ describe.each(SENDERS)('outbound sender %s against a real receiver', (_mode, mak
           res.writeHead(503, { 'retry-after': '12' });
           return res.end('busy');
         }
+        if (req.url === '/hints') {
+          res.writeEarlyHints({ link: '</style.css>; rel=preload; as=style' });
+          return res.end('after hints');
+        }
+        // A body over the cap whose cut falls inside a character: 999 bytes of 'a', then 'é'.
+        if (req.url === '/utf8') return res.end(`${'a'.repeat(999)}é${'b'.repeat(100)}`);
         res.end('ok');
       });
     });
@@ -103,6 +109,8 @@ describe.each(SENDERS)('outbound sender %s against a real receiver', (_mode, mak
 
   it('ends a response that keeps dripping at the overall deadline', async () => {
     const sender = makeSender({ allowPrivate: true });
+    // Timed from here: a worker thread's start (about a second on a busy machine) is not the request's.
+    await sender.warmUp?.();
     const started = Date.now();
     const result = await sender.post(request(`${base}/drip`, 300));
     await sender.close();
@@ -119,6 +127,39 @@ describe.each(SENDERS)('outbound sender %s against a real receiver', (_mode, mak
     const result = await sender.post(request(`http://127.0.0.1:${port}/`));
     await sender.close();
     expect(result.error?.kind).toBe('connection');
+  });
+
+  it('answers with the final status after informational (1xx) answers', async () => {
+    const sender = makeSender({ allowPrivate: true });
+    const result = await sender.post(request(`${base}/hints`));
+    await sender.close();
+    expect(result).toMatchObject({ status: 200, body: 'after hints', bodyTruncated: false });
+  });
+
+  it('cuts a long answer at the byte cap, even inside a character', async () => {
+    const sender = makeSender({ allowPrivate: true });
+    const result = await sender.post(request(`${base}/utf8`));
+    await sender.close();
+    expect(result.bodyTruncated).toBe(true);
+    expect(result.body.startsWith('a'.repeat(999))).toBe(true);
+    expect(Buffer.byteLength(result.body)).toBeLessThanOrEqual(1002);
+  });
+
+  it('fails a request still waiting for a connection at its own deadline, and never sends it', async () => {
+    const sender = makeSender({ allowPrivate: true, connectionsPerOrigin: 1 });
+    await sender.warmUp?.();
+    const before = seen.length;
+    // The one connection is taken by an answer that comes after 2 s.
+    const first = sender.post(request(`${base}/slow`, 5_000));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const started = Date.now();
+    const queued = await sender.post(request(`${base}/ok`, 200));
+    expect(queued.error?.kind).toBe('timeout');
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(await first).toMatchObject({ status: 200, body: 'late' });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sender.close();
+    expect(seen.slice(before).map((r) => r.body)).toHaveLength(1);
   });
 
   it('passes Retry-After through', async () => {

@@ -1,12 +1,11 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { promises as dns } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import type { Readable } from 'node:stream';
 import { performance } from 'node:perf_hooks';
-import { Agent, errors as undiciErrors, request } from 'undici';
+import { Agent, errors as undiciErrors } from 'undici';
 import { AppError } from '../../kernel/errors.js';
 import { checkUrlShape, isInternalAddress } from './address-guard.js';
-import { Deadlines } from './deadlines.js';
+import { Deadlines, type Deadline } from './deadlines.js';
 import type { OutboundRequest, OutboundResult, OutboundSender } from './ports.js';
 
 export interface UndiciSenderOptions {
@@ -94,37 +93,27 @@ export class UndiciOutboundSender implements OutboundSender {
     return assertAllowedUrl(raw, this.options.allowPrivate);
   }
 
-  async post(req: OutboundRequest): Promise<OutboundResult> {
-    const started = performance.now();
-    const elapsed = () => Math.round((performance.now() - started) * 100) / 100;
+  post(req: OutboundRequest): Promise<OutboundResult> {
     const shape = this.shapeOf(req.url);
-    if ('reason' in shape) return noResponse({ kind: 'invalid_url', message: shape.reason });
+    if ('reason' in shape) return Promise.resolve(noResponse({ kind: 'invalid_url', message: shape.reason }));
     if (!this.options.allowPrivate && isIpLiteralInternal(shape.url.hostname)) {
-      return noResponse({ kind: 'blocked_address', message: `${shape.url.hostname} is an internal address` });
+      return Promise.resolve(noResponse({ kind: 'blocked_address', message: `${shape.url.hostname} is an internal address` }));
     }
-    const deadline = this.deadlines.start(req.timeoutMs);
-    try {
-      const res = await request(shape.url, {
-        method: 'POST',
-        headers: req.headers,
-        body: req.body,
-        dispatcher: this.agent,
-        headersTimeout: req.timeoutMs,
-        bodyTimeout: req.timeoutMs,
-        // undici takes any EventTarget-like signal (see deadlines.ts); its types name AbortSignal.
-        signal: deadline.signal as unknown as AbortSignal,
-      });
-      const length = Number(res.headers['content-length']);
-      // A declared length within the cap is read whole; otherwise chunk by chunk up to the cap.
-      const { text, truncated } =
-        Number.isInteger(length) && length <= req.maxResponseBytes ? { text: await res.body.text(), truncated: false } : await readCapped(res.body, req.maxResponseBytes);
-      const retryAfterMs = parseRetryAfter(res.headers['retry-after'], Date.now());
-      return { status: res.statusCode, body: text, bodyTruncated: truncated, latencyMs: elapsed(), ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
-    } catch (error) {
-      return noResponse(classify(error), elapsed());
-    } finally {
-      deadline.clear();
-    }
+    return new Promise((resolve) => {
+      const exchange = new Exchange(req.maxResponseBytes, this.deadlines.start(req.timeoutMs), resolve);
+      this.agent.dispatch(
+        {
+          origin: shape.url.origin,
+          path: shape.url.pathname + shape.url.search,
+          method: 'POST',
+          headers: req.headers,
+          body: req.body,
+          headersTimeout: req.timeoutMs,
+          bodyTimeout: req.timeoutMs,
+        },
+        exchange,
+      );
+    });
   }
 
   /** Receivers' URLs repeat (one per rule or association): parse each once. */
@@ -152,28 +141,103 @@ function isIpLiteralInternal(hostname: string): boolean {
 }
 
 /**
- * Reads at most `max` bytes; the rest of a longer body is dropped unread (the socket is closed).
- * Plain 'data' events rather than an async iterator: a callback answer is a chunk or two, and
- * the iterator's machinery cost more than the reading.
+ * One POST as an undici dispatch handler, settling with its OutboundResult.
+ *
+ * undici's `request()` wraps every exchange in an async resource, a response stream and a parsed
+ * header object; a callback answer needs none of them (a status, one header, a few bytes of
+ * body), and on the outbound thread they cost about 40 % of the CPU of a request
+ * (docs/callbacks.md, Session 8). The handler reads the status, `Retry-After` and at most
+ * `max` bytes of the body; past that, the rest is dropped unread and the connection closed.
+ * The overall deadline aborts the exchange wherever it is: waiting for a connection, for the
+ * headers, or in a body that keeps dripping.
  */
-function readCapped(body: Readable, max: number): Promise<{ text: string; truncated: boolean }> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    body.on('data', (chunk: Buffer) => {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size > max) {
-        body.removeAllListeners('data');
-        body.removeAllListeners('end');
-        body.on('error', () => undefined);
-        body.destroy();
-        resolve({ text: Buffer.concat(chunks).subarray(0, max).toString('utf8'), truncated: true });
-      }
-    });
-    body.once('end', () => resolve({ text: Buffer.concat(chunks).toString('utf8'), truncated: false }));
-    body.once('error', reject);
-  });
+class Exchange {
+  private readonly started = performance.now();
+  private status: number | undefined;
+  private retryAfter: string | undefined;
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private settled = false;
+  private abort: ((reason: Error) => void) | undefined;
+  /** The deadline passed before the request reached a connection. */
+  private expired: Error | undefined;
+
+  constructor(
+    private readonly max: number,
+    private readonly deadline: Deadline,
+    private readonly resolve: (result: OutboundResult) => void,
+  ) {
+    deadline.signal.addEventListener('abort', () => this.expire(deadline.signal.reason as Error));
+  }
+
+  onConnect(abort: (reason: Error) => void): void {
+    if (this.expired) abort(this.expired);
+    else this.abort = abort;
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
+    // 1xx answers (100 Continue, 103 Early Hints) precede the real one.
+    if (statusCode < 200) return true;
+    this.status = statusCode;
+    for (let i = 0; i < rawHeaders.length; i += 2) {
+      const name = rawHeaders[i] as Buffer;
+      if (name.length === 11 && name.toString('latin1').toLowerCase() === 'retry-after') this.retryAfter = String(rawHeaders[i + 1]);
+    }
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.settled) return false;
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    if (this.size > this.max) {
+      const text = Buffer.concat(this.chunks, this.size).subarray(0, this.max).toString('utf8');
+      this.answer(text, true);
+      // The rest is not read: the connection is closed (the abort's onError finds us settled).
+      this.abort?.(new Error('response body over the cap'));
+      return false;
+    }
+    return true;
+  }
+
+  onComplete(): void {
+    const chunks = this.chunks;
+    this.answer(chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks, this.size).toString('utf8'), false);
+  }
+
+  onError(error: Error): void {
+    this.settle(noResponse(classify(error), this.elapsed()));
+  }
+
+  private expire(reason: Error): void {
+    if (this.abort) {
+      // Connected: undici ends the exchange and reports the reason through onError.
+      this.abort(reason);
+      return;
+    }
+    // Still waiting for a connection: it fails now, and is dropped when it reaches one.
+    this.expired = reason;
+    this.settle(noResponse(classify(reason), this.elapsed()));
+  }
+
+  private answer(body: string, bodyTruncated: boolean): void {
+    const retryAfterMs = parseRetryAfter(this.retryAfter, Date.now());
+    const result: OutboundResult = { status: this.status as number, body, bodyTruncated, latencyMs: this.elapsed() };
+    if (retryAfterMs !== undefined) result.retryAfterMs = retryAfterMs;
+    this.settle(result);
+  }
+
+  private settle(result: OutboundResult): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.chunks = [];
+    this.deadline.clear();
+    this.resolve(result);
+  }
+
+  private elapsed(): number {
+    return Math.round((performance.now() - this.started) * 100) / 100;
+  }
 }
 
 function classify(error: unknown): { kind: 'timeout' | 'connection' | 'blocked_address'; message: string } {
