@@ -26,8 +26,11 @@ describe('several instances on PostgreSQL and Redis', () => {
 
   beforeAll(async () => {
     cluster = await startCluster({
-      // A short attempt timeout keeps the lease (2 attempts + 10 s) short for the kill -9 case.
-      PARLEY_CALLBACK_TIMEOUT_MS: '1000',
+      // A short attempt timeout keeps the lease (2 attempts + 10 s) short for the kill -9 case. Not
+      // shorter than 3 s: an attempt that outlives its timeout is retried, and the receiver then
+      // sees it twice (at-least-once), which the exactly-once case below would count. On a busy
+      // CI machine 1 s was once exceeded.
+      PARLEY_CALLBACK_TIMEOUT_MS: '3000',
       PARLEY_CALLBACK_RULE_CONCURRENCY: String(RULE_CONCURRENCY),
       PARLEY_IM_RATE_LIMIT: '1000000',
       PARLEY_API_RATE_LIMIT: '60',
@@ -184,7 +187,7 @@ describe('several instances on PostgreSQL and Redis', () => {
     await until(() => r.total >= 100, 20_000, 'deliveries under way');
     await a.kill9();
     const killedAt = r.total;
-    // B takes over A's leased jobs when the leases expire (2 × 1 s + 10 s).
+    // B takes over A's leased jobs when the leases expire (2 × 3 s + 10 s).
     await until(() => r.tally(texts).delivered === texts.length, 60_000, 'every callback after the crash');
     const { duplicates } = r.tally(texts);
     console.log(`kill -9: ${texts.length} callbacks, ${killedAt} received before the kill, ${duplicates} duplicates (at-least-once)`);
