@@ -263,7 +263,9 @@ describe.each(ENGINES)('callback delivery engine on %s', (engine) => {
       while (healthy.requests.length < 20 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
       expect(healthy.requests).toHaveLength(20);
       const worst = Math.max(...healthy.requests.map((r) => r.receivedAt - started));
-      expect(worst).toBeLessThan(800);
+      // Without isolation the healthy callbacks would wait behind the hung rule's ~10 s. The bound
+      // leaves room for a loaded CI machine (800 ms was once exceeded at 1.1 s during a full run).
+      expect(worst).toBeLessThan(2_500);
       expect(receiver.requests.length).toBeLessThan(40 * 2);
     } finally {
       await healthy.close();
