@@ -9,8 +9,12 @@
  * LOG_LEVEL=warn. The bare server runs in a child process of its own too (not in this process,
  * where it would compete with the load generator and look slower than it is). The load
  * generator (bench/lib/load.mjs) runs here; all three share the machine, so the ratio is the
- * meaningful figure. Env: BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2),
- * BENCH_CONNECTIONS (64), BENCH_CUSTOMERS (1000), BENCH_OUT (write the JSON result there).
+ * meaningful figure. The measured time of each target is cut into BENCH_ROUNDS rounds that
+ * alternate (Parley, bare, Parley, bare, ...), so that a slow spell of the shared machine falls
+ * on both targets rather than on one; the rates are each target's requests over its measured
+ * seconds, and each round's ratio is printed too. Env: BENCH_SECONDS (10 per target),
+ * BENCH_ROUNDS (5), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (64), BENCH_CUSTOMERS (1000),
+ * BENCH_OUT (write the JSON result there).
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -20,11 +24,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sendMessageAuthorization, signSendMessage } from '@parley/protocol';
 import { NODE_FLAGS } from '../packages/server/dist/node-flags.js';
-import { cpuSeconds, fmt, freePort, machineSpeedMs, runClosedLoop } from './lib/load.mjs';
+import { closedLoop, cpuSeconds, fmt, freePort, machineSpeedMs, summarise } from './lib/load.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const CUSTOMERS = Number(process.env.BENCH_CUSTOMERS ?? 1000);
 
@@ -125,60 +130,83 @@ function makeRequest(association, seq) {
   };
 }
 
-/** One measured run at CONNECTIONS connections (after a warm-up) with the shared load loop. */
-async function load(origin, association, seconds, warmupSeconds) {
-  const r = await runClosedLoop({
-    origin,
-    connections: CONNECTIONS,
-    durationMs: seconds * 1000,
-    warmupMs: warmupSeconds * 1000,
-    request: (seq) => makeRequest(association, seq),
-  });
-  return {
-    requests: r.requests,
-    errors: r.errors + r.unexpected,
-    rate: Math.round(r.rate),
-    p50Ms: Number(fmt(r.latency.p50, 2)),
-    p99Ms: Number(fmt(r.latency.p99, 2)),
-    p999Ms: Number(fmt(r.latency.p999, 2)),
-  };
-}
-
 /**
- * Runs one load phase and adds the CPU time per request of the server (`pid`) and of this
- * process (the load generator). Warm-up and measured requests both count: the load loop issues
- * about rate × (warm-up + measured) of them. On two cores, (server + load generator) CPU per
- * request bounds the rate: 2 s of CPU per second at most.
+ * The load on one target: a closed loop of CONNECTIONS connections, measured in rounds. Each
+ * round adds its requests, latencies and seconds, and the CPU time the target's server process
+ * (`pid`) and this process (the load generator) used during it.
  */
-async function measured(pid, run) {
-  const serverBefore = cpuSeconds(pid);
-  const loadBefore = process.cpuUsage();
-  const result = await run();
-  const serverAfter = cpuSeconds(pid);
-  const load = process.cpuUsage(loadBefore);
-  const issued = result.rate * (SECONDS + WARMUP);
-  if (serverBefore !== undefined && serverAfter !== undefined) result.cpuPerRequestUs = Math.round(((serverAfter - serverBefore) / issued) * 1e6);
-  result.loadCpuPerRequestUs = Math.round((load.user + load.system) / issued);
-  return result;
+function target(origin, association, pid) {
+  const loop = closedLoop({ origin, connections: CONNECTIONS, request: (seq) => makeRequest(association, seq) });
+  const totals = { requests: 0, seconds: 0, errors: 0, latencies: [], serverCpu: 0, loadCpu: 0, rounds: [] };
+  return {
+    warmUp: () => loop.phase(WARMUP * 1000, false),
+    async round(ms) {
+      const serverBefore = cpuSeconds(pid);
+      const loadBefore = process.cpuUsage();
+      const r = await loop.phase(ms, true);
+      const load = process.cpuUsage(loadBefore);
+      totals.serverCpu += (cpuSeconds(pid) ?? NaN) - (serverBefore ?? NaN);
+      totals.loadCpu += (load.user + load.system) / 1e6;
+      totals.requests += r.requests;
+      totals.seconds += r.seconds;
+      totals.errors += r.errors + r.unexpected;
+      for (const l of r.latencies) totals.latencies.push(l);
+      totals.rounds.push(r.requests / r.seconds);
+    },
+    close: () => loop.close(),
+    /** Rate over all measured rounds, latency percentiles, and CPU per request of server and load generator. */
+    result() {
+      const latency = summarise(totals.latencies);
+      const result = {
+        requests: totals.requests,
+        errors: totals.errors,
+        rate: Math.round(totals.requests / totals.seconds),
+        p50Ms: Number(fmt(latency.p50, 2)),
+        p99Ms: Number(fmt(latency.p99, 2)),
+        p999Ms: Number(fmt(latency.p999, 2)),
+        roundRates: totals.rounds.map((r) => Math.round(r)),
+        loadCpuPerRequestUs: Math.round((totals.loadCpu / totals.requests) * 1e6),
+      };
+      // On two cores, (server + load generator) CPU per request bounds the rate: 2 s of CPU per second at most.
+      if (Number.isFinite(totals.serverCpu)) result.cpuPerRequestUs = Math.round((totals.serverCpu / totals.requests) * 1e6);
+      return result;
+    },
+  };
 }
 
 async function main() {
   const parley = await startParley();
   const bare = await startBare();
+  // The bare server accepts any path and ignores the signature; the same requests go to both.
+  const targets = [target(parley.base, parley.association, parley.child.pid), target(bare.base, parley.association, bare.child.pid)];
   try {
-    // The bare server accepts any path and ignores the signature; the same requests go to both.
-    console.log(`${SECONDS}s per target at ${CONNECTIONS} connections, after ${WARMUP}s of warm-up each; machine speed ${machineSpeedMs()} ms (bench/lib: lower is faster)...`);
-    const parleyResult = await measured(parley.child.pid, () => load(parley.base, parley.association, SECONDS, WARMUP));
-    const bareResult = await measured(bare.child.pid, () => load(bare.base, parley.association, SECONDS, WARMUP));
+    console.log(
+      `${SECONDS}s per target at ${CONNECTIONS} connections in ${ROUNDS} alternating rounds, after ${WARMUP}s of warm-up each; machine speed ${machineSpeedMs()} ms (bench/lib: lower is faster)...`,
+    );
+    for (const t of targets) await t.warmUp();
+    // Parley's CPU while the bare server is measured: background work of its own (WAL checkpoints,
+    // garbage collection) that a switch of target leaves running. Printed, since it competes with
+    // the bare server's rounds.
+    let parleyBetween = 0;
+    for (let i = 0; i < ROUNDS; i++) {
+      await targets[0].round((SECONDS * 1000) / ROUNDS);
+      const before = cpuSeconds(parley.child.pid);
+      await targets[1].round((SECONDS * 1000) / ROUNDS);
+      parleyBetween += (cpuSeconds(parley.child.pid) ?? NaN) - (before ?? NaN);
+    }
+    const [parleyResult, bareResult] = targets.map((t) => t.result());
     const result = {
       date: new Date().toISOString(),
       node: process.version,
       cpus: os.cpus().length,
       connections: CONNECTIONS,
+      rounds: ROUNDS,
       engine: process.env.BENCH_DATABASE_URL ? 'postgres' : 'sqlite',
       parley: parleyResult,
       bare: bareResult,
       ratio: Number((parleyResult.rate / bareResult.rate).toFixed(3)),
+      roundRatios: parleyResult.roundRates.map((r, i) => Number((r / bareResult.roundRates[i]).toFixed(3))),
+      parleyCpuDuringBareSeconds: Number(parleyBetween.toFixed(2)),
     };
     console.log('');
     console.log('target   req/s    p50 ms   p99 ms   requests errors');
@@ -186,12 +214,14 @@ async function main() {
       console.log(`${name.padEnd(8)} ${String(r.rate).padEnd(8)} ${String(r.p50Ms).padEnd(8)} ${String(r.p99Ms).padEnd(8)} ${String(r.requests).padEnd(8)} ${r.errors}`);
     }
     console.log(`ratio parley/bare: ${result.ratio} (target >= 0.5); Parley p99 ${parleyResult.p99Ms} ms (target < 20 ms)`);
+    console.log(`ratio by round: ${result.roundRatios.join(', ')}; Parley's own CPU during the bare rounds: ${result.parleyCpuDuringBareSeconds} s`);
     for (const [name, r] of [['Parley', parleyResult], ['bare', bareResult]]) {
-      if (r.cpuPerRequestUs !== undefined) console.log(`${name} run, CPU per request: server ${r.cpuPerRequestUs} µs, load generator ${r.loadCpuPerRequestUs} µs`);
+      if (r.cpuPerRequestUs !== undefined) console.log(`${name} rounds, CPU per request: server ${r.cpuPerRequestUs} µs, load generator ${r.loadCpuPerRequestUs} µs`);
     }
     console.log(JSON.stringify(result));
     if (process.env.BENCH_OUT) fs.writeFileSync(process.env.BENCH_OUT, `${JSON.stringify(result, null, 2)}\n`);
   } finally {
+    for (const t of targets) await t.close();
     parley.child.kill('SIGTERM');
     bare.child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 300));

@@ -31,43 +31,63 @@ export function summarise(latenciesMs) {
 }
 
 /**
+ * A closed loop of `connections` requests in flight on one undici Pool, run in phases: `phase(ms,
+ * record)` keeps every connection busy for `ms` and, when `record`, returns what it measured.
+ * The pool (and its connections) stays open between phases until `close()`.
+ *
+ * @param {{ origin: string, connections: number,
+ *           request: (i: number) => { path: string, method?: string, headers?: Record<string,string>, body?: string },
+ *           expectStatus?: number }} opts
+ */
+export function closedLoop(opts) {
+  const pool = new Pool(opts.origin, { connections: opts.connections, pipelining: 1, keepAliveTimeout: 30_000 });
+  const expected = opts.expectStatus ?? 200;
+  let seq = 0;
+  return {
+    /** @returns {Promise<{ requests: number, seconds: number, latencies: number[], errors: number, unexpected: number }>} */
+    async phase(ms, record = true) {
+      const latencies = [];
+      let errors = 0;
+      let unexpected = 0;
+      const one = async () => {
+        const r = opts.request(seq++);
+        const t0 = performance.now();
+        try {
+          const res = await pool.request({ path: r.path, method: r.method ?? 'POST', headers: r.headers, body: r.body });
+          await res.body.dump();
+          if (res.statusCode !== expected) unexpected++;
+        } catch {
+          errors++;
+        }
+        if (record) latencies.push(performance.now() - t0);
+      };
+      const started = performance.now();
+      const until = started + ms;
+      await Promise.all(
+        Array.from({ length: opts.connections }, async () => {
+          while (performance.now() < until) await one();
+        }),
+      );
+      return { requests: latencies.length, seconds: (performance.now() - started) / 1000, latencies, errors, unexpected };
+    },
+    close: () => pool.close(),
+  };
+}
+
+/**
+ * One warm-up phase then one measured phase of a closed loop (see closedLoop); reports
+ * throughput and latency percentiles of the measured phase.
+ *
  * @param {{ origin: string, connections: number, durationMs: number, warmupMs?: number,
  *           request: (i: number) => { path: string, method?: string, headers?: Record<string,string>, body?: string },
  *           expectStatus?: number }} opts
  */
 export async function runClosedLoop(opts) {
-  const pool = new Pool(opts.origin, { connections: opts.connections, pipelining: 1, keepAliveTimeout: 30_000 });
-  const expected = opts.expectStatus ?? 200;
-  let seq = 0;
-  let errors = 0;
-  let unexpected = 0;
-  const latencies = [];
-  const one = async (record) => {
-    const r = opts.request(seq++);
-    const t0 = performance.now();
-    try {
-      const res = await pool.request({ path: r.path, method: r.method ?? 'POST', headers: r.headers, body: r.body });
-      await res.body.dump();
-      if (res.statusCode !== expected) unexpected++;
-    } catch {
-      errors++;
-    }
-    if (record) latencies.push(performance.now() - t0);
-  };
-  const phase = async (ms, record) => {
-    const until = performance.now() + ms;
-    await Promise.all(
-      Array.from({ length: opts.connections }, async () => {
-        while (performance.now() < until) await one(record);
-      }),
-    );
-  };
-  if (opts.warmupMs) await phase(opts.warmupMs, false);
-  const started = performance.now();
-  await phase(opts.durationMs, true);
-  const seconds = (performance.now() - started) / 1000;
-  await pool.close();
-  return { requests: latencies.length, rate: latencies.length / seconds, errors, unexpected, latency: summarise(latencies) };
+  const loop = closedLoop(opts);
+  if (opts.warmupMs) await loop.phase(opts.warmupMs, false);
+  const r = await loop.phase(opts.durationMs, true);
+  await loop.close();
+  return { requests: r.requests, rate: r.requests / r.seconds, errors: r.errors, unexpected: r.unexpected, latency: summarise(r.latencies) };
 }
 
 /** A bare node:http server that reads the whole body and answers 200 `{}`. */
