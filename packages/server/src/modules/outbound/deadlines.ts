@@ -7,12 +7,13 @@
  * timeout length, and a single timer armed for the earliest deadline of all. A request that
  * finishes first is only marked done; the timer skips it when its turn comes.
  *
- * The signal handed to undici is a minimal event target rather than an AbortController: undici
- * only adds and removes one 'abort' listener and reads `aborted` and `reason`, and a controller
- * with its EventTarget machinery costs several microseconds per request.
+ * Each deadline's signal is a minimal event target rather than an AbortController, whose
+ * EventTarget machinery costs several microseconds per request. The sender's dispatch handler
+ * (sender.ts) listens to it and aborts its exchange; it has the shape of the part of AbortSignal
+ * that undici's own APIs use, so it could also be passed to them as `signal`.
  */
 
-/** The part of AbortSignal that undici uses (it accepts any EventTarget-like signal). */
+/** The part of AbortSignal that an abortable exchange uses: one 'abort' listener, `aborted`, `reason`. */
 export class DeadlineSignal {
   aborted = false;
   reason: unknown = undefined;
