@@ -270,44 +270,44 @@ async function drain() {
       // Round -1 is the warm-up: drained and matched like the others, not counted.
       const part = round < 0 ? warmUp : ids.slice(round * perRound, (round + 1) * perRound);
       if (part.length === 0) continue;
-      const measured = round >= 0;
-      const before = receiver.count();
-      const started = performance.now();
-      const cpuStart = cpuNow(receiver.pid);
+      /** Runs one side's part; in a measured round, adds its records, seconds and CPU to `side`. */
+      const timed = async (side, run) => {
+        const started = performance.now();
+        const cpuStart = cpuNow(receiver.pid);
+        const records = await run();
+        const seconds = (performance.now() - started) / 1000;
+        if (round < 0) return;
+        side.seconds += seconds;
+        side.cpu += cpuNow(receiver.pid) - cpuStart;
+        side.records += records;
+        side.rounds.push(records / seconds);
+      };
+
       const threadsStart = threadCpuSeconds(process.pid);
-      // One statement (counted in Parley's time, against it): the ids of a part are consecutive.
-      await storage.db.updateTable('jobs').set({ run_at: Date.now() }).where('id', '>=', part[0]).where('id', '<=', part[part.length - 1]).execute();
-      jobs.notifyAll();
-      await waitCount(receiver.count, before + part.length, 600_000);
-      const seconds = (performance.now() - started) / 1000;
+      await timed(sides.parley, async () => {
+        const before = receiver.count();
+        // One statement (counted in Parley's time, against it): the ids of a part are consecutive.
+        await storage.db.updateTable('jobs').set({ run_at: Date.now() }).where('id', '>=', part[0]).where('id', '<=', part[part.length - 1]).execute();
+        jobs.notifyAll();
+        await waitCount(receiver.count, before + part.length, 600_000);
+        return receiver.count() - before;
+      });
       const split = threadSplit(process.pid, threadsStart, threadCpuSeconds(process.pid));
-      if (measured) {
-        for (const k of Object.keys(threadTotals)) threadTotals[k] += split[k];
-        sides.parley.seconds += seconds;
-        sides.parley.cpu += cpuNow(receiver.pid) - cpuStart;
-        sides.parley.records += receiver.count() - before;
-        sides.parley.rounds.push(part.length / seconds);
-      }
+      if (round >= 0) for (const k of Object.keys(threadTotals)) threadTotals[k] += split[k];
 
       // Reference: what Parley sent (body and headers of its first callback, replayed) POSTed with
       // undici straight to the same receiver, at the same concurrency, as many as this round.
       const { body, headers } = receiver.first();
-      let next = 0;
-      const rawStart = performance.now();
-      const rawCpuStart = cpuNow(receiver.pid);
-      await Promise.all(Array.from({ length: concurrency }, async () => {
-        while (next++ < part.length) {
-          const res = await pool.request({ path: '/cb', method: 'POST', headers, body });
-          await res.body.text();
-        }
-      }));
-      const rawSeconds = (performance.now() - rawStart) / 1000;
-      if (measured) {
-        sides.raw.seconds += rawSeconds;
-        sides.raw.cpu += cpuNow(receiver.pid) - rawCpuStart;
-        sides.raw.records += part.length;
-        sides.raw.rounds.push(part.length / rawSeconds);
-      }
+      await timed(sides.raw, async () => {
+        let next = 0;
+        await Promise.all(Array.from({ length: concurrency }, async () => {
+          while (next++ < part.length) {
+            const res = await pool.request({ path: '/cb', method: 'POST', headers, body });
+            await res.body.text();
+          }
+        }));
+        return part.length;
+      });
     }
     await pool.close();
     const parleyRate = sides.parley.records / sides.parley.seconds;
