@@ -33,9 +33,8 @@ export class TtlCache<K, V> {
    */
   get(key: K, load: () => Promise<V>, options: { share?: boolean } = {}): Promise<V> {
     const now = this.clock.now();
-    const hit = this.entries.get(key);
-    // A clock that went back (a test moving it) counts as expired.
-    if (hit && now - hit.loadedAt < this.ttlMs && now >= hit.loadedAt) return Promise.resolve(hit.value);
+    const hit = this.fresh(key, now);
+    if (hit) return Promise.resolve(hit.value);
     if (options.share === false) {
       const invalidations = this.invalidations;
       return load().then((value) => {
@@ -60,6 +59,17 @@ export class TtlCache<K, V> {
     );
     this.loading.set(key, loaded);
     return loaded;
+  }
+
+  /**
+   * The entry of `key` while it is fresh, else undefined: lets a hot path skip building a load
+   * and awaiting a promise for a value it already has (`{ value }`, since the value itself may be
+   * undefined).
+   */
+  fresh(key: K, now = this.clock.now()): { readonly value: V } | undefined {
+    const hit = this.entries.get(key);
+    // A clock that went back (a test moving it) counts as expired.
+    return hit && now - hit.loadedAt < this.ttlMs && now >= hit.loadedAt ? hit : undefined;
   }
 
   /** Keeps `value` for `key`, read at `loadedAt`, e.g. a row read by a caller's own transaction. */

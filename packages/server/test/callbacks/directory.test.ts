@@ -54,6 +54,37 @@ describe.each(ENGINES)('callback rule directory on %s', (engine) => {
     expect([reads.settings, reads.rules]).toEqual([1, 1]);
   });
 
+  it('answers from the cache without a read only while it holds the rule and its app fresh', async () => {
+    await t.app.parley.callbacks.service.createRule(APP, { name: 'main', url: 'http://127.0.0.1:9/cb' });
+    const [created] = await t.app.parley.callbacks.repo.listRules(APP);
+    if (!created) throw new Error('the rule was not created');
+    const { wrapped, reads } = counting(t.app.parley.callbacks.repo);
+    const directory = new RuleDirectory(wrapped, clock, 2_000);
+
+    expect(directory.cached(created.id)).toBeUndefined();
+    await directory.rule(created.id);
+    // The rule alone is not enough: the delivery needs the app's settings too.
+    expect(directory.cached(created.id)).toBeUndefined();
+    await directory.app(APP);
+    const hit = directory.cached(created.id);
+    expect(hit?.rule?.name).toBe('main');
+    expect(hit?.app?.settings.enabled).toBe(true);
+    expect([reads.rule, reads.settings, reads.rules]).toEqual([1, 1, 1]);
+
+    clock.advance(2_000);
+    expect(directory.cached(created.id)).toBeUndefined();
+    await directory.rule(created.id);
+    await directory.app(APP);
+    expect(directory.cached(created.id)?.rule?.name).toBe('main');
+    directory.invalidate(APP, created.id);
+    expect(directory.cached(created.id)).toBeUndefined();
+
+    // A deleted rule is cached as gone: the answer says so without the app.
+    await t.app.parley.callbacks.repo.deleteRule(APP, 'main');
+    await directory.rule(created.id);
+    expect(directory.cached(created.id)).toEqual({ rule: undefined, app: undefined });
+  });
+
   it('reads an app inside a transaction on its own, even while a shared read of it waits outside', async () => {
     await t.app.parley.callbacks.service.createRule(APP, { name: 'main', url: 'http://127.0.0.1:9/cb' });
     const { wrapped, reads } = counting(t.app.parley.callbacks.repo);

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { callbackSecurity, md5Hex, verifyStandardWebhook } from '@parley/protocol';
 import type { MessageEvent } from '../../src/modules/im/post-send.js';
 import { classifyAttempt, characterCount, MAX_ANSWER_BYTES, nextStep } from '../../src/modules/callbacks/policy.js';
-import { recordsOf, routeRecords, ruleMatches, signedRequest } from '../../src/modules/callbacks/record.js';
+import { recordsOf, routeRecords, ruleMatches, signedBody, signedRequest } from '../../src/modules/callbacks/record.js';
 import type { RuleFilters } from '../../src/modules/callbacks/ports.js';
 
 const ok = (status: number | undefined, body = '', truncated = false) => ({ status, body, bodyTruncated: truncated, latencyMs: 1 });
@@ -139,6 +139,18 @@ describe('signed request', () => {
     expect(req.headers['webhook-timestamp']).toBe(String(Math.floor((T + 1500) / 1000)));
     expect(verifyStandardWebhook('cb-secret-42', req.headers, req.body, { nowSeconds: Math.floor(T / 1000) })).toBe(true);
     expect(verifyStandardWebhook('other', req.headers, req.body, { nowSeconds: Math.floor(T / 1000) })).toBe(false);
+  });
+});
+
+describe('signed body', () => {
+  it('is byte for byte the JSON of the record with security added last', () => {
+    const group = recordsOf(message({ chatType: 'groupchat', to: 'g1', groupId: 'g1', offlineReceivers: ['carol'] }), uuid);
+    const unicode = { ...group[0]!, payload: { bodies: [{ type: 'txt', msg: '好😀 "quoted" \\ \u2028' }], ext: { k: [1, null, { z: true }] } } };
+    for (const record of [...recordsOf(message(), uuid), ...group, unicode]) {
+      for (const security of ['e6eaa883c94b53106ddf9b444058b867', '']) {
+        expect(signedBody(record, security)).toBe(JSON.stringify({ ...record, security }));
+      }
+    }
   });
 });
 

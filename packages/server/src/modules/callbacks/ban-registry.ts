@@ -59,7 +59,8 @@ export class BanRegistry implements BanStore {
 
   private stateNow(rule: CallbackRule, now: number): BanState {
     const e = this.entry(rule);
-    this.apply(rule.id, e, expireBan(e.state, now));
+    // Active (the usual case, once per record): nothing can expire, so no step to build.
+    if (e.state.status === 'banned') this.apply(rule.id, e, expireBan(e.state, now));
     return e.state;
   }
 

@@ -88,10 +88,12 @@ export class CallbackDelivery {
   async deliver(job: Job<DeliverPayload>): Promise<JobResult> {
     const { ruleId, record } = job.payload;
     const { directory, bans, clock, events } = this.deps;
-    const rule = await directory.rule(ruleId);
+    // Once per record: read from the cache without awaiting when it holds both (the usual case).
+    const cached = directory.cached(ruleId);
+    const rule = cached ? cached.rule : await directory.rule(ruleId);
     if (!rule) return { status: 'discard', error: 'rule deleted' };
     const ref: RuleRef = { ruleId, appId: rule.appId, rule: rule.name };
-    const { settings } = await directory.app(rule.appId);
+    const { settings } = cached?.app ?? (await directory.app(rule.appId));
     if (!settings.enabled || !rule.enabled) {
       events.emit('record.finished', { ...ref, result: 'dropped', reason: 'disabled' });
       return { status: 'done' };
@@ -113,7 +115,9 @@ export class CallbackDelivery {
       const step = nextStep(attempt, outcome);
       if (step === 'done') {
         events.emit('record.finished', {
-          ...ref,
+          ruleId,
+          appId: ref.appId,
+          rule: ref.rule,
           result: outcome.kind === 'overlong' ? 'overlong' : 'succeeded',
           endToEndMs: clock.now() - record.timestamp,
         });
@@ -157,12 +161,14 @@ export class CallbackDelivery {
     });
     const outcome = classifyAttempt(result);
     this.deps.events.emit('attempt.finished', {
-      ...ref,
+      ruleId: ref.ruleId,
+      appId: ref.appId,
+      rule: ref.rule,
       outcome: outcome.kind,
       latencyMs: result.latencyMs,
       resend,
       callId: record.callId,
-      ...(outcome.kind === 'failure' ? { error: outcome.error } : {}),
+      error: outcome.kind === 'failure' ? outcome.error : undefined,
     });
     return outcome;
   }

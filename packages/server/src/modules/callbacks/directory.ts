@@ -9,7 +9,7 @@ import { TtlCache } from '../../kernel/ttl-cache.js';
 import type { Database } from '../../storage/schema.js';
 import type { CallbackRule, CallbacksRepository, CallbackSettings } from './ports.js';
 
-interface AppEntry {
+export interface AppEntry {
   settings: CallbackSettings;
   rules: CallbackRule[];
 }
@@ -38,6 +38,18 @@ export class RuleDirectory {
 
   rule(id: number): Promise<CallbackRule | undefined> {
     return this.byId.get(id, () => this.repo.getRuleById(id));
+  }
+
+  /**
+   * What `rule` and `app` would answer, when the cache holds it fresh: the delivery engine's
+   * per-record path reads both without awaiting. Undefined when it must load.
+   */
+  cached(ruleId: number): { rule: CallbackRule | undefined; app: AppEntry | undefined } | undefined {
+    const rule = this.byId.fresh(ruleId);
+    if (!rule) return undefined;
+    if (!rule.value) return { rule: undefined, app: undefined };
+    const app = this.apps.fresh(rule.value.appId);
+    return app ? { rule: rule.value, app: app.value } : undefined;
   }
 
   invalidate(appId: string, ruleId?: number): void {

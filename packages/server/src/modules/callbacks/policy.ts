@@ -41,9 +41,15 @@ export function characterCount(text: string): number {
   return n;
 }
 
+const SUCCESS: AttemptOutcome = Object.freeze({ kind: 'success' });
+const OVERLONG: AttemptOutcome = Object.freeze({ kind: 'overlong' });
+
 export function classifyAttempt(result: OutboundResult): AttemptOutcome {
   if (result.status === 200) {
-    return result.bodyTruncated || characterCount(result.body) > MAX_ANSWER_CHARS ? { kind: 'overlong' } : { kind: 'success' };
+    // A string of at most MAX_ANSWER_CHARS UTF-16 units has at most as many characters: only a
+    // longer one needs counting.
+    const overlong = result.bodyTruncated || (result.body.length > MAX_ANSWER_CHARS && characterCount(result.body) > MAX_ANSWER_CHARS);
+    return overlong ? OVERLONG : SUCCESS;
   }
   if (result.status !== undefined) return { kind: 'failure', error: `HTTP ${result.status}` };
   const e = result.error;

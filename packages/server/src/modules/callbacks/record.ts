@@ -8,10 +8,10 @@ import {
   CALLBACK_SECURITY_VERSION,
   callbackSecurity,
   md5Hex,
-  standardWebhookHeaders,
+  standardWebhookSignature,
+  type CallbackRecord,
   type CallbackChatType,
   type CallbackEventType,
-  type CallbackRecord,
 } from '@parley/protocol';
 import type { MessageEvent } from '../im/post-send.js';
 import type { RuleFilters } from './ports.js';
@@ -87,14 +87,27 @@ export interface SignedRequest {
  * the Standard Webhooks headers (`webhook-id` = callId, timestamp in seconds at send time).
  */
 export function signedRequest(record: UnsignedRecord, secret: string, nowMs: number): SignedRequest {
-  const signed: CallbackRecord = { ...record, security: callbackSecurity(record.callId, secret, record.timestamp) };
-  const body = JSON.stringify(signed);
+  const body = signedBody(record, callbackSecurity(record.callId, secret, record.timestamp));
+  const timestamp = Math.floor(nowMs / 1000);
   return {
     body,
     headers: {
       'content-type': 'application/json; charset=utf-8',
       [CALLBACK_BODY_MD5_HEADER]: md5Hex(body),
-      ...standardWebhookHeaders(secret, record.callId, Math.floor(nowMs / 1000), body),
+      'webhook-id': record.callId,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': standardWebhookSignature(secret, record.callId, timestamp, body),
     },
   };
+}
+
+/**
+ * The JSON of `{ ...record, security }`, byte for byte: the record's JSON with `security` added
+ * as its last member, without copying the record into a new object first (once per attempt).
+ * A record never has a `security` member of its own (UnsignedRecord omits it).
+ */
+export function signedBody(record: UnsignedRecord, security: string): string {
+  const json = JSON.stringify(record);
+  const member = `"security":${JSON.stringify(security)}`;
+  return json === '{}' ? `{${member}}` : `${json.slice(0, -1)},${member}}`;
 }
