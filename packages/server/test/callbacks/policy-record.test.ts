@@ -152,6 +152,13 @@ describe('signed body', () => {
       }
     }
   });
+  it('replaces a security member a stored record carries instead of writing it twice', () => {
+    const [record] = recordsOf(message(), uuid);
+    const carried = { ...record!, security: 'stale' } as typeof record & { security: string };
+    const body = signedBody(carried!, 'fresh');
+    expect(body).toBe(JSON.stringify({ ...carried, security: 'fresh' }));
+    expect(body.match(/"security"/g)).toHaveLength(1);
+  });
 });
 
 describe('the worked example of docs/callbacks.md', () => {

@@ -104,9 +104,11 @@ export function signedRequest(record: UnsignedRecord, secret: string, nowMs: num
 /**
  * The JSON of `{ ...record, security }`, byte for byte: the record's JSON with `security` added
  * as its last member, without copying the record into a new object first (once per attempt).
- * A record never has a `security` member of its own (UnsignedRecord omits it).
+ * A record has no `security` of its own (UnsignedRecord omits it); one read back from storage
+ * with one anyway takes the copy, so that the member is replaced rather than written twice.
  */
 export function signedBody(record: UnsignedRecord, security: string): string {
+  if (Object.hasOwn(record, 'security')) return JSON.stringify({ ...record, security });
   const json = JSON.stringify(record);
   const member = `"security":${JSON.stringify(security)}`;
   return json === '{}' ? `{${member}}` : `${json.slice(0, -1)},${member}}`;
