@@ -100,12 +100,22 @@ export function standardWebhookSignature(key: string, id: string, timestampSecon
   return `v1,${mac.digest('base64')}`;
 }
 
-export function standardWebhookHeaders(key: string, id: string, timestampSeconds: number, body: Bytes): StandardWebhookHeaders {
-  return {
-    'webhook-id': id,
-    'webhook-timestamp': String(timestampSeconds),
-    'webhook-signature': standardWebhookSignature(key, id, timestampSeconds, body),
-  };
+/**
+ * The three Standard Webhooks headers. With `into`, they are added to that object (after the
+ * headers it holds) and it is returned: no intermediate object for a sender that has its own.
+ */
+export function standardWebhookHeaders<T extends Record<string, string> = Record<never, string>>(
+  key: string,
+  id: string,
+  timestampSeconds: number,
+  body: Bytes,
+  into?: T,
+): T & StandardWebhookHeaders {
+  const headers = (into ?? {}) as T & StandardWebhookHeaders;
+  headers['webhook-id'] = id;
+  headers['webhook-timestamp'] = String(timestampSeconds);
+  headers['webhook-signature'] = standardWebhookSignature(key, id, timestampSeconds, body);
+  return headers;
 }
 
 export interface VerifyWebhookOptions {

@@ -49,6 +49,19 @@ describe('Standard Webhooks signature (contract 3.4) against shared vectors', ()
     expect(verifyStandardWebhook(v.key, headers, v.body, { nowSeconds: v.timestamp + 10 })).toBe(true);
   });
 
+  it('adds the headers to a given object, after the ones it holds, and returns it', () => {
+    const v = vectors.standard_webhooks[0]!;
+    const own = { 'content-type': 'application/json' };
+    const headers = standardWebhookHeaders(v.key, v.id, v.timestamp, v.body, own);
+    expect(headers).toBe(own);
+    expect(Object.entries(headers)).toEqual([
+      ['content-type', 'application/json'],
+      ['webhook-id', v.id],
+      ['webhook-timestamp', String(v.timestamp)],
+      ['webhook-signature', v.signature],
+    ]);
+  });
+
   it('refuses a tampered body, a wrong id, or a stale timestamp', () => {
     const v = vectors.standard_webhooks[0]!;
     const headers = standardWebhookHeaders(v.key, v.id, v.timestamp, v.body);

@@ -8,7 +8,7 @@ import {
   CALLBACK_SECURITY_VERSION,
   callbackSecurity,
   md5Hex,
-  standardWebhookSignature,
+  standardWebhookHeaders,
   type CallbackRecord,
   type CallbackChatType,
   type CallbackEventType,
@@ -88,17 +88,8 @@ export interface SignedRequest {
  */
 export function signedRequest(record: UnsignedRecord, secret: string, nowMs: number): SignedRequest {
   const body = signedBody(record, callbackSecurity(record.callId, secret, record.timestamp));
-  const timestamp = Math.floor(nowMs / 1000);
-  return {
-    body,
-    headers: {
-      'content-type': 'application/json; charset=utf-8',
-      [CALLBACK_BODY_MD5_HEADER]: md5Hex(body),
-      'webhook-id': record.callId,
-      'webhook-timestamp': String(timestamp),
-      'webhook-signature': standardWebhookSignature(secret, record.callId, timestamp, body),
-    },
-  };
+  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', [CALLBACK_BODY_MD5_HEADER]: md5Hex(body) };
+  return { body, headers: standardWebhookHeaders(secret, record.callId, Math.floor(nowMs / 1000), body, headers) };
 }
 
 /**
