@@ -34,12 +34,17 @@ describe.each(ENGINES)('callback rule directory on %s', (engine) => {
     await t.close();
   });
 
-  it('reads a rule once for all the deliveries that miss it together, and again after the TTL', async () => {
+  /** A rule 'main' of APP, and a directory over the repository that counts its reads. */
+  async function ruleWithCountingDirectory() {
     await t.app.parley.callbacks.service.createRule(APP, { name: 'main', url: 'http://127.0.0.1:9/cb' });
     const [created] = await t.app.parley.callbacks.repo.listRules(APP);
     if (!created) throw new Error('the rule was not created');
     const { wrapped, reads } = counting(t.app.parley.callbacks.repo);
-    const directory = new RuleDirectory(wrapped, clock, 2_000);
+    return { created, reads, directory: new RuleDirectory(wrapped, clock, 2_000) };
+  }
+
+  it('reads a rule once for all the deliveries that miss it together, and again after the TTL', async () => {
+    const { created, reads, directory } = await ruleWithCountingDirectory();
 
     const rules = await Promise.all(Array.from({ length: 128 }, () => directory.rule(created.id)));
     expect(new Set(rules.map((r) => r?.name))).toEqual(new Set(['main']));
@@ -55,11 +60,7 @@ describe.each(ENGINES)('callback rule directory on %s', (engine) => {
   });
 
   it('answers from the cache without a read only while it holds the rule and its app fresh', async () => {
-    await t.app.parley.callbacks.service.createRule(APP, { name: 'main', url: 'http://127.0.0.1:9/cb' });
-    const [created] = await t.app.parley.callbacks.repo.listRules(APP);
-    if (!created) throw new Error('the rule was not created');
-    const { wrapped, reads } = counting(t.app.parley.callbacks.repo);
-    const directory = new RuleDirectory(wrapped, clock, 2_000);
+    const { created, reads, directory } = await ruleWithCountingDirectory();
 
     expect(directory.cached(created.id)).toBeUndefined();
     await directory.rule(created.id);
