@@ -47,10 +47,8 @@ export class ReplyPusher {
 
     const startedAt = this.clock.now();
     // Standard Webhooks: the same webhook-id on every attempt, a fresh timestamp and signature.
-    const headers = {
-      'content-type': 'application/json; charset=utf-8',
-      ...standardWebhookHeaders(association.clientSecret, delivery.id, Math.floor(startedAt / 1000), delivery.body),
-    };
+    const own: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
+    const headers = standardWebhookHeaders(association.clientSecret, delivery.id, Math.floor(startedAt / 1000), delivery.body, own);
     const result = await this.outbound.post({
       url: association.callbackUrl,
       headers,
