@@ -24,6 +24,7 @@ export function summarise(latenciesMs) {
   return {
     count: sorted.length,
     p50: percentile(sorted, 50),
+    p90: percentile(sorted, 90),
     p99: percentile(sorted, 99),
     p999: percentile(sorted, 99.9),
     max: sorted.length ? sorted[sorted.length - 1] : NaN,
