@@ -7,7 +7,7 @@
  * Pure functions over node:crypto; no I/O.
  */
 import * as crypto from 'node:crypto';
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 
 export type Bytes = string | Uint8Array;
 
@@ -37,8 +37,20 @@ export function sendMessageStringToSign(input: SendMessageSigningInput): string 
   return [input.method.toUpperCase(), input.path, String(input.expires), md5Hex(input.body)].join('\n');
 }
 
+/**
+ * The Client Secret as an HMAC key: its text, or the key `sendMessageKey` prepared from it. A
+ * server that checks many requests under one secret keeps the prepared key: it saves turning the
+ * text into key material on every request (about a sixth of the HMAC's cost).
+ */
+export type SendMessageKey = string | KeyObject;
+
+/** The Client Secret's UTF-8 bytes as a prepared HMAC key (see SendMessageKey). */
+export function sendMessageKey(clientSecret: string): KeyObject {
+  return createSecretKey(Buffer.from(clientSecret, 'utf8'));
+}
+
 /** Base64 of the raw HMAC-SHA256 of the string to sign, keyed with the Client Secret. */
-export function signSendMessage(clientSecret: string, input: SendMessageSigningInput): string {
+export function signSendMessage(clientSecret: SendMessageKey, input: SendMessageSigningInput): string {
   return createHmac('sha256', clientSecret).update(sendMessageStringToSign(input)).digest('base64');
 }
 
@@ -71,7 +83,7 @@ export function constantTimeEqual(a: string, b: string): boolean {
   return timingSafeEqual(ab, bb);
 }
 
-export function verifySendMessage(clientSecret: string, input: SendMessageSigningInput, signature: string): boolean {
+export function verifySendMessage(clientSecret: SendMessageKey, input: SendMessageSigningInput, signature: string): boolean {
   return constantTimeEqual(signSendMessage(clientSecret, input), signature);
 }
 

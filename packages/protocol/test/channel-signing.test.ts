@@ -3,6 +3,7 @@ import {
   md5Hex,
   parseHmacAuthorization,
   sendMessageAuthorization,
+  sendMessageKey,
   sendMessageStringToSign,
   signSendMessage,
   standardWebhookHeaders,
@@ -32,6 +33,15 @@ describe('send-message HMAC (spec 5.1) against shared vectors', () => {
     expect(verifySendMessage(v.clientSecret, { ...input, body: `${v.body} ` }, v.signature)).toBe(false);
     expect(verifySendMessage('0'.repeat(32), input, v.signature)).toBe(false);
     expect(verifySendMessage(v.clientSecret, { ...input, expires: v.xAuthExpires + 1 }, v.signature)).toBe(false);
+  });
+
+  it.each(vectors.hmac_send_message.map((v, i) => [i, v] as const))('vector %i: a prepared key signs and verifies as its text does', (_i, v) => {
+    const input = { method: v.method, path: v.path, expires: v.xAuthExpires, body: v.body };
+    const key = sendMessageKey(v.clientSecret);
+    expect(signSendMessage(key, input)).toBe(v.signature);
+    expect(verifySendMessage(key, input, v.signature)).toBe(true);
+    expect(verifySendMessage(key, { ...input, body: `${v.body} ` }, v.signature)).toBe(false);
+    expect(verifySendMessage(sendMessageKey('0'.repeat(32)), input, v.signature)).toBe(false);
   });
 
   it('signs the exact UTF-8 bytes: a Buffer body gives the same signature as its text', () => {

@@ -2,8 +2,8 @@
  * REST associations (contract 3.1): a tenant admin creates one per customer server; Parley
  * generates the Client ID and Client Secret. Only flagship tenants have the REST channel.
  */
-import { randomUUID } from 'node:crypto';
-import type { AssociationView, CreateAssociationRequest, UpdateAssociationRequest } from '@parley/protocol';
+import { randomUUID, type KeyObject } from 'node:crypto';
+import { sendMessageKey, type AssociationView, type CreateAssociationRequest, type UpdateAssociationRequest } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import { randomHex } from '../../kernel/ids.js';
@@ -20,11 +20,16 @@ export interface OpenAssociation extends Association {
   clientSecret: string;
 }
 
+/** What ingest checks a request with: the opened secret also as a prepared HMAC key. */
+export interface ClientAssociation extends OpenAssociation {
+  signingKey: KeyObject;
+}
+
 const CACHE_TTL_MS = 5_000;
 
 export class AssociationsService {
   /** Client ID -> association, so that ingest does not read and decrypt on every message. */
-  private readonly byClientId: TtlCache<string, OpenAssociation | undefined>;
+  private readonly byClientId: TtlCache<string, ClientAssociation | undefined>;
 
   constructor(
     private readonly repo: AssociationsRepository,
@@ -136,10 +141,12 @@ export class AssociationsService {
    * The association of a Client ID, cached briefly. Another instance's rotation or deletion
    * is seen within CACHE_TTL_MS; this instance's at once.
    */
-  byClient(clientId: string): Promise<OpenAssociation | undefined> {
+  byClient(clientId: string): Promise<ClientAssociation | undefined> {
     return this.byClientId.get(clientId, async () => {
       const found = await this.repo.findByClientId(clientId);
-      return found && { ...found, clientSecret: this.box.open(found.secretSealed) };
+      if (!found) return undefined;
+      const clientSecret = this.box.open(found.secretSealed);
+      return { ...found, clientSecret, signingKey: sendMessageKey(clientSecret) };
     });
   }
 

@@ -59,7 +59,7 @@ export class IngestService {
       throw new AppError('invalid_client');
     }
     const signed = { method: 'POST', path: request.path, expires, body: request.rawBody };
-    if (!verifySendMessage(association.clientSecret, signed, auth.signature)) throw new AppError('invalid_signature');
+    if (!verifySendMessage(association.signingKey, signed, auth.signature)) throw new AppError('invalid_signature');
     const expiresAt = Number(expires);
     if (expiresAt > 0 && expiresAt < this.clock.now()) throw new AppError('signature_expired', { expires: new Date(expiresAt).toISOString() });
 
