@@ -219,11 +219,12 @@ async function main() {
     // The tail: with 64 requests always in flight, p50 is about 64 / rate; what lifts p99 above
     // about twice that is a pause of the whole event loop (a GC, a slow fsync), which every
     // request in flight waits out.
-    for (const [name, r] of [['Parley', parleyResult], ['bare', bareResult]]) {
+    const named = [['Parley', parleyResult], ['bare', bareResult]];
+    for (const [name, r] of named) {
       console.log(`${name} latency: p50 ${r.p50Ms}, p90 ${r.p90Ms}, p99 ${r.p99Ms}, p99.9 ${r.p999Ms}, max ${r.maxMs} ms`);
     }
     console.log(`ratio by round: ${result.roundRatios.join(', ')}; Parley's own CPU during the bare rounds: ${result.parleyCpuDuringBareSeconds} s`);
-    for (const [name, r] of [['Parley', parleyResult], ['bare', bareResult]]) {
+    for (const [name, r] of named) {
       if (r.cpuPerRequestUs !== undefined) console.log(`${name} rounds, CPU per request: server ${r.cpuPerRequestUs} µs, load generator ${r.loadCpuPerRequestUs} µs`);
     }
     console.log(JSON.stringify(result));
