@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BackgroundCheckpointer } from '../../src/storage/sqlite/checkpointer.js';
+import { BackgroundCheckpointer, SAFETY_NET_PAGES, WAL_SIZE_LIMIT_BYTES } from '../../src/storage/sqlite/checkpointer.js';
+import { openSqlite } from '../../src/storage/sqlite/open.js';
 
 describe('background WAL checkpointer', () => {
   const cleanups: Array<() => Promise<void> | void> = [];
@@ -54,5 +55,39 @@ describe('background WAL checkpointer', () => {
     checkpointer.check();
     expect(checkpointer.running).toBe(true);
     await expect.poll(() => fs.statSync(file).size, { timeout: 10_000 }).toBeGreaterThan(5_000_000);
+  });
+
+  /**
+   * The service's own connection (openSqlite) checkpoints only at the safety net: under load
+   * that is where the WAL starts over, with fsyncs on the event loop, so it must be rare. Its
+   * statements run synchronously through `direct`, so the worker (started by a timer) cannot
+   * copy anything in between: whatever reaches the database file, this connection copied.
+   */
+  it('leaves the WAL to the worker on the service connection up to the safety net, and checkpoints past it', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-ckpt-'));
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'parley.db');
+    const storage = openSqlite(file);
+    cleanups.push(() => storage.close());
+    storage.direct('CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB NOT NULL)', []);
+    // One row of 4,000 bytes fills about one page: `rows` pages in one transaction.
+    const write = (rows: number) =>
+      storage.direct('WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < ?) INSERT INTO t (v) SELECT randomblob(4000) FROM c', [rows]);
+    const walFrames = () => Math.floor(fs.statSync(`${file}-wal`).size / (4096 + 24));
+    const databaseBytes = () => fs.statSync(file).size;
+    const empty = databaseBytes();
+
+    // 10,000 pages: past SQLite's default (1,000) and the previous safety net (8,192).
+    write(10_000);
+    expect(walFrames()).toBeGreaterThan(10_000);
+    expect(databaseBytes()).toBe(empty);
+
+    // Past the safety net the connection checkpoints the WAL into the database file itself.
+    write(SAFETY_NET_PAGES - 10_000 + 1_000);
+    expect(databaseBytes()).toBeGreaterThan(SAFETY_NET_PAGES * 4096);
+    // The WAL then starts over at the next write, and is not cut back below the size it reached.
+    write(10);
+    expect(fs.statSync(`${file}-wal`).size).toBeGreaterThan(SAFETY_NET_PAGES * 4096);
+    expect(fs.statSync(`${file}-wal`).size).toBeLessThan(WAL_SIZE_LIMIT_BYTES);
   });
 });

@@ -5,7 +5,7 @@ import { Kysely, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
 import type { DirectRunner } from '../precompiled.js';
 import type { Database } from '../schema.js';
 import type { Capabilities } from '../types.js';
-import { BackgroundCheckpointer, SAFETY_NET_PAGES } from './checkpointer.js';
+import { BackgroundCheckpointer, SAFETY_NET_PAGES, WAL_SIZE_LIMIT_BYTES } from './checkpointer.js';
 import { sqliteMigrations } from './migrations/index.js';
 
 export const sqliteCapabilities: Capabilities = Object.freeze({
@@ -57,7 +57,7 @@ export function openSqlite(file: string) {
   raw.pragma('busy_timeout = 5000');
   // Checkpoints run on a worker thread (checkpointer.ts); this connection only as a safety net.
   raw.pragma(`wal_autocheckpoint = ${SAFETY_NET_PAGES}`);
-  raw.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
+  raw.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   const checkpointer = new BackgroundCheckpointer(file);
   const statements = withStatementCache(raw);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
