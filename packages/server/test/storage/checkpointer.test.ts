@@ -63,7 +63,7 @@ describe('background WAL checkpointer', () => {
    * statements run synchronously through `direct`, so the worker (started by a timer) cannot
    * copy anything in between: whatever reaches the database file, this connection copied.
    */
-  it('leaves the WAL to the worker on the service connection up to the safety net, and checkpoints past it', async () => {
+  it('leaves the WAL to the worker on the service connection up to the safety net, and checkpoints past it', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-ckpt-'));
     cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
     const file = path.join(dir, 'parley.db');
@@ -75,6 +75,8 @@ describe('background WAL checkpointer', () => {
       storage.direct('WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < ?) INSERT INTO t (v) SELECT randomblob(4000) FROM c', [rows]);
     const walFrames = () => Math.floor(fs.statSync(`${file}-wal`).size / (4096 + 24));
     const databaseBytes = () => fs.statSync(file).size;
+    // The WAL header's checkpoint sequence number (bytes 12-15) counts the times the WAL started over.
+    const walRestarts = () => fs.readFileSync(`${file}-wal`).readUInt32BE(12);
     const empty = databaseBytes();
 
     // 10,000 pages: past SQLite's default (1,000) and the previous safety net (8,192).
@@ -86,7 +88,9 @@ describe('background WAL checkpointer', () => {
     write(SAFETY_NET_PAGES - 10_000 + 1_000);
     expect(databaseBytes()).toBeGreaterThan(SAFETY_NET_PAGES * 4096);
     // The WAL then starts over at the next write, and is not cut back below the size it reached.
+    const restarts = walRestarts();
     write(10);
+    expect(walRestarts()).toBe(restarts + 1);
     expect(fs.statSync(`${file}-wal`).size).toBeGreaterThan(SAFETY_NET_PAGES * 4096);
     expect(fs.statSync(`${file}-wal`).size).toBeLessThan(WAL_SIZE_LIMIT_BYTES);
   });

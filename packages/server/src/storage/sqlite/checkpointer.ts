@@ -10,13 +10,14 @@
  * Durability is unchanged: commits are durable in the WAL as before (synchronous = NORMAL).
  *
  * Under sustained writes the WAL only starts over from the service's own connection. SQLite
- * restarts the WAL when a write begins with every frame already copied, and the worker's
- * checkpoints never end in a gap between two commits of a busy event loop: the WAL grows until
- * the safety net, where the service's connection checkpoints the last frames itself (fsyncing the
- * WAL and the database) and its next commit writes and fsyncs the new WAL header. Those fsyncs
- * stop the event loop, sometimes for 10-25 ms on a virtual disk, and every request in flight waits.
- * So the safety net is set high (128 MiB of WAL): at the benchmark's load (about 7,000 frames a
- * second) the pause comes about every 5 s instead of every 1.2 s (docs/channel.md §7, session 11).
+ * restarts the WAL when a write begins with every frame already copied, and on a busy event loop
+ * the next commit has almost always added frames by the time a worker's checkpoint ends: the WAL
+ * grows until the safety net, where the service's connection checkpoints the last frames itself
+ * (fsyncing the WAL and the database) and its next commit writes and fsyncs the new WAL header.
+ * Those fsyncs stop the event loop, sometimes for 10-25 ms on a virtual disk, and every request in
+ * flight waits. So the safety net is set high (32,768 pages, a WAL file of about 135 MB): at the
+ * benchmark's load (about 7,000 frames a second) the pause comes about every 5 s instead of every
+ * 1.2 s (docs/channel.md §7, session 11).
  * At rest the WAL starts over at the first write after a checkpoint, as before.
  */
 import fs from 'node:fs';
