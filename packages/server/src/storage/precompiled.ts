@@ -7,12 +7,21 @@
 import { CompiledQuery, sql, type Compilable, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from './schema.js';
 
+/** What a statement that returns no rows did: rows it changed, and the rowid it inserted last. */
+export interface RunOutcome {
+  changes: number | bigint;
+  lastInsertRowid: number | bigint;
+}
+
 /**
  * SQLite only: runs SQL on the engine's one connection, synchronously, and answers its rows
  * (none for a statement that returns none). Only valid while the caller holds that connection,
- * as a transaction's callback does.
+ * as a transaction's callback does. `run`, when present, runs a statement that returns no rows
+ * and answers what it did (precompiledInsertId takes the new row's id from it).
  */
-export type DirectRunner = (sql: string, params: readonly unknown[]) => unknown[];
+export type DirectRunner = ((sql: string, params: readonly unknown[]) => unknown[]) & {
+  run?: (sql: string, params: readonly unknown[]) => RunOutcome;
+};
 
 const directly = new WeakMap<Kysely<Database>, DirectRunner>();
 
@@ -25,12 +34,16 @@ export function runDirectly(trx: Kysely<Database>, runner: DirectRunner): void {
   directly.set(trx, runner);
 }
 
-/** Runs a compiled statement with `params`, which must match its placeholders in number. */
-async function run<R>(db: Kysely<Database>, compiled: CompiledQuery<R>, params: readonly unknown[], size?: number): Promise<R[]> {
+function checkParams(compiled: CompiledQuery<unknown>, params: readonly unknown[], size?: number): void {
   if (params.length !== compiled.parameters.length) {
     const what = size === undefined ? 'precompiled query' : `precompiled query of size ${size}`;
     throw new Error(`${what} expects ${compiled.parameters.length} parameters, got ${params.length}`);
   }
+}
+
+/** Runs a compiled statement with `params`, which must match its placeholders in number. */
+async function run<R>(db: Kysely<Database>, compiled: CompiledQuery<R>, params: readonly unknown[], size?: number): Promise<R[]> {
+  checkParams(compiled, params, size);
   const runner = directly.get(db);
   if (runner) return runner(compiled.sql, params) as R[];
   const result = await db.executeQuery(CompiledQuery.raw(compiled.sql, [...params]) as CompiledQuery<R>);
@@ -40,6 +53,32 @@ async function run<R>(db: Kysely<Database>, compiled: CompiledQuery<R>, params: 
 export function precompiled<R>(build: (db: Kysely<Database>) => Compilable<R>) {
   let compiled: CompiledQuery<R> | undefined;
   return (db: Kysely<Database>, params: readonly unknown[]): Promise<R[]> => run(db, (compiled ??= build(db).compile()), params);
+}
+
+/**
+ * A one-row INSERT that answers the new row's `id`, or undefined when it inserted nothing (an
+ * `ON CONFLICT DO NOTHING` that met a conflict). `build` gives the insert twice: `plain`, and
+ * `returningId`, the same with `RETURNING id`; the table's `id` must be its INTEGER PRIMARY KEY
+ * (SQLite's rowid). On SQLite's direct path `plain` runs and the id is the insert's own rowid:
+ * SQLite's RETURNING collects its rows in a temporary table before it hands them out, which cost
+ * about 4 µs of a send-message request's write (docs/channel.md §7). Elsewhere `returningId` runs.
+ */
+export function precompiledInsertId(build: (db: Kysely<Database>) => { plain: Compilable<unknown>; returningId: Compilable<{ id: number }> }) {
+  let compiled: { plain: CompiledQuery<unknown>; returningId: CompiledQuery<{ id: number }> } | undefined;
+  return async (db: Kysely<Database>, params: readonly unknown[]): Promise<number | undefined> => {
+    if (!compiled) {
+      const built = build(db);
+      compiled = { plain: built.plain.compile(), returningId: built.returningId.compile() };
+    }
+    const runner = directly.get(db);
+    if (runner?.run) {
+      checkParams(compiled.plain, params);
+      const outcome = runner.run(compiled.plain.sql, params);
+      return Number(outcome.changes) > 0 ? Number(outcome.lastInsertRowid) : undefined;
+    }
+    const [row] = await run(db, compiled.returningId, params);
+    return row?.id;
+  };
 }
 
 /**

@@ -1,6 +1,10 @@
-/** Statements compiled once per size: the right rows for every size, wrong arity refused, shapes bounded. */
+/**
+ * Statements compiled once per size: the right rows for every size, wrong arity refused, shapes
+ * bounded. One-row inserts that answer the new id: the row's id, or none after a conflict, through
+ * Kysely and (SQLite) through the direct runner without RETURNING.
+ */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { copies, precompiledSized } from '../../src/storage/precompiled.js';
+import { copies, precompiledInsertId, precompiledSized, runDirectly, type DirectRunner } from '../../src/storage/precompiled.js';
 import type { Storage } from '../../src/storage/index.js';
 import { FakeClock } from '../helpers/clock.js';
 import { ENGINES, createTestStorage } from '../helpers/engines.js';
@@ -34,5 +38,58 @@ describe.each(ENGINES)('statements compiled per size on %s', (engine) => {
     expect((await select(storage.db, 2, ['b', 'e'])).map((r) => r.payload)).toEqual(['b-0', 'b-1', 'b-2', 'e-0']);
     expect((await select(storage.db, 1, ['d'])).map((r) => r.payload)).toEqual(['d-0', 'd-1']);
     await expect(insert(storage.db, 2, jobs('f', 1))).rejects.toThrow(/expects 16 parameters, got 8/);
+  });
+});
+
+describe.each(ENGINES)('one-row inserts that answer the new id on %s', (engine) => {
+  let storage: Storage;
+  let cleanup: () => Promise<void>;
+  let tenantId: number;
+  beforeEach(async () => {
+    ({ storage, cleanup } = await createTestStorage(engine, new FakeClock()));
+    tenantId = (await storage.db.insertInto('tenants').values({ name: 't', edition: 'flagship', default_queue_id: null, created_at: 0 }).returning('id').executeTakeFirstOrThrow()).id;
+  });
+  afterEach(async () => cleanup());
+
+  // [tenant_id, name, created_at]; a name the tenant has already inserts nothing.
+  const insertGroup = precompiledInsertId((db) => {
+    const insert = db
+      .insertInto('skill_groups')
+      .values({ tenant_id: 0, name: '', created_at: 0 })
+      .onConflict((oc) => oc.columns(['tenant_id', 'name']).doNothing());
+    return { plain: insert, returningId: insert.returning('id') };
+  });
+  const idOf = async (name: string) =>
+    (await storage.db.selectFrom('skill_groups').select('id').where('tenant_id', '=', tenantId).where('name', '=', name).executeTakeFirstOrThrow()).id;
+
+  it('answers the id of the row it inserted, and none when a conflict inserted nothing', async () => {
+    const first = await insertGroup(storage.db, [tenantId, 'first', 0]);
+    const second = await insertGroup(storage.db, [tenantId, 'second', 0]);
+    expect(first).toBe(await idOf('first'));
+    expect(second).toBe(await idOf('second'));
+    expect(await insertGroup(storage.db, [tenantId, 'first', 0])).toBeUndefined();
+    await expect(insertGroup(storage.db, [tenantId, 'third'])).rejects.toThrow(/expects 3 parameters, got 2/);
+  });
+
+  it.runIf(engine === 'sqlite')('runs the insert without RETURNING on the direct runner, with the same answers', async () => {
+    const ran: string[] = [];
+    const direct = storage.direct!;
+    const counting: DirectRunner = Object.assign((sql: string, params: readonly unknown[]) => direct(sql, params), {
+      run: (sql: string, params: readonly unknown[]) => {
+        ran.push(sql);
+        return direct.run!(sql, params);
+      },
+    });
+    const answers = await storage.db.transaction().execute(async (trx) => {
+      runDirectly(trx, counting);
+      const a = await insertGroup(trx, [tenantId, 'a', 0]);
+      const b = await insertGroup(trx, [tenantId, 'b', 0]);
+      // After an insert, a conflicting one must not answer that insert's rowid.
+      const again = await insertGroup(trx, [tenantId, 'a', 0]);
+      return { a, b, again };
+    });
+    expect(ran).toHaveLength(3);
+    for (const sql of ran) expect(sql.toLowerCase()).not.toContain('returning');
+    expect(answers).toEqual({ a: await idOf('a'), b: await idOf('b'), again: undefined });
   });
 });

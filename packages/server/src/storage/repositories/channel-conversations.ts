@@ -13,7 +13,7 @@ import type { TenantsTable } from '../../modules/accounts/tables.js';
 import type { ChannelMessagesTable, ConversationsTable } from '../../modules/channel/tables.js';
 import { isUniqueViolation } from '../errors.js';
 import { GroupCommitter, type BatchMemo } from '../group-commit.js';
-import { limitParam, precompiled, type DirectRunner } from '../precompiled.js';
+import { limitParam, precompiled, precompiledInsertId, type DirectRunner } from '../precompiled.js';
 import type { Database } from '../schema.js';
 import { kyselyRoutingDirectory, toAgentInfo } from './channel-associations.js';
 import { OpenConversations, type LearntArrivals, type OpenArrival } from './open-conversations.js';
@@ -161,7 +161,10 @@ function hotQueries() {
     // [tenantId]
     tenant: precompiled((db) => db.selectFrom('tenants').selectAll().where('id', '=', 0)),
     // messageParams(): [conversation_id, channel_id, direction, msg_id, agent_id, bodies, ext, timestamp, created_at]
-    insertMessage: precompiled((db) => db.insertInto('channel_messages').values(MESSAGE_ROW).returning('id')),
+    insertMessage: precompiledInsertId((db) => {
+      const insert = db.insertInto('channel_messages').values(MESSAGE_ROW);
+      return { plain: insert, returningId: insert.returning('id') };
+    }),
     // [channelId, 'customer', msgId, channelId, customerId]: in one read, the conversation a
     // message with this msg_id went to (null when it is new), the visitor, and their open
     // conversation (the visitor's and conversation's columns are null when there is none).
@@ -184,14 +187,14 @@ function hotQueries() {
     // msg_id, and the bookkeeping update without reading the row back.
     // (conversation_epoch is SQLite's only, so it is not in the typed schema.)
     epoch: precompiled((db) => ({ compile: () => sql<{ n: number }>`SELECT n FROM conversation_epoch WHERE id = 1`.compile(db) })),
-    // messageParams()
-    insertNewMessage: precompiled((db) =>
-      db
+    // messageParams(); no id when the msg_id was seen before
+    insertNewMessage: precompiledInsertId((db) => {
+      const insert = db
         .insertInto('channel_messages')
         .values(MESSAGE_ROW)
-        .onConflict((oc) => oc.columns(['channel_id', 'direction', 'msg_id']).doNothing())
-        .returning('id'),
-    ),
+        .onConflict((oc) => oc.columns(['channel_id', 'direction', 'msg_id']).doNothing());
+      return { plain: insert, returningId: insert.returning('id') };
+    }),
     // [last_message_id, updated_at, id]
     touchOnly: precompiled((db) => db.updateTable('conversations').set({ last_message_id: 0, updated_at: 0 }).where('id', '=', 0)),
   };
@@ -240,10 +243,10 @@ export function kyselyConversationsRepository(db: Kysely<Database>, options: Con
     if (input.tags && (input.tags.length !== known.tags.length || input.tags.some((tag, i) => tag !== known.tags[i]))) return undefined;
     if (vipFlag(known.tags, vipTags) !== known.conversation.vip) return undefined;
     const conv = known.conversation;
-    const [message] = await q.insertNewMessage(trx, messageParams(conv.id, input));
-    if (!message) return undefined;
-    await q.touchOnly(trx, [message.id, input.now, conv.id]);
-    const touched = { ...conv, last_message_id: message.id, updated_at: input.now };
+    const messageId = await q.insertNewMessage(trx, messageParams(conv.id, input));
+    if (messageId === undefined) return undefined;
+    await q.touchOnly(trx, [messageId, input.now, conv.id]);
+    const touched = { ...conv, last_message_id: messageId, updated_at: input.now };
     (memo.get(OPEN) as OpenInBatch).learnt.set(key, { ...known, conversation: touched });
     return { duplicate: false, msgId: input.msgId, conversation: toConversation(touched), opened: false };
   };
@@ -333,8 +336,7 @@ export function kyselyConversationsRepository(db: Kysely<Database>, options: Con
         .executeTakeFirstOrThrow();
       opened = true;
     }
-    const [message] = await q.insertMessage(trx, messageParams(conv.id, input));
-    const messageId = (message as { id: number }).id;
+    const messageId = (await q.insertMessage(trx, messageParams(conv.id, input))) as number;
     const [touched] =
       conv.vip === vip
         ? await q.touchConversation(trx, [messageId, input.now, conv.id])

@@ -62,12 +62,15 @@ export function openSqlite(file: string) {
   const statements = withStatementCache(raw);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
   // What Kysely's SQLite connection does with a statement, without its executor around it.
-  const direct: DirectRunner = (text, params) => {
-    const statement = statements.prepare(text);
-    if (statement.reader) return statement.all(params);
-    statement.run(params);
-    return [];
-  };
+  const direct: DirectRunner = Object.assign(
+    (text: string, params: readonly unknown[]) => {
+      const statement = statements.prepare(text);
+      if (statement.reader) return statement.all(params);
+      statement.run(params);
+      return [];
+    },
+    { run: (text: string, params: readonly unknown[]) => statements.prepare(text).run(params) },
+  );
   return {
     db,
     direct,
