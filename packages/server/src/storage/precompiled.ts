@@ -34,6 +34,7 @@ export function runDirectly(trx: Kysely<Database>, runner: DirectRunner): void {
   directly.set(trx, runner);
 }
 
+/** Refuses `params` that do not match the compiled statement's placeholders in number. */
 function checkParams(compiled: CompiledQuery<unknown>, params: readonly unknown[], size?: number): void {
   if (params.length !== compiled.parameters.length) {
     const what = size === undefined ? 'precompiled query' : `precompiled query of size ${size}`;
@@ -61,7 +62,8 @@ export function precompiled<R>(build: (db: Kysely<Database>) => Compilable<R>) {
  * `returningId`, the same with `RETURNING id`; the table's `id` must be its INTEGER PRIMARY KEY
  * (SQLite's rowid). On SQLite's direct path `plain` runs and the id is the insert's own rowid:
  * SQLite's RETURNING collects its rows in a temporary table before it hands them out, which cost
- * about 4 µs of a send-message request's write (docs/channel.md §7). Elsewhere `returningId` runs.
+ * about 6 µs a customer message in a micro-benchmark (docs/channel.md §7). Elsewhere
+ * `returningId` runs.
  */
 export function precompiledInsertId(build: (db: Kysely<Database>) => { plain: Compilable<unknown>; returningId: Compilable<{ id: number }> }) {
   let compiled: { plain: CompiledQuery<unknown>; returningId: CompiledQuery<{ id: number }> } | undefined;
