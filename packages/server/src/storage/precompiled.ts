@@ -4,7 +4,7 @@
  * `build` uses placeholder values; the parameters passed at run time must follow the order in
  * which they appear in the compiled SQL (their count is checked).
  */
-import { CompiledQuery, sql, type Compilable, type Kysely, type RawBuilder } from 'kysely';
+import { CompiledQuery, sql, type Compilable, type InsertQueryBuilder, type InsertResult, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from './schema.js';
 
 /** What a statement that returns no rows did: rows it changed, and the rowid it inserted last. */
@@ -58,19 +58,18 @@ export function precompiled<R>(build: (db: Kysely<Database>) => Compilable<R>) {
 
 /**
  * A one-row INSERT that answers the new row's `id`, or undefined when it inserted nothing (an
- * `ON CONFLICT DO NOTHING` that met a conflict). `build` gives the insert twice: `plain`, and
- * `returningId`, the same with `RETURNING id`; the table's `id` must be its INTEGER PRIMARY KEY
- * (SQLite's rowid). On SQLite's direct path `plain` runs and the id is the insert's own rowid:
+ * `ON CONFLICT DO NOTHING` that met a conflict); the table's `id` must be its INTEGER PRIMARY KEY
+ * (SQLite's rowid). On SQLite's direct path the insert runs as built and the id is its own rowid:
  * SQLite's RETURNING collects its rows in a temporary table before it hands them out, which cost
- * about 6 µs a customer message in a micro-benchmark (docs/channel.md §7). Elsewhere
- * `returningId` runs.
+ * about 6 µs a customer message in a micro-benchmark (docs/channel.md §7). Elsewhere it runs
+ * with `RETURNING id`.
  */
-export function precompiledInsertId(build: (db: Kysely<Database>) => { plain: Compilable<unknown>; returningId: Compilable<{ id: number }> }) {
-  let compiled: { plain: CompiledQuery<unknown>; returningId: CompiledQuery<{ id: number }> } | undefined;
+export function precompiledInsertId<T extends keyof Database>(build: (db: Kysely<Database>) => InsertQueryBuilder<Database, T, InsertResult>) {
+  let compiled: { plain: CompiledQuery<InsertResult>; returningId: CompiledQuery<{ id: number }> } | undefined;
   return async (db: Kysely<Database>, params: readonly unknown[]): Promise<number | undefined> => {
     if (!compiled) {
-      const built = build(db);
-      compiled = { plain: built.plain.compile(), returningId: built.returningId.compile() };
+      const insert = build(db);
+      compiled = { plain: insert.compile(), returningId: insert.returning(sql<number>`id`.as('id')).compile() };
     }
     const runner = directly.get(db);
     if (runner?.run) {

@@ -52,13 +52,12 @@ describe.each(ENGINES)('one-row inserts that answer the new id on %s', (engine) 
   afterEach(async () => cleanup());
 
   // [tenant_id, name, created_at]; a name the tenant has already inserts nothing.
-  const insertGroup = precompiledInsertId((db) => {
-    const insert = db
+  const insertGroup = precompiledInsertId((db) =>
+    db
       .insertInto('skill_groups')
       .values({ tenant_id: 0, name: '', created_at: 0 })
-      .onConflict((oc) => oc.columns(['tenant_id', 'name']).doNothing());
-    return { plain: insert, returningId: insert.returning('id') };
-  });
+      .onConflict((oc) => oc.columns(['tenant_id', 'name']).doNothing()),
+  );
   const idOf = async (name: string) =>
     (await storage.db.selectFrom('skill_groups').select('id').where('tenant_id', '=', tenantId).where('name', '=', name).executeTakeFirstOrThrow()).id;
 

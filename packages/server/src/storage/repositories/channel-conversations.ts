@@ -161,10 +161,7 @@ function hotQueries() {
     // [tenantId]
     tenant: precompiled((db) => db.selectFrom('tenants').selectAll().where('id', '=', 0)),
     // messageParams(): [conversation_id, channel_id, direction, msg_id, agent_id, bodies, ext, timestamp, created_at]
-    insertMessage: precompiledInsertId((db) => {
-      const insert = db.insertInto('channel_messages').values(MESSAGE_ROW);
-      return { plain: insert, returningId: insert.returning('id') };
-    }),
+    insertMessage: precompiledInsertId((db) => db.insertInto('channel_messages').values(MESSAGE_ROW)),
     // [channelId, 'customer', msgId, channelId, customerId]: in one read, the conversation a
     // message with this msg_id went to (null when it is new), the visitor, and their open
     // conversation (the visitor's and conversation's columns are null when there is none).
@@ -188,13 +185,12 @@ function hotQueries() {
     // (conversation_epoch is SQLite's only, so it is not in the typed schema.)
     epoch: precompiled((db) => ({ compile: () => sql<{ n: number }>`SELECT n FROM conversation_epoch WHERE id = 1`.compile(db) })),
     // messageParams(); no id when the msg_id was seen before
-    insertNewMessage: precompiledInsertId((db) => {
-      const insert = db
+    insertNewMessage: precompiledInsertId((db) =>
+      db
         .insertInto('channel_messages')
         .values(MESSAGE_ROW)
-        .onConflict((oc) => oc.columns(['channel_id', 'direction', 'msg_id']).doNothing());
-      return { plain: insert, returningId: insert.returning('id') };
-    }),
+        .onConflict((oc) => oc.columns(['channel_id', 'direction', 'msg_id']).doNothing()),
+    ),
     // [last_message_id, updated_at, id]
     touchOnly: precompiled((db) => db.updateTable('conversations').set({ last_message_id: 0, updated_at: 0 }).where('id', '=', 0)),
   };

@@ -65,9 +65,7 @@ export function openSqlite(file: string) {
   const direct: DirectRunner = Object.assign(
     (text: string, params: readonly unknown[]) => {
       const statement = statements.prepare(text);
-      if (statement.reader) return statement.all(params);
-      statement.run(params);
-      return [];
+      return statement.reader ? statement.all(params) : (statement.run(params), []);
     },
     { run: (text: string, params: readonly unknown[]) => statements.prepare(text).run(params) },
   );
