@@ -18,7 +18,8 @@ import type { Database } from '../schema.js';
 import { kyselyRoutingDirectory, toAgentInfo } from './channel-associations.js';
 import { OpenConversations, type LearntArrivals, type OpenArrival } from './open-conversations.js';
 
-const toConversation = (row: Selectable<ConversationsTable>): Conversation => ({
+/** A conversation as the ports see it; `updatedAt` overrides the row's (a message just touched it). */
+const toConversation = (row: Selectable<ConversationsTable>, updatedAt = row.updated_at): Conversation => ({
   id: row.id,
   tenantId: row.tenant_id,
   channelId: row.channel_id,
@@ -30,7 +31,7 @@ const toConversation = (row: Selectable<ConversationsTable>): Conversation => ({
   vip: row.vip === 1,
   queuedAt: row.queued_at,
   createdAt: row.created_at,
-  updatedAt: row.updated_at,
+  updatedAt,
   closedAt: row.closed_at,
 });
 
@@ -242,9 +243,12 @@ export function kyselyConversationsRepository(db: Kysely<Database>, options: Con
     const messageId = await q.insertNewMessage(trx, messageParams(conv.id, input));
     if (messageId === undefined) return undefined;
     await q.touchOnly(trx, [messageId, input.now, conv.id]);
-    const touched = { ...conv, last_message_id: messageId, updated_at: input.now };
-    (memo.get(OPEN) as OpenInBatch).learnt.set(key, { ...known, conversation: touched });
-    return { duplicate: false, msgId: input.msgId, conversation: toConversation(touched), opened: false };
+    // The same entry is learnt again (it stays the most recently used): a message changes only
+    // the conversation's bookkeeping, which nothing reads from the cache (open-conversations.ts).
+    // A new entry per message would live until the customer's next message, long enough for
+    // the young generation's scavenges to copy and promote it.
+    (memo.get(OPEN) as OpenInBatch).learnt.set(key, known);
+    return { duplicate: false, msgId: input.msgId, conversation: toConversation(conv, input.now), opened: false };
   };
 
   const acceptIn = async (trx: Kysely<Database>, input: IncomingMessage, memo: BatchMemo): Promise<AcceptedMessage> => {

@@ -18,6 +18,11 @@ export interface OpenArrival {
   /** The visitor's profile and tags as stored. */
   profile: VisitorProfile;
   tags: string[];
+  /**
+   * The conversation's row as it was learnt. Its bookkeeping columns (`last_message_id`,
+   * `updated_at`) are not kept current: every message changes them, the epoch ignores them, and
+   * the send-message path reads neither from here.
+   */
   conversation: Selectable<ConversationsTable>;
 }
 
