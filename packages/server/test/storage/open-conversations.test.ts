@@ -5,6 +5,7 @@
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStorage, type Storage } from '../../src/storage/index.js';
+import { kyselyConversationsRepository } from '../../src/storage/repositories/channel-conversations.js';
 import { OpenConversations, type OpenArrival } from '../../src/storage/repositories/open-conversations.js';
 import { FakeClock } from '../helpers/clock.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/engines.js';
@@ -118,5 +119,41 @@ describe('conversation epoch triggers (SQLite)', () => {
     expect(await epoch()).toBe(start + 4);
     await db.deleteFrom('conversations').where('id', '=', conv.id).execute();
     expect(await epoch()).toBe(start + 5);
+  });
+
+  it("answers a known customer's messages with the time each touched the conversation, and stores each as the last", async () => {
+    const db = storage.db;
+    const tenant = await db.insertInto('tenants').values({ name: 'T', edition: 'flagship', vip_tags: '["vip"]', default_queue_id: null, created_at: 0 }).returning('id').executeTakeFirstOrThrow();
+    const channel = await db
+      .insertInto('rest_channels')
+      .values({ tenant_id: tenant.id, name: 'c', callback_url: 'http://x.example/', client_id: 'cid', secret_sealed: 's', agent_queue_id: null, created_at: 0, updated_at: 0 })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    // The memory on, as the service runs SQLite: from the second message on, the customer is known.
+    const repo = kyselyConversationsRepository(db, { rememberOpenConversations: true });
+    const message = (n: number, now: number) =>
+      repo.acceptCustomerMessage({
+        tenantId: tenant.id,
+        channelId: channel.id,
+        customerId: 'known',
+        msgId: `m${n}`,
+        bodies: [{ type: 'txt', msg: `hello ${n}` }],
+        ext: {},
+        timestamp: now,
+        profile: {},
+        tags: undefined,
+        plan: () => ({ vipTags: ['vip'], route: async () => ({ queueId: 1, agentId: null }) }),
+        now,
+      });
+
+    const first = await message(1, 1_000);
+    expect(first.opened).toBe(true);
+    for (const [n, now] of [[2, 2_000], [3, 3_000]] as const) {
+      const next = await message(n, now);
+      expect(next).toMatchObject({ duplicate: false, opened: false, conversation: { id: first.conversation.id, updatedAt: now, createdAt: 1_000 } });
+      const row = await db.selectFrom('conversations').select(['updated_at', 'last_message_id']).where('id', '=', first.conversation.id).executeTakeFirstOrThrow();
+      const last = await db.selectFrom('channel_messages').select('id').where('msg_id', '=', `m${n}`).executeTakeFirstOrThrow();
+      expect(row).toEqual({ updated_at: now, last_message_id: last.id });
+    }
   });
 });
