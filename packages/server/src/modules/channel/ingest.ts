@@ -11,6 +11,7 @@ import {
   verifySendMessage,
   VISITOR_STRING_FIELDS,
   type CustomerMessage,
+  type ParsedHmacAuthorization,
   type SendMessageResult,
 } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
@@ -38,18 +39,19 @@ export class IngestService {
     private readonly clock: Clock,
   ) {}
 
-  /** Cheap header check, run before the body is read. */
-  static assertAuthorizationPresent(authorization: string | undefined, expires: string | undefined): void {
-    if (!parseHmacAuthorization(authorization)) throw new AppError('missing_authorization');
-    if (expires === undefined || !/^-?\d{1,16}$/.test(expires.trim())) {
+  /** Cheap header check, run before the body is read; answers the parsed Authorization and the trimmed X-Auth-Expires. */
+  static assertAuthorizationPresent(authorization: string | undefined, expires: string | undefined): { auth: ParsedHmacAuthorization; expires: string } {
+    const auth = parseHmacAuthorization(authorization);
+    if (!auth) throw new AppError('missing_authorization');
+    const trimmed = expires?.trim();
+    if (trimmed === undefined || !/^-?\d{1,16}$/.test(trimmed)) {
       throw new AppError('missing_authorization', {}, { cause: new Error('X-Auth-Expires missing or not an integer') });
     }
+    return { auth, expires: trimmed };
   }
 
   async receive(request: SendMessageRequest): Promise<SendMessageResult> {
-    IngestService.assertAuthorizationPresent(request.authorization, request.expires);
-    const auth = parseHmacAuthorization(request.authorization)!;
-    const expires = (request.expires as string).trim();
+    const { auth, expires } = IngestService.assertAuthorizationPresent(request.authorization, request.expires);
 
     const association = await this.associations.byClient(auth.clientId);
     if (!association || association.tenantId !== request.tenantId || association.id !== request.channelId) {

@@ -6,10 +6,11 @@ import type {
   ConversationDetails,
   ConversationsRepository,
   IncomingMessage,
+  RoutingDirectory,
   StoredMessage,
+  TenantInfo,
   VisitorProfile,
 } from '../../modules/channel/ports.js';
-import type { TenantsTable } from '../../modules/accounts/tables.js';
 import type { ChannelMessagesTable, ConversationsTable } from '../../modules/channel/tables.js';
 import { isUniqueViolation } from '../errors.js';
 import { GroupCommitter, type BatchMemo } from '../group-commit.js';
@@ -201,6 +202,10 @@ function hotQueries() {
 const OPEN = 'open-conversations';
 type OpenInBatch = { epoch: number; learnt: LearntArrivals };
 
+/** The batch memo's entry for the tenants its messages belong to, and its routing directory. */
+const TENANTS = 'tenants';
+type TenantsInBatch = { tenants: Map<number, TenantInfo | undefined>; directory: RoutingDirectory };
+
 export interface ConversationsRepositoryOptions {
   /**
    * Keep known customers' open conversations in memory (open-conversations.ts). Only for a
@@ -252,20 +257,17 @@ export function kyselyConversationsRepository(db: Kysely<Database>, options: Con
   };
 
   const acceptIn = async (trx: Kysely<Database>, input: IncomingMessage, memo: BatchMemo): Promise<AcceptedMessage> => {
-    // Messages of one batch mostly belong to one tenant: read it once per transaction.
-    const tenantKey = `tenant:${input.tenantId}`;
-    let tenantRow = memo.get(tenantKey) as Selectable<TenantsTable> | undefined;
-    if (!memo.has(tenantKey)) {
-      [tenantRow] = await q.tenant(trx, [input.tenantId]);
-      memo.set(tenantKey, tenantRow);
+    // Messages of one batch mostly belong to one tenant: it is read once per transaction, and
+    // the routing directory over the transaction is made once too.
+    let batch = memo.get(TENANTS) as TenantsInBatch | undefined;
+    if (!batch) memo.set(TENANTS, (batch = { tenants: new Map(), directory: kyselyRoutingDirectory(trx) }));
+    let tenant = batch.tenants.get(input.tenantId);
+    if (!batch.tenants.has(input.tenantId)) {
+      const [row] = await q.tenant(trx, [input.tenantId]);
+      tenant = row && { id: row.id, edition: row.edition, defaultQueueId: row.default_queue_id ?? 0, vipTags: JSON.parse(row.vip_tags) as string[] };
+      batch.tenants.set(input.tenantId, tenant);
     }
-    const tenant = tenantRow && {
-      id: tenantRow.id,
-      edition: tenantRow.edition,
-      defaultQueueId: tenantRow.default_queue_id ?? 0,
-      vipTags: JSON.parse(tenantRow.vip_tags) as string[],
-    };
-    const plan = input.plan(tenant, kyselyRoutingDirectory(trx));
+    const plan = input.plan(tenant, batch.directory);
     const key = OpenConversations.key(input.channelId, input.customerId);
     const known = await knownArrival(trx, key, memo);
     if (known) {
