@@ -2,8 +2,8 @@
  * REST associations (contract 3.1): a tenant admin creates one per customer server; Parley
  * generates the Client ID and Client Secret. Only flagship tenants have the REST channel.
  */
-import { randomUUID, type KeyObject } from 'node:crypto';
-import { sendMessageKey, type AssociationView, type CreateAssociationRequest, type UpdateAssociationRequest } from '@parley/protocol';
+import { randomUUID } from 'node:crypto';
+import { sendMessageKey, type AssociationView, type PreparedHmacKey, type CreateAssociationRequest, type UpdateAssociationRequest } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import { randomHex } from '../../kernel/ids.js';
@@ -22,7 +22,7 @@ export interface OpenAssociation extends Association {
 
 /** What ingest checks a request with: the opened secret also as a prepared HMAC key. */
 export interface ClientAssociation extends OpenAssociation {
-  signingKey: KeyObject;
+  signingKey: PreparedHmacKey;
 }
 
 const CACHE_TTL_MS = 5_000;
