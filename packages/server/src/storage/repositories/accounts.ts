@@ -3,7 +3,8 @@ import type { AccountsRepository, NewUser, SkillGroup, Tenant, User } from '../.
 import type { TenantsTable, UsersTable } from '../../modules/accounts/tables.js';
 import type { Database } from '../schema.js';
 
-const toTenant = (row: Selectable<TenantsTable>): Tenant => ({
+/** A tenant's row as the accounts port sees it (the channel's group commit reads it too). */
+export const toTenant = (row: Selectable<TenantsTable>): Tenant => ({
   id: row.id,
   name: row.name,
   edition: row.edition,

@@ -16,6 +16,7 @@ import { isUniqueViolation } from '../errors.js';
 import { GroupCommitter, type BatchMemo } from '../group-commit.js';
 import { limitParam, precompiled, precompiledInsertId, type DirectRunner } from '../precompiled.js';
 import type { Database } from '../schema.js';
+import { toTenant } from './accounts.js';
 import { kyselyRoutingDirectory, toAgentInfo } from './channel-associations.js';
 import { OpenConversations, type LearntArrivals, type OpenArrival } from './open-conversations.js';
 
@@ -264,7 +265,7 @@ export function kyselyConversationsRepository(db: Kysely<Database>, options: Con
     let tenant = batch.tenants.get(input.tenantId);
     if (!batch.tenants.has(input.tenantId)) {
       const [row] = await q.tenant(trx, [input.tenantId]);
-      tenant = row && { id: row.id, edition: row.edition, defaultQueueId: row.default_queue_id ?? 0, vipTags: JSON.parse(row.vip_tags) as string[] };
+      tenant = row && toTenant(row);
       batch.tenants.set(input.tenantId, tenant);
     }
     const plan = input.plan(tenant, batch.directory);
