@@ -49,6 +49,14 @@ describe('request deadlines', () => {
     expect(long.signal.aborted).toBe(true);
   });
 
+  it('aborts every request due at once when each clears its own deadline on abort, as the sender does', () => {
+    const due = Array.from({ length: 6 }, () => deadlines.start(1000));
+    for (const d of due) d.signal.addEventListener('abort', () => d.clear());
+    vi.advanceTimersByTime(1000);
+    expect(due.map((d) => d.signal.aborted)).toEqual([true, true, true, true, true, true]);
+    expect(deadlines.pending).toBe(0);
+  });
+
   it('stays small when thousands of requests finish in order', () => {
     for (let i = 0; i < 5000; i++) deadlines.start(1000).clear();
     expect(deadlines.pending).toBe(0);

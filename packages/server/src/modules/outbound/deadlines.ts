@@ -101,13 +101,22 @@ export class Deadlines {
 
   /** Aborts every request past its deadline and re-arms the timer for the next one. */
   fire(): void {
+    // Disarmed first: a listener that starts a new request arms the timer for it.
+    this.timer = undefined;
+    this.armedFor = Infinity;
     const now = this.now();
     let next = Infinity;
     for (const [timeoutMs, queue] of this.queues) {
-      for (; queue.head < queue.items.length; queue.head++) {
+      while (queue.head < queue.items.length) {
         const entry = queue.items[queue.head] as Entry;
-        if (entry.done) continue;
+        if (entry.done) {
+          queue.head++;
+          continue;
+        }
         if (entry.deadline > now) break;
+        // Past it before the listeners run: one that clears its deadline moves `head` itself,
+        // and must not carry it past the next entry.
+        queue.head++;
         entry.done = true;
         entry.signal.abort(new DOMException(`the request took longer than ${timeoutMs} ms`, 'TimeoutError'));
       }
@@ -115,9 +124,7 @@ export class Deadlines {
       if (queue.head >= queue.items.length) this.queues.delete(timeoutMs);
       else next = Math.min(next, (queue.items[queue.head] as Entry).deadline);
     }
-    this.timer = undefined;
-    this.armedFor = Infinity;
-    if (next < Infinity) this.arm(next);
+    if (next < this.armedFor) this.arm(next);
   }
 
   private arm(deadline: number): void {
