@@ -148,13 +148,18 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     logger: app.log,
     ...(coordination.kind === 'redis' ? { pubsub: coordination.pubsub } : {}),
   });
+  const outboundOptions = {
+    allowPrivate: config.allowPrivateCallbacks,
+    connectionsPerOrigin: config.outboundConnectionsPerOrigin,
+    connectionsPerKey: config.outboundConnectionsPerKey,
+  };
   const outbound =
     deps.outbound ??
     (config.outboundThread
-      ? new ThreadedOutboundSender({ allowPrivate: config.allowPrivateCallbacks }, (error) =>
+      ? new ThreadedOutboundSender(outboundOptions, (error) =>
           app.log.error({ err: error }, 'outbound worker thread failed; the next request starts a new one'),
         )
-      : new UndiciOutboundSender({ allowPrivate: config.allowPrivateCallbacks }));
+      : new UndiciOutboundSender(outboundOptions));
   const secrets = secretBox(loadOrCreateSecretKey(config.secretKey, config.dataDir));
   const callbacks = createCallbacks({
     db: storage.db,

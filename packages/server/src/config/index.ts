@@ -25,6 +25,13 @@ export interface Config {
   readonly allowPrivateCallbacks: boolean;
   /** Send callbacks and reply pushes from a worker thread (PARLEY_OUTBOUND_THREAD, default true). */
   readonly outboundThread: boolean;
+  /** Connections per receiver origin, shared by every rule and association (PARLEY_OUTBOUND_CONNECTIONS_PER_ORIGIN). */
+  readonly outboundConnectionsPerOrigin: number;
+  /**
+   * Requests of one rule or association using an origin's connections at once; always below the
+   * pool size, so a hung receiver leaves room for others (PARLEY_OUTBOUND_CONNECTIONS_PER_KEY).
+   */
+  readonly outboundConnectionsPerKey: number;
   readonly logLevel: LogLevel;
   /** Lifetime of console bearer tokens, seconds. */
   readonly tokenTtlSeconds: number;
@@ -96,6 +103,19 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false (got "${raw}")`);
 }
 
+/**
+ * The outbound pool per origin and the budget per key inside it. The budget must stay below the
+ * pool so one key's hung receiver can never hold every connection; by default it is a quarter.
+ */
+function outboundConnections(env: Env): { perOrigin: number; perKey: number } {
+  const perOrigin = int(env, 'PARLEY_OUTBOUND_CONNECTIONS_PER_ORIGIN', 64, 2, 4096);
+  const perKey = int(env, 'PARLEY_OUTBOUND_CONNECTIONS_PER_KEY', Math.max(1, Math.floor(perOrigin / 4)), 1, 4095);
+  if (perKey >= perOrigin) {
+    throw new ConfigError(`PARLEY_OUTBOUND_CONNECTIONS_PER_KEY must be below PARLEY_OUTBOUND_CONNECTIONS_PER_ORIGIN (${perOrigin}) (got "${env.PARLEY_OUTBOUND_CONNECTIONS_PER_KEY}")`);
+  }
+  return { perOrigin, perKey };
+}
+
 function url(env: Env, name: string, protocols: string[]): string | undefined {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return undefined;
@@ -161,6 +181,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   if (adminPassword !== undefined && adminPassword.length < 8) throw new ConfigError('PARLEY_ADMIN_PASSWORD must be at least 8 characters');
 
   const port = int(env, 'PORT', 8080, 0, 65535);
+  const outbound = outboundConnections(env);
   const config: Config = {
     port,
     host,
@@ -172,6 +193,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     adminPassword,
     allowPrivateCallbacks: bool(env, 'PARLEY_ALLOW_PRIVATE_CALLBACKS', false),
     outboundThread: bool(env, 'PARLEY_OUTBOUND_THREAD', true),
+    outboundConnectionsPerOrigin: outbound.perOrigin,
+    outboundConnectionsPerKey: outbound.perKey,
     logLevel,
     tokenTtlSeconds: int(env, 'PARLEY_TOKEN_TTL_SECONDS', 24 * 3600, 60, 365 * 24 * 3600),
     apiRateLimitPerMinute: int(env, 'PARLEY_API_RATE_LIMIT', 600, 1, 1_000_000),

@@ -68,3 +68,25 @@ describe('config', () => {
     expect((error as Error).message).not.toContain('\n');
   });
 });
+
+describe('outbound connections config', () => {
+  it('defaults to 64 connections per origin and a quarter of them per rule or association', () => {
+    expect(loadConfig({})).toMatchObject({ outboundConnectionsPerOrigin: 64, outboundConnectionsPerKey: 16 });
+    expect(loadConfig({ PARLEY_OUTBOUND_CONNECTIONS_PER_ORIGIN: '8' })).toMatchObject({ outboundConnectionsPerOrigin: 8, outboundConnectionsPerKey: 2 });
+    expect(loadConfig({ PARLEY_OUTBOUND_CONNECTIONS_PER_ORIGIN: '2' })).toMatchObject({ outboundConnectionsPerKey: 1 });
+    expect(loadConfig({ PARLEY_OUTBOUND_CONNECTIONS_PER_ORIGIN: '100', PARLEY_OUTBOUND_CONNECTIONS_PER_KEY: '99' })).toMatchObject({
+      outboundConnectionsPerOrigin: 100,
+      outboundConnectionsPerKey: 99,
+    });
+  });
+
+  it.each([
+    [{ PARLEY_OUTBOUND_CONNECTIONS_PER_KEY: '64' }, 'PARLEY_OUTBOUND_CONNECTIONS_PER_KEY must be below PARLEY_OUTBOUND_CONNECTIONS_PER_ORIGIN (64)'],
+    [{ PARLEY_OUTBOUND_CONNECTIONS_PER_ORIGIN: '10', PARLEY_OUTBOUND_CONNECTIONS_PER_KEY: '12' }, 'must be below PARLEY_OUTBOUND_CONNECTIONS_PER_ORIGIN (10)'],
+    [{ PARLEY_OUTBOUND_CONNECTIONS_PER_KEY: '0' }, 'PARLEY_OUTBOUND_CONNECTIONS_PER_KEY must be an integer'],
+    [{ PARLEY_OUTBOUND_CONNECTIONS_PER_ORIGIN: '1' }, 'PARLEY_OUTBOUND_CONNECTIONS_PER_ORIGIN must be an integer between 2 and 4096'],
+  ])('rejects %o: the budget must leave room in the pool', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});

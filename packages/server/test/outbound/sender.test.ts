@@ -80,6 +80,7 @@ describe.each(SENDERS)('outbound sender %s against a real receiver', (_mode, mak
     body: '{"hello":"world"}',
     timeoutMs,
     maxResponseBytes: 1000,
+    budgetKey: 'rule:1',
   });
 
   it('posts the body and headers and returns status and body', async () => {
@@ -153,7 +154,8 @@ describe.each(SENDERS)('outbound sender %s against a real receiver', (_mode, mak
     const first = sender.post(request(`${base}/slow`, 5_000));
     await new Promise((resolve) => setTimeout(resolve, 100));
     const started = Date.now();
-    const queued = await sender.post(request(`${base}/ok`, 200));
+    // Another key: it is in the pool's queue, not waiting for its own key's budget (key-isolation.test.ts).
+    const queued = await sender.post({ ...request(`${base}/ok`, 200), budgetKey: 'rule:2' });
     expect(queued.error?.kind).toBe('timeout');
     expect(Date.now() - started).toBeLessThan(1_500);
     expect(await first).toMatchObject({ status: 200, body: 'late' });
@@ -209,7 +211,7 @@ describe('outbound sender on a worker thread', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  const request = (path: string, timeoutMs = 5_000) => ({ url: `${base}${path}`, headers: {}, body: '{}', timeoutMs, maxResponseBytes: 100 });
+  const request = (path: string, timeoutMs = 5_000) => ({ url: `${base}${path}`, headers: {}, body: '{}', timeoutMs, maxResponseBytes: 100, budgetKey: 'rule:1' });
 
   it('gives every caller its own answer when many requests travel together', async () => {
     const sender = new ThreadedOutboundSender({ allowPrivate: true });

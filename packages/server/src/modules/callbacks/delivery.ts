@@ -2,8 +2,9 @@
  * The delivery engine: job handlers that carry out what policy.ts and ban.ts decide.
  *
  * Every rule has its own durable queue `callbacks.rule.{id}` with its own bounded worker pool,
- * so a receiver that hangs or fails only ever occupies its own rule's workers: other rules and
- * other apps keep their latency. Re-sends from the exception store run on `callbacks.resend`.
+ * so a receiver that hangs or fails only ever occupies its own rule's workers, and (through the
+ * outbound sender's budget per rule) only the rule's share of the connections to its origin:
+ * other rules and other apps keep their latency, even on the same host and port. Re-sends from the exception store run on `callbacks.resend`.
  */
 import { dateKey } from '@parley/protocol';
 import type { Kysely } from 'kysely';
@@ -158,6 +159,8 @@ export class CallbackDelivery {
       body: request.body,
       timeoutMs: this.options.attemptTimeoutMs,
       maxResponseBytes: MAX_ANSWER_BYTES,
+      // Re-sends share the rule's budget: a hung receiver holds only the rule's share of its origin's connections.
+      budgetKey: `rule:${ref.ruleId}`,
     });
     const outcome = classifyAttempt(result);
     this.deps.events.emit('attempt.finished', {

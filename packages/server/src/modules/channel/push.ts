@@ -55,6 +55,8 @@ export class ReplyPusher {
       body: delivery.body,
       timeoutMs: this.settings.timeoutMs,
       maxResponseBytes: this.settings.maxResponseBytes,
+      // A hung receiver of one association holds only its own share of the origin's connections.
+      budgetKey: `association:${association.id}`,
     });
     const succeeded = result.status !== undefined && result.status >= 200 && result.status < 300;
     const error = succeeded ? null : result.error ? `${result.error.kind}: ${result.error.message}` : `HTTP ${result.status}`;

@@ -11,6 +11,12 @@ export interface OutboundRequest {
   timeoutMs: number;
   /** Read at most this many bytes of the response body; the rest is discarded unread. */
   maxResponseBytes: number;
+  /**
+   * Whose request this is (`rule:<id>`, `association:<id>`): at most a set number of one key's
+   * requests use connections of an origin's shared pool at once; the rest wait in the key's own
+   * queue, so a hung receiver cannot take the connections another key needs (key-budget.ts).
+   */
+  budgetKey: string;
 }
 
 export type OutboundErrorKind = 'timeout' | 'connection' | 'blocked_address' | 'invalid_url';

@@ -2,17 +2,25 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { promises as dns } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { Agent, errors as undiciErrors } from 'undici';
+import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import { AppError } from '../../kernel/errors.js';
 import { checkUrlShape, isInternalAddress } from './address-guard.js';
 import { Deadlines, type Deadline } from './deadlines.js';
+import { KeyBudget, type BudgetLane, type BudgetWaiter } from './key-budget.js';
 import type { OutboundRequest, OutboundResult, OutboundSender } from './ports.js';
 
 export interface UndiciSenderOptions {
   allowPrivate: boolean;
-  /** Sockets per origin (receiver). */
+  /** Sockets per origin (receiver), shared by every budget key (default 64). */
   connectionsPerOrigin?: number;
+  /**
+   * Requests of one budget key handed to an origin's pool at once; the rest wait in the key's own
+   * queue (default a quarter of the pool, at least 1: 16 of 64).
+   */
+  connectionsPerKey?: number;
 }
+
+const DEFAULT_CONNECTIONS_PER_ORIGIN = 64;
 
 class BlockedAddressError extends Error {
   override name = 'BlockedAddressError';
@@ -80,10 +88,13 @@ export function noResponse(error: NonNullable<OutboundResult['error']>, latencyM
 export class UndiciOutboundSender implements OutboundSender {
   private readonly agent: Agent;
   private readonly deadlines = new Deadlines();
+  private readonly budget: KeyBudget;
 
   constructor(private readonly options: UndiciSenderOptions) {
+    const pool = options.connectionsPerOrigin ?? DEFAULT_CONNECTIONS_PER_ORIGIN;
+    this.budget = new KeyBudget(options.connectionsPerKey ?? Math.max(1, Math.floor(pool / 4)));
     this.agent = new Agent({
-      connections: options.connectionsPerOrigin ?? 64,
+      connections: pool,
       keepAliveTimeout: 10_000,
       connect: { lookup: guardedLookup(options.allowPrivate) },
     });
@@ -100,19 +111,19 @@ export class UndiciOutboundSender implements OutboundSender {
       return Promise.resolve(noResponse({ kind: 'blocked_address', message: `${shape.url.hostname} is an internal address` }));
     }
     return new Promise((resolve) => {
-      const exchange = new Exchange(req.maxResponseBytes, this.deadlines.start(req.timeoutMs), resolve);
-      this.agent.dispatch(
-        {
-          origin: shape.url.origin,
-          path: shape.url.pathname + shape.url.search,
-          method: 'POST',
-          headers: req.headers,
-          body: req.body,
-          headersTimeout: req.timeoutMs,
-          bodyTimeout: req.timeoutMs,
-        },
-        exchange,
-      );
+      const origin = shape.url.origin;
+      const dispatch: Dispatcher.DispatchOptions = {
+        origin,
+        path: shape.url.pathname + shape.url.search,
+        method: 'POST',
+        headers: req.headers,
+        body: req.body,
+        headersTimeout: req.timeoutMs,
+        bodyTimeout: req.timeoutMs,
+      };
+      // The deadline runs from here: time spent waiting for the key's budget counts.
+      const exchange = new Exchange(req.maxResponseBytes, this.deadlines.start(req.timeoutMs), resolve, this.agent, dispatch);
+      this.budget.enter(origin, req.budgetKey, exchange);
     });
   }
 
@@ -129,7 +140,14 @@ export class UndiciOutboundSender implements OutboundSender {
     return shape;
   }
 
+  /** Requests handed to the pool and not yet finished (tests). */
+  get dispatched(): number {
+    return this.budget.active;
+  }
+
   async close(): Promise<void> {
+    // Requests waiting for their key's budget still go out (or time out) before the pool closes.
+    await this.budget.idle();
     this.deadlines.close();
     await this.agent.close();
   }
@@ -148,10 +166,12 @@ function isIpLiteralInternal(hostname: string): boolean {
  * body), and on the outbound thread they cost about 40 % of the CPU of a request
  * (docs/callbacks.md, Session 8). The handler reads the status, `Retry-After` and at most
  * `max` bytes of the body; past that, the rest is dropped unread and the connection closed.
- * The overall deadline aborts the exchange wherever it is: waiting for a connection, for the
- * headers, or in a body that keeps dripping.
+ * The overall deadline aborts the exchange wherever it is: waiting for its key's budget
+ * (key-budget.ts), for a connection, for the headers, or in a body that keeps dripping. Its
+ * budget slot is given back when undici is done with it (onComplete or onError), not when it
+ * settles: a request that expired in the pool's queue still occupies the pool until then.
  */
-class Exchange {
+class Exchange implements BudgetWaiter {
   private readonly started = performance.now();
   private status: number | undefined;
   private retryAfter: string | undefined;
@@ -161,13 +181,28 @@ class Exchange {
   private abort: ((reason: Error) => void) | undefined;
   /** The deadline passed before the request reached a connection. */
   private expired: Error | undefined;
+  /** The budget slot, from the dispatch until undici is done with the request. */
+  private lane: BudgetLane | undefined;
 
   constructor(
     private readonly max: number,
     private readonly deadline: Deadline,
     private readonly resolve: (result: OutboundResult) => void,
+    private readonly agent: Dispatcher,
+    private readonly dispatch: Dispatcher.DispatchOptions,
   ) {
     deadline.signal.addEventListener('abort', () => this.expire(deadline.signal.reason as Error));
+  }
+
+  /** Failed (its deadline passed) while it waited for its key's budget: it is never sent. */
+  get abandoned(): boolean {
+    return this.settled;
+  }
+
+  /** Its key's budget has a slot for it: hand it to the origin's pool. */
+  start(lane: BudgetLane): void {
+    this.lane = lane;
+    this.agent.dispatch(this.dispatch, this);
   }
 
   onConnect(abort: (reason: Error) => void): void {
@@ -201,12 +236,20 @@ class Exchange {
   }
 
   onComplete(): void {
+    this.releaseSlot();
     const chunks = this.chunks;
     this.answer(chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks, this.size).toString('utf8'), false);
   }
 
   onError(error: Error): void {
+    this.releaseSlot();
     this.settle(noResponse(classify(error), this.elapsed()));
+  }
+
+  private releaseSlot(): void {
+    const lane = this.lane;
+    this.lane = undefined;
+    lane?.release();
   }
 
   private expire(reason: Error): void {
