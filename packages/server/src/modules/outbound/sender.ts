@@ -140,11 +140,6 @@ export class UndiciOutboundSender implements OutboundSender {
     return shape;
   }
 
-  /** Requests handed to the pool and not yet finished (tests). */
-  get dispatched(): number {
-    return this.budget.active;
-  }
-
   async close(): Promise<void> {
     // Requests waiting for their key's budget still go out (or time out) before the pool closes.
     await this.budget.idle();
