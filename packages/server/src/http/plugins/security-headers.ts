@@ -21,16 +21,19 @@ export function registerSecurityHeaders(app: FastifyInstance): void {
   });
 }
 
+/** Swagger UI sets style attributes as it expands operations; styles cannot run script. */
+const DOCS_STYLE_SRC = "style-src 'self' 'unsafe-inline'";
+
 /**
- * The Swagger UI at /docs: its own scripts and styles and the hashes of its inline script
- * (`@fastify/swagger-ui`'s static CSP), without `upgrade-insecure-requests` (Parley is often
- * reached over plain HTTP on a private network) and never framed.
+ * The Swagger UI at /docs: `@fastify/swagger-ui`'s static CSP (its own scripts only), without
+ * `upgrade-insecure-requests` (Parley is often reached over plain HTTP on a private network),
+ * with inline styles, and never framed.
  */
 export function docsContentSecurityPolicy(generated: string): string {
   return generated
     .split(';')
     .map((d) => d.trim())
     .filter((d) => d !== '' && d !== 'upgrade-insecure-requests')
-    .map((d) => (d.startsWith('frame-ancestors') ? "frame-ancestors 'none'" : d))
+    .map((d) => (d.startsWith('frame-ancestors') ? "frame-ancestors 'none'" : d.startsWith('style-src ') ? DOCS_STYLE_SRC : d))
     .join('; ');
 }
