@@ -38,6 +38,7 @@ describe.each(ENGINES)('uploaded media on %s', (engine) => {
   let clock: FakeClock;
   let tenant: { tenantId: number; adminToken: string };
   let other: { tenantId: number; adminToken: string };
+  let third: { tenantId: number; adminToken: string };
   const mediaDir = () => path.join(t.app.parley.config.dataDir, 'media');
   const filesOnDisk = () => (fs.existsSync(mediaDir()) ? fs.readdirSync(mediaDir()).length : 0);
   const rows = async () => (await t.app.parley.storage.db.selectFrom('channel_media').select('id').execute()).length;
@@ -48,6 +49,7 @@ describe.each(ENGINES)('uploaded media on %s', (engine) => {
     const root = await login(t.app, ADMIN.username, ADMIN.password);
     tenant = await createTenant(t.app, root, 'Media');
     other = await createTenant(t.app, root, 'Other');
+    third = await createTenant(t.app, root, 'Third');
   });
   afterAll(async () => t?.close());
 
@@ -138,6 +140,15 @@ describe.each(ENGINES)('uploaded media on %s', (engine) => {
     expect((await upload('d.png', 'image/png', PNG)).statusCode).toBe(200);
   });
 
+  it('lets only one of two uploads that fit alone but not together in at the same time', async () => {
+    const [filesBefore, rowsBefore] = [filesOnDisk(), await rows()];
+    const results = await Promise.all([upload('a.bin', 'application/octet-stream', Buffer.alloc(600 * 1024, 1), third), upload('b.bin', 'application/octet-stream', Buffer.alloc(600 * 1024, 2), third)]);
+    expect(results.map((r) => r.statusCode).sort()).toEqual([200, 413]);
+    expect(filesOnDisk()).toBe(filesBefore + 1);
+    expect(await rows()).toBe(rowsBefore + 1);
+    expect(await t.app.parley.channel.media.sweepExpired()).toBe(0);
+  });
+
   it('sweeps files older than the retention period, file and row, and keeps newer ones', async () => {
     const old = await uploaded('old.png', 'image/png', PNG);
     clock.advance(20 * DAY);
@@ -155,5 +166,22 @@ describe.each(ENGINES)('uploaded media on %s', (engine) => {
     expect(await t.app.parley.storage.db.selectFrom('channel_media').select('id').where('id', '=', idOf(old)).executeTakeFirst()).toBeUndefined();
     expect((await download(recent.url)).statusCode).toBe(200);
     expect(fs.existsSync(path.join(mediaDir(), idOf(recent)))).toBe(true);
+  });
+});
+
+describe('media retention 0', () => {
+  it('keeps files forever', async () => {
+    const t = await createTestApp('sqlite', { env: { PARLEY_MEDIA_RETENTION_DAYS: '0' } });
+    try {
+      const root = await login(t.app, ADMIN.username, ADMIN.password);
+      const tenant = await createTenant(t.app, root, 'Forever');
+      const body = multipart('keep.png', 'image/png', PNG);
+      const res = await t.app.inject({ method: 'POST', url: `/api/tenants/${tenant.tenantId}/media`, headers: { authorization: `Bearer ${tenant.adminToken}`, 'content-type': body.contentType }, payload: body.payload });
+      (t.clock as FakeClock).advance(10 * 365 * DAY);
+      expect(await t.app.parley.channel.media.sweepExpired()).toBe(0);
+      expect((await t.app.inject({ method: 'GET', url: new URL(res.json().entity.url).pathname })).statusCode).toBe(200);
+    } finally {
+      await t.close();
+    }
   });
 });
