@@ -4,7 +4,8 @@
  * `X-Parley-CSRF: 1` header, and `POST /api/logout` revokes the token and clears the cookie.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, createTestApp, type TestApp } from '../helpers/app.js';
+import type net from 'node:net';
+import { ADMIN, createTenant, createTestApp, login, type TestApp } from '../helpers/app.js';
 import { ENGINES } from '../helpers/engines.js';
 
 describe.each(ENGINES)('console session cookie on %s', (engine) => {
@@ -84,5 +85,21 @@ describe.each(ENGINES)('console session cookie on %s', (engine) => {
     const other = await signIn();
     expect((await t.app.inject({ method: 'POST', url: '/api/logout', headers: { authorization: `Bearer ${other.token}` } })).statusCode).toBe(200);
     expect((await t.app.inject({ method: 'GET', url: '/api/tenants', headers: { authorization: `Bearer ${other.token}` } })).statusCode).toBe(401);
+  });
+
+  it('opens the agent event stream with the cookie alone', async () => {
+    const tenant = await createTenant(t.app, await login(t.app, ADMIN.username, ADMIN.password), 'Stream');
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.server.address() as net.AddressInfo;
+    const url = `http://127.0.0.1:${port}/api/tenants/${tenant.tenantId}/events`;
+    const controller = new AbortController();
+    try {
+      expect((await fetch(url, { signal: controller.signal })).status).toBe(401);
+      const res = await fetch(url, { headers: { cookie: `parley_session=${tenant.adminToken}` }, signal: controller.signal });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toContain('text/event-stream');
+    } finally {
+      controller.abort();
+    }
   });
 });

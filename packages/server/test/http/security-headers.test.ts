@@ -4,7 +4,7 @@
  * send-message lane writes on the socket. Headers only: SQLite alone is enough.
  */
 import fs from 'node:fs';
-import net from 'node:net';
+import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
