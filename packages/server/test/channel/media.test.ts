@@ -109,6 +109,13 @@ describe.each(ENGINES)('uploaded media on %s', (engine) => {
     expect(res.headers['content-disposition']).toMatch(/^attachment;/);
   });
 
+  it('writes the file name in the Content-Disposition as a valid RFC 5987 value', async () => {
+    const media = await uploaded("it's (1)*.pdf", 'application/pdf', Buffer.from('%PDF-1.4\n'));
+    expect(media.content_type).toBe('application/pdf');
+    const res = await download(media.url);
+    expect(res.headers['content-disposition']).toBe("inline; filename*=UTF-8''it%27s%20%281%29%2A.pdf");
+  });
+
   it('serves the former /api/media path alike, and never trusts a type recorded before sniffing', async () => {
     const media = await uploaded('x.html', 'text/html', HTML);
     const id = new URL(media.url).pathname.split('/').pop()!;

@@ -18,7 +18,8 @@ export async function sendMedia(channel: ChannelModule, id: string, reply: Fasti
   const found = await channel.media.open(id);
   if (!found) throw new AppError('not_found', { resource: `Media ${id}` });
   const { type, disposition } = servedAs(found.record.contentType);
-  const name = encodeURIComponent(found.record.filename);
+  // RFC 5987 value: encodeURIComponent leaves ' ( ) * unescaped, which the syntax does not allow.
+  const name = encodeURIComponent(found.record.filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return reply
     .type(type)
     .header('content-length', found.record.size)
