@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import { ParleyApi } from './api/client.js';
+import { logout, ParleyApi } from './api/client.js';
 import { ConsoleContext, type ConsoleContextValue } from './context.js';
 import { SignIn } from './pages/sign-in.js';
 import { HOME, routesFor } from './routes.js';
@@ -38,8 +38,12 @@ export function App() {
 
   const context = useMemo<ConsoleContextValue | undefined>(() => {
     if (!session) return undefined;
-    const api = new ParleyApi(session.token, (error) => endSession(`Your session has ended: ${error.description}. Sign in again.`));
-    return { session, api, signOut: () => endSession('You signed out.') };
+    const api = new ParleyApi((error) => endSession(`Your session has ended: ${error.description}. Sign in again.`));
+    const signOut = () => {
+      endSession('You signed out.');
+      void logout();
+    };
+    return { session, api, signOut };
   }, [session, endSession]);
 
   if (!context) {

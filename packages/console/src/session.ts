@@ -1,11 +1,12 @@
 /**
- * The signed-in session, kept in localStorage so it survives a reload. The expiry is computed
- * from `expires_in` at sign-in; an expired session is dropped when read.
+ * The signed-in session. The token itself lives only in the server's HttpOnly session cookie,
+ * out of reach of any script; what is kept in localStorage (who signed in, and until when) only
+ * lets the console show the right pages after a reload and sign out every tab at once. The
+ * expiry is computed from `expires_in` at sign-in; an expired session is dropped when read.
  */
 import type { LoginResult, UserView } from '@parley/protocol';
 
 export interface Session {
-  token: string;
   /** Epoch ms after which the token is no longer accepted. */
   expiresAt: number;
   user: UserView;
@@ -13,14 +14,17 @@ export interface Session {
 
 const KEY = 'parley.console.session';
 
+/** The login result without its token: the cookie the server set carries that. */
 export function sessionFromLogin(result: LoginResult, now = Date.now()): Session {
-  return { token: result.access_token, expiresAt: now + result.expires_in * 1000, user: result.user };
+  return { expiresAt: now + result.expires_in * 1000, user: result.user };
 }
 
 function isSession(value: unknown): value is Session {
   if (typeof value !== 'object' || value === null) return false;
-  const s = value as Partial<Session>;
-  return typeof s.token === 'string' && typeof s.expiresAt === 'number' && typeof s.user === 'object' && s.user !== null && typeof s.user.role === 'string';
+  const s = value as Partial<Session> & { token?: unknown };
+  // An entry that still holds a token was written by an earlier console: it is dropped.
+  if ('token' in s) return false;
+  return typeof s.expiresAt === 'number' && typeof s.user === 'object' && s.user !== null && typeof s.user.role === 'string';
 }
 
 export function loadSession(now = Date.now()): Session | undefined {
@@ -43,7 +47,7 @@ export function loadSession(now = Date.now()): Session | undefined {
 
 export function saveSession(session: Session): void {
   try {
-    window.localStorage.setItem(KEY, JSON.stringify(session));
+    window.localStorage.setItem(KEY, JSON.stringify({ expiresAt: session.expiresAt, user: session.user }));
   } catch {
     // storage disabled or full: the session still works until reload
   }

@@ -59,6 +59,19 @@ describe('web console in Chromium', { timeout: 120_000 }, () => {
 
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Tenants');
     expect(new URL(page.url()).pathname).toBe('/console/tenants');
+    // The token is in an HttpOnly cookie the browser holds; no script on the page can read it.
+    const cookie = (await page.context().cookies()).find((c) => c.name === 'parley_session');
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
+    const token = cookie!.value;
+    expect(token.length).toBeGreaterThan(20);
+    const readable = await page.evaluate(() => {
+      const dump = (storage: Storage) => Object.keys(storage).map((key) => `${key}=${storage.getItem(key)}`).join('\n');
+      return { local: dump(localStorage), session: dump(sessionStorage), cookie: document.cookie };
+    });
+    expect(readable.local).not.toContain(token);
+    expect(readable.session).not.toContain(token);
+    expect(readable.cookie).not.toContain(token);
+    expect(readable.cookie).not.toContain('parley_session');
     await expect.poll(() => page.getByRole('heading', { level: 1 }).evaluate((h) => h === document.activeElement)).toBe(true);
 
     await page.getByLabel('Tenant name').fill(TENANT.name);
@@ -91,6 +104,9 @@ describe('web console in Chromium', { timeout: 120_000 }, () => {
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByText('You signed out.').waitFor();
+    // Signing out revoked the token on the server and cleared the cookie.
+    await expect.poll(async () => (await page.context().cookies()).some((c) => c.name === 'parley_session')).toBe(false);
+    expect(await server.t.app.parley.accounts.authenticate(token)).toBeUndefined();
     await page.reload();
     await page.getByRole('heading', { name: 'Sign in to the console' }).waitFor();
   });
@@ -182,11 +198,8 @@ describe('web console in Chromium', { timeout: 120_000 }, () => {
     const { page, problems } = await open('expired');
     await signIn(page, TENANT.admin, TENANT.password);
     await page.getByRole('heading', { name: 'Skill groups', exact: true }).waitFor();
-    // Replace the stored token with one the server does not know, as after a revocation.
-    await page.evaluate(() => {
-      const raw = localStorage.getItem('parley.console.session');
-      if (raw) localStorage.setItem('parley.console.session', JSON.stringify({ ...JSON.parse(raw), token: 'revoked-token' }));
-    });
+    // Replace the session cookie with a token the server does not know, as after a revocation.
+    await page.context().addCookies([{ name: 'parley_session', value: 'revoked-token', url: server.baseUrl, httpOnly: true, sameSite: 'Strict' }]);
     const tenantId = (await server.t.app.parley.accounts.listTenants()).find((t) => t.name === TENANT.name)?.tenantId;
     problems.expectHttpError(401, `/api/tenants/${tenantId}/skill-groups`);
     problems.expectHttpError(401, `/api/tenants/${tenantId}`);
@@ -236,6 +249,17 @@ describe('web console in Chromium', { timeout: 120_000 }, () => {
     expect(text).toContain('deliberate console error');
     expect(text).toContain('page error: deliberate page error');
     await context.close();
+  });
+
+  it('the API docs at /docs render under their Content-Security-Policy without a violation', async () => {
+    // A blocked script or style is a console error, which fails this test through the watcher.
+    const { page } = await open('api-docs');
+    const response = await page.goto(`${server.baseUrl}/docs`);
+    expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
+    await page.locator('.opblock').first().waitFor();
+    await page.locator('.opblock').first().click();
+    await page.getByRole('button', { name: 'Try it out' }).first().waitFor();
+    expect(await page.locator('.opblock').count()).toBeGreaterThan(20);
   });
 
   it('shows the API description when sign-in is refused', async () => {

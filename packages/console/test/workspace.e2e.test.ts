@@ -208,6 +208,15 @@ describe('console workspace and administration in Chromium', { timeout: 180_000 
     expect(await unlabelledControls(agentPage)).toEqual([]);
     expect(await fitsWidth(agentPage)).toBe(true);
     await screenshot(agentPage, '13-replies-delivered');
+
+    // An "image" whose bytes are HTML goes out as a file, and its URL only ever downloads it.
+    await conversation.getByLabel('Attach image').setInputFiles({ name: 'fake.png', mimeType: 'image/png', buffer: Buffer.from('<!doctype html><script>alert(1)</script>') });
+    const third = (JSON.parse((await pushes.waitFor(3))[2]!.body) as { bodies: Array<{ type: string; url: string; filename: string }> }).bodies[0]!;
+    expect(third).toMatchObject({ type: 'file', filename: 'fake.png' });
+    const download = await fetch(third.url);
+    expect(download.headers.get('content-type')).toBe('application/octet-stream');
+    expect(download.headers.get('content-disposition')).toMatch(/^attachment;/);
+    await expect.poll(() => agentBubbles.locator('[data-delivery-status="succeeded"]').count()).toBe(3);
   });
 
   it('an IM callback rule banned by failures shows its countdown; a stored key is re-sent from the exception store', async () => {

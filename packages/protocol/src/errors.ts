@@ -30,6 +30,7 @@ export const ERRORS = {
   unauthorized: def(401, 'both', 'UnauthorizedException', 'Missing or invalid bearer token'),
   invalid_credentials: def(401, 'api', 'UnauthorizedException', 'Wrong username or password'),
   forbidden: def(403, 'both', 'ForbiddenException', 'You are not allowed to do this: {detail}'),
+  csrf_required: def(403, 'both', 'CsrfRequiredException', 'A request signed in by the session cookie that changes state must send the header X-Parley-CSRF: 1'),
   not_found: def(404, 'api', 'ResourceNotFoundException', '{resource} not found'),
   route_not_found: def(404, 'both', 'RouteNotFoundException', 'No route {method} {url}'),
   method_not_allowed: def(405, 'both', 'MethodNotAllowedException', 'Method {method} is not allowed on {url}; allowed: {allow}'),
@@ -50,6 +51,7 @@ export const ERRORS = {
   signature_expired: def(401, 'api', 'SignatureExpiredException', 'The signature expired at {expires}'),
   invalid_message: def(400, 'api', 'InvalidMessageException', 'Invalid message: {detail}'),
   invalid_callback_url: def(400, 'both', 'InvalidCallbackUrlException', 'Invalid callback URL: {detail}'),
+  media_quota_exceeded: def(413, 'api', 'MediaQuotaExceededException', "The tenant's media storage quota of {quota} bytes is used up ({used} bytes stored); files are removed after the retention period"),
   conversation_state: def(409, 'api', 'ConversationStateException', 'Conversation {id} is {state}: {detail}'),
 
   // --- Area B: IM (Easemob-compatible names) ----------------------------------------------------

@@ -26,6 +26,8 @@ import { memoryWindow, redisWindow } from './http/fixed-window.js';
 import { createMetricsRegistry, registerHttpMetrics } from './http/plugins/metrics.js';
 import { SendMessageLane } from './http/send-message-lane.js';
 import { registerRateLimit } from './http/plugins/rate-limit.js';
+import { docsContentSecurityPolicy, registerSecurityHeaders } from './http/plugins/security-headers.js';
+import { mediaRoutes } from './http/routes/media.js';
 import { accountsRoutes } from './http/routes/api/accounts.js';
 import { channelAssociationRoutes } from './http/routes/api/channel-associations.js';
 import { channelConversationRoutes } from './http/routes/api/channel-conversations.js';
@@ -204,6 +206,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     secrets,
     dataDir: config.dataDir,
     publicUrl: config.publicUrl,
+    media: config.media,
     metrics,
     singleWriter: !storage.capabilities.multiWriter,
     direct: storage.direct,
@@ -222,6 +225,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     coordination.singletons.every('im.purge-tokens', 10 * 60_000, async () => {
       await im.apps.purgeExpiredTokens();
     });
+    coordination.singletons.every('channel.media-retention', 60 * 60_000, async () => {
+      await channel.media.sweepExpired();
+    });
   }
   app.decorateRequest('startedAt', 0);
   app.decorateRequest('principal', null);
@@ -233,6 +239,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   app.removeContentTypeParser('text/plain');
 
   registerErrorHandling(app);
+  registerSecurityHeaders(app);
   const observeRequest = registerHttpMetrics(app, metrics);
 
   await app.register(swagger, {
@@ -243,7 +250,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       security: [{ bearer: [] }],
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, transformStaticCSP: docsContentSecurityPolicy });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(healthRoutes, {
@@ -267,6 +274,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     await api.register(channelMediaRoutes, { channel });
     await api.register(channelEventRoutes, { channel, accounts });
   });
+  // Uploaded media, public by unguessable id, on a path of their own.
+  await app.register(mediaRoutes, { channel });
   // The send-message API: HMAC-authenticated, raw-body surface of its own (no bearer, no /api
   // limit: a per-association limit of its own, shared by instances through Redis when they are).
   // The lane serves it on sockets; the route documents it and serves the rest.

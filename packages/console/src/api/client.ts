@@ -66,6 +66,7 @@ const isImErrorBody = (value: unknown): value is { error: string; error_descript
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 export interface RequestOptions {
+  /** An explicit bearer (IM app tokens); console calls ride on the HttpOnly session cookie. */
   token?: string | undefined;
   /** JSON body, or FormData for uploads (the browser sets the multipart boundary). */
   body?: unknown;
@@ -74,7 +75,9 @@ export interface RequestOptions {
 
 /** One HTTP round trip; resolves with the parsed success body or throws ApiError. */
 export async function apiRequest<T>(method: Method, path: string, options: RequestOptions = {}): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+  // The CSRF header the server requires of cookie-authenticated changes: a cross-site form or
+  // script cannot send it, this same-origin code always does.
+  const headers: Record<string, string> = { accept: 'application/json', 'x-parley-csrf': '1' };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   // Fastify rejects an empty body sent as JSON, so the content type goes only with a body.
   const form = options.body instanceof FormData ? options.body : undefined;
@@ -110,24 +113,26 @@ export function login(username: string, password: string): Promise<LoginResult> 
   return apiRequest<EntityEnvelope<LoginResult>>('POST', '/api/login', { body: { username, password } }).then((r) => r.entity);
 }
 
+/** Revokes the session's token and clears its cookie; a failure leaves the token to expire. */
+export async function logout(): Promise<void> {
+  try {
+    await apiRequest('POST', '/api/logout');
+  } catch {
+    // offline or already signed out: nothing more to do here
+  }
+}
+
 /**
- * Calls made on behalf of a signed-in user. A 401 means the token expired or was revoked:
- * `onUnauthorized` lets the session end and the sign-in page explain why.
+ * Calls made on behalf of a signed-in user, authenticated by the session cookie the server set
+ * at sign-in. A 401 means the token expired or was revoked: `onUnauthorized` lets the session
+ * end and the sign-in page explain why.
  */
 export class ParleyApi {
-  constructor(
-    private readonly token: string,
-    private readonly onUnauthorized: (error: ApiError) => void,
-  ) {}
-
-  /** The bearer token, for the event stream (EventSource cannot send headers). */
-  get accessToken(): string {
-    return this.token;
-  }
+  constructor(private readonly onUnauthorized: (error: ApiError) => void) {}
 
   private async call<T>(method: Method, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
     try {
-      return await apiRequest<T>(method, path, { token: this.token, body, signal });
+      return await apiRequest<T>(method, path, { body, signal });
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) this.onUnauthorized(error);
       throw error;
@@ -247,9 +252,9 @@ export class ParleyApi {
     return this.entity('POST', `/api/tenants/${tenantId}/media`, form);
   }
 
-  /** URL of the agent event stream (server-sent events); the token rides in the query. */
+  /** URL of the agent event stream (server-sent events); EventSource sends the session cookie. */
   eventsUrl(tenantId: number): string {
-    return `/api/tenants/${tenantId}/events?access_token=${encodeURIComponent(this.token)}`;
+    return `/api/tenants/${tenantId}/events`;
   }
 
   // --- IM apps (system admin) ---------------------------------------------------------------------

@@ -66,6 +66,15 @@ export interface Config {
   readonly consoleDir: string;
   /** Post-send callbacks (Area B). */
   readonly callbacks: CallbacksConfig;
+  /** Uploaded media (Area A replies). */
+  readonly media: MediaConfig;
+}
+
+export interface MediaConfig {
+  /** Bytes one tenant's stored files may take in all (PARLEY_MEDIA_QUOTA_MB). */
+  readonly quotaBytes: number;
+  /** Files older than this are deleted, ms; 0 keeps them forever (PARLEY_MEDIA_RETENTION_DAYS). */
+  readonly retentionMs: number;
 }
 
 export interface CallbacksConfig {
@@ -212,6 +221,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       ruleConcurrency: int(env, 'PARLEY_CALLBACK_RULE_CONCURRENCY', 128, 1, 1024),
       storeRetentionMs: int(env, 'PARLEY_CALLBACK_STORE_RETENTION_HOURS', 72, 1, 24 * 365) * 3_600_000,
       dateKeyZone: timeZone(env, 'PARLEY_CALLBACK_DATE_KEY_ZONE', 'UTC'),
+    }),
+    media: Object.freeze({
+      quotaBytes: int(env, 'PARLEY_MEDIA_QUOTA_MB', 1024, 1, 1024 * 1024) * 1024 * 1024,
+      retentionMs: int(env, 'PARLEY_MEDIA_RETENTION_DAYS', 90, 0, 100 * 365) * 24 * 3_600_000,
     }),
     consoleDir: env.PARLEY_CONSOLE_DIR?.trim() ? path.resolve(cwd, env.PARLEY_CONSOLE_DIR.trim()) : DEFAULT_CONSOLE_DIR,
   };

@@ -28,6 +28,7 @@ import type { IngestService } from '../modules/channel/ingest.js';
 import type { FixedWindowLimiter } from './fixed-window.js';
 import { renderError, toAppError } from './plugins/errors.js';
 import type { ObserveRequest } from './plugins/metrics.js';
+import { DATA_CONTENT_SECURITY_POLICY } from './plugins/security-headers.js';
 import { admitSendMessage, SEND_MESSAGE_MAX_BYTES, SEND_MESSAGE_ROUTE, sendMessageRequest } from './routes/api/channel-ingest.js';
 
 const PATH = /^\/api\/tenants\/(\d{1,15})\/rest\/channels\/(\d{1,15})\/messages(?:\?|$)/;
@@ -99,7 +100,14 @@ export class SendMessageLane {
       if (status === 413) headers = { ...headers, connection: 'close' };
       body = JSON.stringify(renderError(appError, { id, startedAt }, 'api'));
     }
-    res.writeHead(status, { ...headers, 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body), 'x-request-id': id });
+    res.writeHead(status, {
+      ...headers,
+      'content-type': JSON_TYPE,
+      'content-length': Buffer.byteLength(body),
+      'x-request-id': id,
+      'content-security-policy': DATA_CONTENT_SECURITY_POLICY,
+      'x-content-type-options': 'nosniff',
+    });
     res.end(body);
     const seconds = (performance.now() - started) / 1000;
     this.options.observe('POST', SEND_MESSAGE_ROUTE, status, seconds);

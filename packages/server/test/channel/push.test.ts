@@ -252,7 +252,7 @@ describe.each(ENGINES)('agent-reply push on %s', (engine) => {
     });
     expect(res.statusCode).toBe(200);
     const media = res.json().entity;
-    expect(media).toMatchObject({ filename: 'hello.txt', file_length: 11, content_type: 'text/plain' });
+    expect(media).toMatchObject({ filename: 'hello.txt', file_length: 11, content_type: 'application/octet-stream' });
     const path = new URL(media.url).pathname;
     const file = await t.app.inject({ method: 'GET', url: path });
     expect(file.statusCode).toBe(200);

@@ -12,9 +12,14 @@ const ATTACHMENTS: Array<{ kind: Kind; label: string; accept: string | undefined
   { kind: 'file', label: 'File', accept: undefined },
 ];
 
+/**
+ * The reply body for an upload. The server types a file by its bytes (`content_type`): a file
+ * that is not really an image or audio goes as a `file`, so the customer's side never gets an
+ * `img` it cannot show.
+ */
 function bodyFor(kind: Kind, media: MediaView): AgentReplyBody {
-  if (kind === 'img') return { type: 'img', url: media.url, filename: media.filename };
-  if (kind === 'audio') return { type: 'audio', url: media.url, filename: media.filename };
+  if (kind === 'img' && media.content_type.startsWith('image/')) return { type: 'img', url: media.url, filename: media.filename };
+  if (kind === 'audio' && media.content_type.startsWith('audio/')) return { type: 'audio', url: media.url, filename: media.filename };
   return { type: 'file', url: media.url, filename: media.filename, file_length: media.file_length };
 }
 

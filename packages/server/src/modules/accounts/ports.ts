@@ -63,5 +63,6 @@ export interface AccountsRepository {
 
   saveToken(tokenHash: string, userId: number, expiresAt: number): Promise<void>;
   findToken(tokenHash: string): Promise<{ userId: number; expiresAt: number } | undefined>;
+  deleteToken(tokenHash: string): Promise<void>;
   deleteExpiredTokens(now: number): Promise<number>;
 }

@@ -78,6 +78,11 @@ export class AccountsService {
     return { access_token: token, expires_in: this.tokenTtlSeconds, user: userView(user) };
   }
 
+  /** Signs out: the token is no longer accepted anywhere (an unknown one is ignored). */
+  async revokeToken(token: string): Promise<void> {
+    await this.repo.deleteToken(sha256Hex(token));
+  }
+
   /** Resolves a bearer token; undefined when unknown or expired. */
   async authenticate(token: string): Promise<Principal | undefined> {
     const found = await this.repo.findToken(sha256Hex(token));

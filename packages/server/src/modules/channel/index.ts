@@ -6,7 +6,8 @@ import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../kernel/clock.js';
 import type { SecretBox } from '../../kernel/secret-box.js';
-import { kyselyAssociationsRepository, kyselyMediaRepository, kyselyRoutingDirectory } from '../../storage/repositories/channel-associations.js';
+import { kyselyAssociationsRepository, kyselyRoutingDirectory } from '../../storage/repositories/channel-associations.js';
+import { kyselyMediaRepository } from '../../storage/repositories/channel-media.js';
 import type { DirectRunner } from '../../storage/precompiled.js';
 import { kyselyConversationsRepository } from '../../storage/repositories/channel-conversations.js';
 import { kyselyDeliveriesRepository } from '../../storage/repositories/channel-deliveries.js';
@@ -22,7 +23,7 @@ import { DeliveriesService } from './deliveries.js';
 import { Dispatcher } from './dispatcher.js';
 import { inProcessEventBus, type ChannelEventBus } from './events.js';
 import { IngestService } from './ingest.js';
-import { MediaStore } from './media.js';
+import { MediaStore, type MediaLimits } from './media.js';
 import type { RoutingDirectory } from './ports.js';
 import { CHANNEL_PUSH_QUEUE, ReplyPusher, type PushJob, type PushSettings } from './push.js';
 
@@ -47,6 +48,8 @@ export interface ChannelDeps {
   secrets: SecretBox;
   dataDir: string;
   publicUrl: string;
+  /** Per-tenant media quota and retention (defaults: 1 GiB, 90 days). */
+  media?: MediaLimits;
   events?: ChannelEventBus;
   /** Where the channel's counters are registered. */
   metrics?: Registry;
@@ -61,6 +64,8 @@ export interface ChannelDeps {
   /** SQLite: the storage's direct runner, for the send-message group commit (storage/precompiled.ts). */
   direct?: DirectRunner | undefined;
 }
+
+const DEFAULT_MEDIA_LIMITS: MediaLimits = { quotaBytes: 1024 * 1024 * 1024, retentionMs: 90 * 24 * 3_600_000 };
 
 export function createChannelModule(deps: ChannelDeps): ChannelModule {
   const bus = deps.events ?? inProcessEventBus();
@@ -82,7 +87,7 @@ export function createChannelModule(deps: ChannelDeps): ChannelModule {
     dispatcher,
     directory,
     events,
-    media: new MediaStore(kyselyMediaRepository(deps.db), path.join(deps.dataDir, 'media'), deps.publicUrl, deps.clock),
+    media: new MediaStore(kyselyMediaRepository(deps.db, { lockTenant: deps.singleWriter !== true }), path.join(deps.dataDir, 'media'), deps.publicUrl, deps.clock, deps.media ?? DEFAULT_MEDIA_LIMITS),
     pusher,
   };
 }

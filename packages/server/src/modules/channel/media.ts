@@ -1,6 +1,8 @@
 /**
  * Files agents attach to replies (contract 3.3). Stored under DATA_DIR/media by an unguessable
- * id; the URL is public so that the customer's server can fetch it without credentials.
+ * id; the URL is public so that the customer's server can fetch it without credentials. The
+ * recorded type is sniffed from the file's first bytes (media-type.ts); each tenant has a
+ * storage quota, and files older than the retention period are swept away.
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -9,9 +11,32 @@ import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import type { MediaView } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
+import { AppError } from '../../kernel/errors.js';
+import { SNIFF_BYTES, sniffMediaType } from './media-type.js';
 import type { MediaRecord, MediaRepository } from './ports.js';
 
-export const mediaPath = (id: string) => `/api/media/${id}`;
+/** Where uploads are served: a path of their own, outside /api and /console. */
+export const mediaPath = (id: string) => `/media/${id}`;
+
+export interface MediaLimits {
+  /** Bytes one tenant's stored files may take in all. */
+  quotaBytes: number;
+  /** Files older than this are deleted; 0 keeps them forever. */
+  retentionMs: number;
+}
+
+/** Rows deleted per statement by the retention sweep. */
+const SWEEP_BATCH = 500;
+
+function readHead(file: string): Buffer {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const head = Buffer.alloc(SNIFF_BYTES);
+    return head.subarray(0, fs.readSync(fd, head, 0, SNIFF_BYTES, 0));
+  } finally {
+    fs.closeSync(fd);
+  }
+}
 
 export class MediaStore {
   constructor(
@@ -19,10 +44,18 @@ export class MediaStore {
     private readonly dir: string,
     private readonly publicUrl: string,
     private readonly clock: Clock,
+    private readonly limits: MediaLimits,
   ) {}
 
-  /** Streams the upload to disk, then records it; a failed upload leaves no file behind. */
-  async save(tenantId: number, filename: string, contentType: string, stream: Readable, isTruncated: () => boolean): Promise<MediaView | 'too_large'> {
+  /**
+   * Streams the upload to disk, then records it within the tenant's quota. A refused or failed
+   * upload leaves neither a file nor a row behind.
+   */
+  async save(tenantId: number, filename: string, stream: Readable, isTruncated: () => boolean): Promise<MediaView | 'too_large'> {
+    const quota = this.limits.quotaBytes;
+    // A tenant already at its quota is refused before a byte is written.
+    const used = await this.repo.usedBytes(tenantId);
+    if (used >= quota) throw new AppError('media_quota_exceeded', { quota, used });
     fs.mkdirSync(this.dir, { recursive: true });
     const id = randomUUID().replace(/-/g, '');
     const file = path.join(this.dir, id);
@@ -33,9 +66,12 @@ export class MediaStore {
         return 'too_large';
       }
       const size = fs.statSync(file).size;
+      const contentType = sniffMediaType(readHead(file));
       const safeName = path.basename(filename).slice(0, 255) || 'file';
       const record: MediaRecord = { id, tenantId, filename: safeName, contentType, size, createdAt: this.clock.now() };
-      await this.repo.insert(record);
+      if (!(await this.repo.insertWithinQuota(record, quota))) {
+        throw new AppError('media_quota_exceeded', { quota, used: await this.repo.usedBytes(tenantId) });
+      }
       return { url: `${this.publicUrl}${mediaPath(id)}`, filename: safeName, file_length: size, content_type: contentType };
     } catch (error) {
       fs.rmSync(file, { force: true });
@@ -50,5 +86,22 @@ export class MediaStore {
     const file = path.join(this.dir, id);
     if (!fs.existsSync(file)) return undefined;
     return { record, stream: fs.createReadStream(file) };
+  }
+
+  /**
+   * Deletes files recorded longer ago than the retention period, file first and then its row:
+   * a run stopped in between leaves rows whose files are gone, which the next run deletes.
+   */
+  async sweepExpired(): Promise<number> {
+    if (this.limits.retentionMs === 0) return 0;
+    const before = this.clock.now() - this.limits.retentionMs;
+    let deleted = 0;
+    for (;;) {
+      const ids = await this.repo.listCreatedBefore(before, SWEEP_BATCH);
+      for (const id of ids) fs.rmSync(path.join(this.dir, id), { force: true });
+      await this.repo.deleteIds(ids);
+      deleted += ids.length;
+      if (ids.length < SWEEP_BATCH) return deleted;
+    }
   }
 }

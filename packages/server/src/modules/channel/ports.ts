@@ -217,6 +217,15 @@ export interface MediaRecord {
 }
 
 export interface MediaRepository {
-  insert(record: MediaRecord): Promise<void>;
+  /**
+   * Records the file unless the tenant's recorded files and this one would exceed `quotaBytes`
+   * (false then, nothing written). Concurrent uploads of one tenant are serialized on its row.
+   */
+  insertWithinQuota(record: MediaRecord, quotaBytes: number): Promise<boolean>;
   get(id: string): Promise<MediaRecord | undefined>;
+  /** Bytes of the tenant's recorded files. */
+  usedBytes(tenantId: number): Promise<number>;
+  /** Ids of files recorded before `before` (epoch ms), oldest first. */
+  listCreatedBefore(before: number, limit: number): Promise<string[]>;
+  deleteIds(ids: readonly string[]): Promise<void>;
 }

@@ -158,6 +158,9 @@ export function kyselyAccountsRepository(db: Kysely<Database>): AccountsReposito
       const row = await db.selectFrom('access_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
       return row && { userId: row.user_id, expiresAt: row.expires_at };
     },
+    async deleteToken(tokenHash) {
+      await db.deleteFrom('access_tokens').where('token_hash', '=', tokenHash).execute();
+    },
     async deleteExpiredTokens(now) {
       const result = await db.deleteFrom('access_tokens').where('expires_at', '<=', now).executeTakeFirst();
       return Number(result.numDeletedRows);

@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { AgentInfo, Association, AssociationsRepository, MediaRepository, RoutingDirectory } from '../../modules/channel/ports.js';
+import type { AgentInfo, Association, AssociationsRepository, RoutingDirectory } from '../../modules/channel/ports.js';
 import type { RestChannelsTable } from '../../modules/channel/tables.js';
 import type { UsersTable } from '../../modules/accounts/tables.js';
 import type { Database } from '../schema.js';
@@ -101,21 +101,6 @@ export function kyselyRoutingDirectory(db: Kysely<Database>): RoutingDirectory {
     async queueIdsOfAgent(agentId) {
       const rows = await db.selectFrom('agent_queues').select('queue_id').where('user_id', '=', agentId).orderBy('queue_id').execute();
       return rows.map((r) => r.queue_id);
-    },
-  };
-}
-
-export function kyselyMediaRepository(db: Kysely<Database>): MediaRepository {
-  return {
-    async insert(record) {
-      await db
-        .insertInto('channel_media')
-        .values({ id: record.id, tenant_id: record.tenantId, filename: record.filename, content_type: record.contentType, size: record.size, created_at: record.createdAt })
-        .execute();
-    },
-    async get(id) {
-      const row = await db.selectFrom('channel_media').selectAll().where('id', '=', id).executeTakeFirst();
-      return row && { id: row.id, tenantId: row.tenant_id, filename: row.filename, contentType: row.content_type, size: row.size, createdAt: row.created_at };
     },
   };
 }

@@ -15,9 +15,11 @@ import {
   TenantView,
   UpdateTenantSettingsRequest,
 } from '@parley/protocol';
+import { Type } from 'typebox';
 import { AppError } from '../../../kernel/errors.js';
 import { assertRole, assertTenantAccess, type AccountsService } from '../../../modules/accounts/service.js';
 import { principalOf } from '../../plugins/bearer.js';
+import { clearSessionCookie, requestToken, setSessionCookie } from '../../plugins/session-cookie.js';
 import { list, ok } from './envelope.js';
 
 
@@ -29,7 +31,27 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsServi
       config: { public: true },
       schema: { tags: ['accounts'], summary: 'Sign in and get a bearer token', body: LoginRequest, response: { 200: ApiEntity(LoginResult) } },
     },
-    async (request) => ok(await accounts.login(request.body.username, request.body.password)),
+    async (request, reply) => {
+      const result = await accounts.login(request.body.username, request.body.password);
+      // The console signs in through the HttpOnly cookie; integrators use the returned token.
+      setSessionCookie(request, reply, result.access_token, result.expires_in);
+      return ok(result);
+    },
+  );
+
+  app.post(
+    '/api/logout',
+    {
+      // Public so that a session whose token already expired still gets its cookie cleared.
+      config: { public: true },
+      schema: { tags: ['accounts'], summary: 'Sign out: revoke the token (bearer or session cookie) and clear the cookie', response: { 200: ApiEntity(Type.Object({ signed_out: Type.Boolean() })) } },
+    },
+    async (request, reply) => {
+      const token = requestToken(request);
+      if (token) await accounts.revokeToken(token);
+      clearSessionCookie(request, reply);
+      return ok({ signed_out: true });
+    },
   );
 
   app.post(

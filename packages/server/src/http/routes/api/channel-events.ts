@@ -4,13 +4,14 @@ import { Type } from 'typebox';
 import { AppError } from '../../../kernel/errors.js';
 import { assertTenantAccess, type AccountsService } from '../../../modules/accounts/service.js';
 import type { ChannelModule } from '../../../modules/channel/index.js';
-import { bearerToken } from '../../plugins/bearer.js';
+import { requestToken } from '../../plugins/bearer.js';
+import { SECURITY_HEADERS } from '../../plugins/security-headers.js';
 
 const HEARTBEAT_MS = 15_000;
 
 /**
- * Live events for the agent workspace, as server-sent events. EventSource cannot set headers,
- * so the token may also come as `?access_token=`. Admins see every event of the tenant; an
+ * Live events for the agent workspace, as server-sent events. The console's EventSource sends
+ * its session cookie; other clients, which cannot set headers either, may send `?access_token=`. Admins see every event of the tenant; an
  * agent sees events of conversations assigned to them or waiting in their skill groups.
  */
 export const channelEventRoutes: FastifyPluginAsyncTypebox<{ channel: ChannelModule; accounts: AccountsService }> = async (app, { channel, accounts }) => {
@@ -32,7 +33,7 @@ export const channelEventRoutes: FastifyPluginAsyncTypebox<{ channel: ChannelMod
       },
     },
     async (request, reply) => {
-      const token = bearerToken(request) ?? request.query.access_token;
+      const token = requestToken(request) ?? request.query.access_token;
       const principal = token ? await accounts.authenticate(token) : undefined;
       if (!principal) throw new AppError('unauthorized');
       const { tenantId } = request.params;
@@ -50,6 +51,7 @@ export const channelEventRoutes: FastifyPluginAsyncTypebox<{ channel: ChannelMod
         connection: 'keep-alive',
         'x-accel-buffering': 'no',
         'x-request-id': String(request.id),
+        ...SECURITY_HEADERS,
       });
       res.write('retry: 3000\n\nevent: ready\ndata: {}\n\n');
       let seq = 0;

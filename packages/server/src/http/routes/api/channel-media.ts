@@ -1,11 +1,11 @@
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiEntity, MediaView, TenantParams } from '@parley/protocol';
-import { Type } from 'typebox';
 import { AppError } from '../../../kernel/errors.js';
 import { assertTenantAccess } from '../../../modules/accounts/service.js';
 import type { ChannelModule } from '../../../modules/channel/index.js';
 import { principalOf } from '../../plugins/bearer.js';
+import { MediaParams, sendMedia } from '../media.js';
 
 export const MEDIA_MAX_BYTES = 20 * 1024 * 1024;
 
@@ -21,25 +21,17 @@ export const channelMediaRoutes: FastifyPluginAsyncTypebox<{ channel: ChannelMod
       if (!request.isMultipart()) throw new AppError('unsupported_media_type', { contentType: request.headers['content-type'] ?? '(none)' });
       const part = await request.file();
       if (!part || part.fieldname !== 'file') throw new AppError('invalid_request', { detail: 'file: a multipart field named "file" is required' });
-      const saved = await channel.media.save(request.params.tenantId, part.filename, part.mimetype || 'application/octet-stream', part.file, () => part.file.truncated);
+      // The client's Content-Type (part.mimetype) is ignored: the store sniffs the file's bytes.
+      const saved = await channel.media.save(request.params.tenantId, part.filename, part.file, () => part.file.truncated);
       if (saved === 'too_large') throw new AppError('payload_too_large', { limit: MEDIA_MAX_BYTES });
       return { status: 'OK' as const, entity: saved };
     },
   );
 
+  // Where upload URLs pointed before they moved to /media/{id}; served alike, same headers.
   app.get(
     '/api/media/:id',
-    { config: { public: true }, schema: { tags: ['conversations'], summary: 'Download an uploaded file (public, by unguessable id)', params: Type.Object({ id: Type.String({ maxLength: 64 }) }) } },
-    async (request, reply) => {
-      const found = await channel.media.open(request.params.id);
-      if (!found) throw new AppError('not_found', { resource: `Media ${request.params.id}` });
-      const name = encodeURIComponent(found.record.filename);
-      return reply
-        .type(found.record.contentType)
-        .header('content-length', found.record.size)
-        .header('content-disposition', `inline; filename*=UTF-8''${name}`)
-        .header('x-content-type-options', 'nosniff')
-        .send(found.stream);
-    },
+    { config: { public: true }, schema: { tags: ['conversations'], summary: 'Download an uploaded file (former path of /media/{id})', params: MediaParams } },
+    async (request, reply) => sendMedia(channel, request.params.id, reply),
   );
 };

@@ -4,7 +4,7 @@ import { AppError } from '../../../kernel/errors.js';
 import type { AccountsService } from '../../../modules/accounts/service.js';
 import type { ImAppsService } from '../../../modules/im/apps.js';
 import { imData } from '../../../modules/im/envelope.js';
-import { bearerToken } from '../../plugins/bearer.js';
+import { requestToken } from '../../plugins/bearer.js';
 
 /** `POST /management/apps` (contract 4.1): the console's system admin creates IM apps. */
 export const imManagementRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsService; apps: ImAppsService }> = async (app, { accounts, apps }) => {
@@ -13,13 +13,13 @@ export const imManagementRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsS
     {
       schema: {
         tags: ['im'],
-        summary: 'Create an IM app (console system-admin bearer token)',
+        summary: 'Create an IM app (console system-admin bearer token or session cookie)',
         body: CreateAppRequest,
         response: { 200: ImEnvelope(AppCreated) },
       },
     },
     async (request) => {
-      const token = bearerToken(request);
+      const token = requestToken(request);
       const principal = token ? await accounts.authenticate(token) : undefined;
       if (!principal) throw new AppError('unauthorized');
       if (principal.role !== 'system_admin') throw new AppError('forbidden', { detail: 'creating IM apps requires the system admin' });

@@ -4,6 +4,7 @@ import { jobs } from './002-jobs.js';
 import { channel } from './010-channel.js';
 import { im } from './020-im.js';
 import { callbacks } from './030-callbacks.js';
+import { mediaRetention } from './050-media-retention.js';
 
 /** PostgreSQL migrations, in order. Append; never edit a released one. */
-export const postgresMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks];
+export const postgresMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, mediaRetention];

@@ -5,6 +5,7 @@ import { channel } from './010-channel.js';
 import { im } from './020-im.js';
 import { callbacks } from './030-callbacks.js';
 import { conversationEpoch } from './040-conversation-epoch.js';
+import { mediaRetention } from './050-media-retention.js';
 
 /** SQLite migrations, in order. Append; never edit a released one. */
-export const sqliteMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, conversationEpoch];
+export const sqliteMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, conversationEpoch, mediaRetention];

@@ -1,0 +1,42 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import { AppError } from '../../kernel/errors.js';
+import type { ChannelModule } from '../../modules/channel/index.js';
+import { servedAs } from '../../modules/channel/media-type.js';
+
+/**
+ * Uploaded media are written by agents (or anyone holding an agent's token) and opened by
+ * admins in the console's origin, so a file must never run as a page there: only allow-listed
+ * types are shown inline, everything else is a download, the browser may not guess another
+ * type, and the document is sandboxed with no sources even if a browser renders it.
+ */
+export const MEDIA_CONTENT_SECURITY_POLICY = "default-src 'none'; sandbox; frame-ancestors 'none'";
+
+export const MediaParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+
+export async function sendMedia(channel: ChannelModule, id: string, reply: FastifyReply): Promise<FastifyReply> {
+  const found = await channel.media.open(id);
+  if (!found) throw new AppError('not_found', { resource: `Media ${id}` });
+  const { type, disposition } = servedAs(found.record.contentType);
+  // RFC 5987 value: encodeURIComponent leaves ' ( ) * unescaped, which the syntax does not allow.
+  const name = encodeURIComponent(found.record.filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return reply
+    .type(type)
+    .header('content-length', found.record.size)
+    .header('content-disposition', `${disposition}; filename*=UTF-8''${name}`)
+    .header('x-content-type-options', 'nosniff')
+    .header('content-security-policy', MEDIA_CONTENT_SECURITY_POLICY)
+    // The URL is public by design: customers' servers and pages load it from their own origins.
+    .header('cross-origin-resource-policy', 'cross-origin')
+    .header('referrer-policy', 'no-referrer')
+    .send(found.stream);
+}
+
+/** `GET /media/{id}`: uploads, on a path of their own outside /api and /console. */
+export async function mediaRoutes(app: FastifyInstance, opts: { channel: ChannelModule }): Promise<void> {
+  app.get<{ Params: { id: string } }>(
+    '/media/:id',
+    { schema: { tags: ['conversations'], summary: 'Download an uploaded file (public, by unguessable id)', params: MediaParams } },
+    async (request, reply) => sendMedia(opts.channel, request.params.id, reply),
+  );
+}
