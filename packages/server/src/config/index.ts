@@ -2,6 +2,7 @@
  * The one reader of process.env. Produces a validated, frozen Config; a bad value throws a
  * ConfigError whose message is one line naming the variable.
  */
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -38,6 +39,16 @@ export interface Config {
   readonly imRateLimitPerSecond: number;
   /** Send-message requests per second per REST association (PARLEY_CHANNEL_RATE_LIMIT). */
   readonly channelRateLimitPerSecond: number;
+  /**
+   * Failed authentications per client IP and IM app, or per IP and REST association, per minute
+   * before that IP is refused there (PARLEY_AUTH_FAILURE_LIMIT). Counted apart from the app's or
+   * association's own limit, which only authenticated requests use.
+   */
+  readonly authFailuresPerMinute: number;
+  /** Password hashes (scrypt) run at once (PARLEY_PASSWORD_HASH_CONCURRENCY, default half the cores, at least 1). */
+  readonly passwordHashConcurrency: number;
+  /** Password checks that may wait for a slot; more get 503 at once (PARLEY_PASSWORD_HASH_QUEUE). */
+  readonly passwordHashQueue: number;
   /** Default lifetime of IM app and user tokens, seconds (PARLEY_IM_TOKEN_TTL_SECONDS). */
   readonly imTokenTtlSeconds: number;
   /** Interval of socket heartbeats; a socket that misses one is closed (PARLEY_IM_HEARTBEAT_SECONDS). */
@@ -75,6 +86,12 @@ export interface CallbacksConfig {
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
+
+/**
+ * Half the cores, at least one: during a flood of password guesses the other half keeps serving
+ * every other request (one on a two-core machine).
+ */
+const HASH_CONCURRENCY_DEFAULT = Math.max(1, Math.floor(availableParallelism() / 2));
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -179,6 +196,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     seedDemo: bool(env, 'PARLEY_SEED_DEMO', true),
     imRateLimitPerSecond: int(env, 'PARLEY_IM_RATE_LIMIT', 100, 1, 1_000_000),
     channelRateLimitPerSecond: int(env, 'PARLEY_CHANNEL_RATE_LIMIT', 1000, 1, 1_000_000),
+    authFailuresPerMinute: int(env, 'PARLEY_AUTH_FAILURE_LIMIT', 30, 1, 1_000_000),
+    passwordHashConcurrency: int(env, 'PARLEY_PASSWORD_HASH_CONCURRENCY', HASH_CONCURRENCY_DEFAULT, 1, 256),
+    passwordHashQueue: int(env, 'PARLEY_PASSWORD_HASH_QUEUE', 32, 0, 100_000),
     imTokenTtlSeconds: int(env, 'PARLEY_IM_TOKEN_TTL_SECONDS', 7 * 24 * 3600, 60, 365 * 24 * 3600),
     imHeartbeatSeconds: int(env, 'PARLEY_IM_HEARTBEAT_SECONDS', 30, 1, 3600),
     workers: bool(env, 'PARLEY_WORKERS', true),
