@@ -74,6 +74,8 @@ export interface Parley {
   metrics: Registry;
   redis: Redis | undefined;
   accounts: AccountsService;
+  /** Password hashing pool and login back-off, shared by console logins and IM password grants. */
+  passwords: Passwords;
   bootstrap: BootstrapResult;
   /** Durable hand-off for work after a request; workers start when the app is ready. */
   jobs: JobQueue & { notifyAll(): void };
@@ -220,7 +222,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     if (status === 'online') await channel.dispatcher.agentAvailable(tenantId, agentId);
   });
 
-  app.decorate('parley', { config, clock, storage, metrics, redis, accounts, bootstrap, jobs, outbound, coordination, channel, im, imDemoApp, callbacks });
+  app.decorate('parley', { config, clock, storage, metrics, redis, accounts, passwords, bootstrap, jobs, outbound, coordination, channel, im, imDemoApp, callbacks });
   if (config.workers) {
     coordination.singletons.every('accounts.purge-tokens', 10 * 60_000, async () => {
       await accounts.purgeExpiredTokens();
