@@ -53,16 +53,16 @@ export class LoginBackoff {
   ) {}
 
   /**
-   * Admits an attempt or throws 429 `rate_limited` with Retry-After (the IM surface renders it as
-   * `reach_limit`). `account` names the account within its surface, e.g. `console:alice`.
+   * Admits an attempt or throws 429 `code` (the surface's: `rate_limited` on /api, `reach_limit`
+   * on IM) with Retry-After. `account` names the account within its surface, e.g. `console:alice`.
    */
-  begin(account: string, ip: string): LoginAttempt {
+  begin(account: string, ip: string, code: 'rate_limited' | 'reach_limit' = 'rate_limited'): LoginAttempt {
     const now = this.clock.now();
     const accountKey = `a:${account}`;
     const ipKey = `i:${ip}`;
     const wait = Math.max(this.#wait(accountKey, this.options.accountFailures, now), this.#wait(ipKey, this.options.ipFailures, now));
     if (wait > 0) {
-      throw new AppError('rate_limited', { retryAfter: wait }, { headers: { 'retry-after': String(wait) } });
+      throw new AppError(code, { retryAfter: wait }, { headers: { 'retry-after': String(wait) } });
     }
     this.#entry(accountKey).inFlight += 1;
     this.#entry(ipKey).inFlight += 1;

@@ -18,6 +18,7 @@ const RETRY_AFTER_SECONDS = 1;
 export class PasswordPool {
   #active = 0;
   #peak = 0;
+  #started = 0;
   readonly #waiting: Array<() => void> = [];
 
   constructor(readonly options: PasswordPoolOptions) {}
@@ -30,6 +31,11 @@ export class PasswordPool {
   /** The most hashes that ever ran at once (tests and diagnostics). */
   get peak(): number {
     return this.#peak;
+  }
+
+  /** Hashes started since the pool was made. */
+  get started(): number {
+    return this.#started;
   }
 
   /** Callers waiting for a slot now. */
@@ -53,6 +59,7 @@ export class PasswordPool {
       this.#active += 1;
     }
     if (this.#active > this.#peak) this.#peak = this.#active;
+    this.#started += 1;
     try {
       return await work();
     } finally {

@@ -51,10 +51,11 @@ export class Passwords {
   /**
    * One guess at `account`'s password from `ip`: refused with 429 while either backs off,
    * else checked (against a dummy hash when the account does not exist, to even out timing).
-   * Answers whether it matched; the back-off learns the outcome.
+   * Answers whether it matched; the back-off learns the outcome. `limitedCode` is the 429's code
+   * on the caller's surface.
    */
-  async attempt(account: string, ip: string, password: string, stored: string | undefined): Promise<boolean> {
-    const attempt = this.backoff.begin(account, ip);
+  async attempt(account: string, ip: string, password: string, stored: string | undefined, limitedCode: 'rate_limited' | 'reach_limit' = 'rate_limited'): Promise<boolean> {
+    const attempt = this.backoff.begin(account, ip, limitedCode);
     let ok: boolean;
     try {
       const hash = stored ?? (await dummyHash());
