@@ -26,6 +26,7 @@ import type { AppCreated } from '@parley/protocol';
 import { registerBearerAuth } from './http/plugins/bearer.js';
 import { registerErrorHandling } from './http/plugins/errors.js';
 import { AUTH_FAILURE_WINDOW_MS } from './http/auth-failures.js';
+import { clientAddress, trustProxy } from './http/client-address.js';
 import { memoryWindow, redisWindow } from './http/fixed-window.js';
 import { createMetricsRegistry, registerHttpMetrics } from './http/plugins/metrics.js';
 import { SendMessageLane } from './http/send-message-lane.js';
@@ -113,6 +114,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   // The send-message lane serves its route on the socket before Fastify sees the request
   // (http/send-message-lane.ts); it is set once the channel module exists.
   const lane: { current?: SendMessageLane } = {};
+  const trusted = trustProxy(config.trustProxy);
   const app = Fastify({
     logger: deps.logStream ? { ...loggerOptions(config.logLevel), stream: deps.logStream } : loggerOptions(config.logLevel),
     genReqId: requestIdOf,
@@ -131,7 +133,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     // Per-request loggers are made on their first enabled line (kernel/logger.ts).
     childLoggerFactory: lazyChildLoggerFactory as unknown as FastifyServerOptions['childLoggerFactory'],
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: false,
+    // Per-IP limits need the client's address, not a load balancer's (http/client-address.ts).
+    trustProxy: trusted ? (address: string) => trusted(address) : false,
     return503OnClosing: true,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -285,7 +288,14 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const failureWindow = (name: string) => fixedWindow(name, config.authFailuresPerMinute, AUTH_FAILURE_WINDOW_MS);
   const ingestLimits = { own: fixedWindow('rl-channel-', config.channelRateLimitPerSecond, 1000), failures: failureWindow('rl-channel-fail-') };
   await app.register(channelIngestRoutes, { ingest: channel.ingest, limits: ingestLimits });
-  const sendMessageLane = new SendMessageLane({ ingest: channel.ingest, limits: ingestLimits, observe: observeRequest, log: app.log, requestId: requestIdOf });
+  const sendMessageLane = new SendMessageLane({
+    ingest: channel.ingest,
+    limits: ingestLimits,
+    observe: observeRequest,
+    log: app.log,
+    requestId: requestIdOf,
+    clientAddress: (req) => clientAddress(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'], trusted),
+  });
   lane.current = sendMessageLane;
   app.addHook('preClose', async () => sendMessageLane.close());
 

@@ -55,6 +55,8 @@ export interface SendMessageLaneOptions {
   log: FastifyBaseLogger;
   /** The id of a request: its valid `x-request-id`, or a new one (as Fastify's genReqId). */
   requestId: (req: IncomingMessage) => string;
+  /** The client's address for per-IP failure counts (as Fastify's `request.ip`). */
+  clientAddress: (req: IncomingMessage) => string;
 }
 
 /** The client went away before its body arrived: nothing to answer. */
@@ -99,14 +101,14 @@ export class SendMessageLane {
       if (this.#closing) {
         throw new AppError('service_unavailable', { detail: 'the server is shutting down' }, { headers: { 'retry-after': '1', connection: 'close' } });
       }
-      const admission = admitSendMessage(this.options.limits, tenantId, channelId, req.socket.remoteAddress ?? '', req.headers);
+      const admission = admitSendMessage(this.options.limits, tenantId, channelId, this.options.clientAddress(req), req.headers);
       if (admission) await admission;
       const rawBody = await readBody(req);
       const result = await this.options.ingest.receive(sendMessageRequest(tenantId, channelId, url, req.headers, rawBody), this.#charge);
       body = JSON.stringify({ status: 'OK', entity: result });
     } catch (error) {
       if (error instanceof ClientGone || res.destroyed) return;
-      noteSendMessageFailure(this.options.limits, tenantId, channelId, req.socket.remoteAddress ?? '', error);
+      noteSendMessageFailure(this.options.limits, tenantId, channelId, this.options.clientAddress(req), error);
       const appError = toAppError(error, 'api');
       if (appError.status >= 500) log.error({ reqId: id, err: error }, 'request failed');
       else if (!QUIETER_THAN_INFO.has(log.level)) log.info({ reqId: id, code: appError.code, status: appError.status }, appError.message);

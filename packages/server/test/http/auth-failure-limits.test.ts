@@ -13,6 +13,7 @@ import { ADMIN, createTenant, createTestApp, login, type TestApp } from '../help
 import { createAssociation, customerMessage, type TestAssociation } from '../helpers/channel.js';
 import { ENGINES } from '../helpers/engines.js';
 import { createImApp, listen } from '../helpers/im.js';
+import { clientAddress, trustProxy } from '../../src/http/client-address.js';
 
 const FAILURES = 10;
 const STRANGER = '203.0.113.9';
@@ -61,9 +62,10 @@ async function injectPost(app: FastifyInstance, assoc: TestAssociation, ip: stri
 }
 
 /** A real request to the lane from `localAddress` (any 127.x address reaches a server on 127.0.0.1). */
-function socketPost(port: number, localAddress: string, assoc: TestAssociation, body: string, secret?: string): Promise<Answer> {
+function socketPost(port: number, localAddress: string, assoc: TestAssociation, body: string, secret?: string, forwardedFor?: string): Promise<Answer> {
+  const headers = { ...signed(assoc, body, secret), ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) };
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, localAddress, method: 'POST', path: assoc.postMessageUrl, headers: signed(assoc, body, secret), agent: false }, (res) => {
+    const req = request({ host: '127.0.0.1', port, localAddress, method: 'POST', path: assoc.postMessageUrl, headers, agent: false }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
@@ -151,6 +153,47 @@ describe.each(ENGINES)('the send-message lane on %s', (engine) => {
       const real: Answer[] = [];
       for (let i = 0; i < 15; i++) real.push(await socketPost(port, '127.0.0.3', assoc, customerMessage({ from: 'c-lane', msg_id: `lane-${i}` })));
       expect(real.map((a) => a.status)).toEqual(Array(15).fill(200));
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('behind a load balancer (PARLEY_TRUST_PROXY)', () => {
+  it('reads the client from X-Forwarded-For only when the peer is a trusted proxy', () => {
+    const trusted = trustProxy(['127.0.0.1', '10.0.0.0/8']);
+    expect(clientAddress('127.0.0.1', '203.0.113.9', trusted)).toBe('203.0.113.9');
+    expect(clientAddress('::ffff:127.0.0.1', '203.0.113.9, 10.1.2.3', trusted)).toBe('203.0.113.9');
+    expect(clientAddress('198.51.100.1', '203.0.113.9', trusted)).toBe('198.51.100.1');
+    expect(clientAddress('127.0.0.1', undefined, trusted)).toBe('127.0.0.1');
+    expect(clientAddress('127.0.0.1', '203.0.113.9', undefined)).toBe('127.0.0.1');
+  });
+
+  it('counts failures per forwarded client on the lane and on Fastify routes, so one stranger does not block everyone', async () => {
+    const t = await createTestApp('sqlite', { env: { ...ENV, PARLEY_TRUST_PROXY: '127.0.0.1' } });
+    try {
+      await listen(t.app);
+      const { port } = t.app.server.address() as { port: number };
+      const root = await login(t.app, ADMIN.username, ADMIN.password);
+      const tenant = await createTenant(t.app, root, 'Proxied');
+      const assoc = await createAssociation(t.app, tenant.adminToken, tenant.tenantId, 'http://127.0.0.1:9/hook');
+      const body = customerMessage({ from: 'c-proxied' });
+      const flood: Answer[] = [];
+      for (let i = 0; i < 15; i++) flood.push(await socketPost(port, '127.0.0.1', assoc, body, 'f'.repeat(32), STRANGER));
+      expectFloodRefused(flood, { status: 401, code: 'invalid_signature' }, 'rate_limited');
+      expect((await socketPost(port, '127.0.0.1', assoc, customerMessage({ from: 'c-proxied', msg_id: 'p-1' }), undefined, CLIENT)).status).toBe(200);
+
+      const im = await createImApp(t.app, 'proxied', 'app');
+      const wrong = { grant_type: 'client_credentials', client_id: im.clientId, client_secret: 'nope' };
+      const tokenFlood: Answer[] = [];
+      for (let i = 0; i < 15; i++) {
+        const res = await t.app.inject({ method: 'POST', url: `${im.base}/token`, payload: wrong, headers: { 'x-forwarded-for': STRANGER } });
+        tokenFlood.push({ status: res.statusCode, code: res.json().error, retryAfter: res.headers['retry-after'] as string | undefined });
+      }
+      expectFloodRefused(tokenFlood, { status: 400, code: 'invalid_grant' }, 'reach_limit');
+      const right = { grant_type: 'client_credentials', client_id: im.clientId, client_secret: im.clientSecret };
+      const ok = await t.app.inject({ method: 'POST', url: `${im.base}/token`, payload: right, headers: { 'x-forwarded-for': CLIENT } });
+      expect(ok.statusCode).toBe(200);
     } finally {
       await t.close();
     }
