@@ -30,7 +30,7 @@ type Mode = 'memory' | 'redis';
 const MODES: Array<[string, Mode]> = ENGINES.map((engine) => [engine, 'memory'] as [string, Mode]).concat([['sqlite', 'redis']]);
 
 async function start(engine: string, mode: Mode): Promise<TestApp> {
-  const redis = mode === 'redis' ? { REDIS_URL: 'redis://127.0.0.1:6379', PARLEY_REDIS_PREFIX: `parley-test-${randomBytes(4).toString('hex')}:` } : {};
+  const redis: Record<string, string> = mode === 'redis' ? { REDIS_URL: 'redis://127.0.0.1:6379', PARLEY_REDIS_PREFIX: `parley-test-${randomBytes(4).toString('hex')}:` } : {};
   return createTestApp(engine as 'sqlite' | 'postgres', { env: { ...ENV, ...redis } });
 }
 
