@@ -53,7 +53,7 @@ export interface Config {
   readonly trustProxy: readonly string[];
   /** Password hashes (scrypt) run at once (PARLEY_PASSWORD_HASH_CONCURRENCY, default half the cores, at least 1). */
   readonly passwordHashConcurrency: number;
-  /** Password checks that may wait for a slot; more get 503 at once (PARLEY_PASSWORD_HASH_QUEUE). */
+  /** Password checks that may wait for a slot in each lane of the pool; more get 503 at once (PARLEY_PASSWORD_HASH_QUEUE). */
   readonly passwordHashQueue: number;
   /** Default lifetime of IM app and user tokens, seconds (PARLEY_IM_TOKEN_TTL_SECONDS). */
   readonly imTokenTtlSeconds: number;

@@ -77,6 +77,7 @@ describe('LoginBackoff', () => {
 describe('PasswordPool', () => {
   it('never runs more than `concurrency` at once, queues up to `queue`, and refuses the rest with 503 and Retry-After', async () => {
     const pool = new PasswordPool({ concurrency: 2, queue: 3 });
+    // One lane (the default) here: its queue is the bound.
     let running = 0;
     let most = 0;
     const releases: Array<() => void> = [];
@@ -106,6 +107,33 @@ describe('PasswordPool', () => {
     expect(most).toBe(2);
     expect(pool.peak).toBe(2);
     expect(pool.active).toBe(0);
+  });
+});
+
+describe('PasswordPool lanes', () => {
+  it('serves lanes in turn, each with its own queue, so a flood in one lane neither refuses nor delays another much', async () => {
+    const pool = new PasswordPool({ concurrency: 1, queue: 3 });
+    const order: string[] = [];
+    const releases: Array<() => void> = [];
+    const work = (name: string) => () =>
+      new Promise<void>((resolve) => {
+        order.push(name);
+        releases.push(resolve);
+      });
+    const all = [pool.run(work('flood-0'), 'im:demo')];
+    for (let i = 1; i <= 3; i++) all.push(pool.run(work(`flood-${i}`), 'im:demo'));
+    // The flood's lane is full; another lane still gets in.
+    expect(await pool.run(work('flood-4'), 'im:demo').catch((e: AppError) => e.code)).toBe('service_unavailable');
+    all.push(pool.run(work('console'), 'console'));
+    expect(pool.waiting).toBe(4);
+    while (order.length < 5 || releases.length > 0) {
+      releases.shift()?.();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(all);
+    // The console sign-in ran right after the hash that was running, ahead of the flood's queue.
+    expect(order).toEqual(['flood-0', 'flood-1', 'console', 'flood-2', 'flood-3']);
+    expect(pool.peak).toBe(1);
   });
 });
 

@@ -44,22 +44,29 @@ export class Passwords {
     readonly backoff: LoginBackoff,
   ) {}
 
+  /** A new password's hash; these wait in a lane of their own, apart from sign-ins. */
   hash(password: string): Promise<string> {
-    return this.pool.run(() => hashPassword(password));
+    return this.pool.run(() => hashPassword(password), 'new-passwords');
   }
 
   /**
    * One guess at `account`'s password from `ip`: refused with 429 while either backs off,
    * else checked (against a dummy hash when the account does not exist, to even out timing).
-   * Answers whether it matched; the back-off learns the outcome. `limitedCode` is the 429's code
-   * on the caller's surface.
+   * Answers whether it matched; the back-off learns the outcome. `lane` is where it waits for the
+   * pool (`console`, `im:<app id>`); `limitedCode` is the 429's code on the caller's surface.
    */
-  async attempt(account: string, ip: string, password: string, stored: string | undefined, limitedCode: 'rate_limited' | 'reach_limit' = 'rate_limited'): Promise<boolean> {
-    const attempt = this.backoff.begin(account, ip, limitedCode);
+  async attempt(
+    account: string,
+    ip: string,
+    password: string,
+    stored: string | undefined,
+    options: { lane: string; limitedCode?: 'rate_limited' | 'reach_limit' },
+  ): Promise<boolean> {
+    const attempt = this.backoff.begin(account, ip, options.limitedCode);
     let ok: boolean;
     try {
       const hash = stored ?? (await dummyHash());
-      ok = (await this.pool.run(() => verifyPassword(password, hash))) && stored !== undefined;
+      ok = (await this.pool.run(() => verifyPassword(password, hash), options.lane)) && stored !== undefined;
     } catch (error) {
       // Refused by the pool, or the check failed: not a guess, so not counted against anyone.
       this.backoff.end(attempt, undefined);

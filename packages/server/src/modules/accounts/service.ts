@@ -74,7 +74,7 @@ export class AccountsService {
   async login(username: string, password: string, ip: string): Promise<LoginResult> {
     const name = normaliseUsername(username);
     const user = await this.repo.findUserByUsername(name);
-    const ok = await this.passwords.attempt(`console:${name}`, ip, password, user?.passwordHash);
+    const ok = await this.passwords.attempt(`console:${name}`, ip, password, user?.passwordHash, { lane: 'console' });
     if (!user || !ok) throw new AppError('invalid_credentials');
     const token = randomToken(32);
     await this.repo.saveToken(sha256Hex(token), user.id, this.clock.now() + this.tokenTtlSeconds * 1000);

@@ -117,7 +117,10 @@ export class ImAppsService {
   async userToken(app: ImApp, username: string, password: string, ttl: number | undefined, ip: string, admit: Admit = noAdmit): Promise<UserTokenResult> {
     const name = foldUsername(username);
     const user = await this.users.getUser(app.id, name);
-    const ok = await this.passwords.attempt(`im:${app.id}:${name}`, ip, password, user?.passwordHash, 'reach_limit');
+    const ok = await this.passwords.attempt(`im:${app.id}:${name}`, ip, password, user?.passwordHash, {
+      lane: `im:${app.id}`,
+      limitedCode: 'reach_limit',
+    });
     if (!user || !ok) throw new AppError('invalid_grant');
     await admit();
     const expiresIn = ttl ?? this.defaultTtlSeconds;
