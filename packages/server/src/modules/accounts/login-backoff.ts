@@ -4,9 +4,9 @@
  *
  * After `failures` consecutive failures of a key, the key is refused for `baseMs`, doubling with
  * each further failure up to `capMs`; a success resets the account and the IP, and failures more
- * than `capMs` apart start the count over. While a key is
- * near its limit only as many checks run at once as failures remain before it, and one at a time
- * past it, so parallel guesses cannot slip in before the first failures are counted.
+ * than `capMs` apart start the count over. While a key is near its limit only as many checks run
+ * at once as failures remain before it, and one at a time past it, so parallel guesses cannot slip
+ * in before the first failures are counted. Kept in this process's memory.
  */
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';

@@ -3,7 +3,7 @@ import { ApiEntity, ChannelParams, SendMessageResult } from '@parley/protocol';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Type } from 'typebox';
 import { AppError } from '../../../kernel/errors.js';
-import { IngestService, type SendMessageRequest } from '../../../modules/channel/ingest.js';
+import { IngestService, type ChargeAssociation, type SendMessageRequest } from '../../../modules/channel/ingest.js';
 import { failureKey, noteFailure, tooMany, type GuardedLimits } from '../../auth-failures.js';
 
 /** Spec: the send-message body is compact JSON; 64 KiB is far above any real message. */
@@ -37,7 +37,7 @@ function admitted(retryAfter: number, headers: IncomingHttpHeaders): void {
 }
 
 /** The association's charge, made by the ingest service once the signature holds. */
-export function chargeAfterSignature(limits: GuardedLimits): (tenantId: number, channelId: number) => number | Promise<number> {
+export function chargeAfterSignature(limits: GuardedLimits): ChargeAssociation {
   const own = limits.own;
   return (tenantId, channelId) => own.take(`${tenantId}/${channelId}`);
 }
