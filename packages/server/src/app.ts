@@ -15,6 +15,9 @@ import { systemClock, type Clock } from './kernel/clock.js';
 import { requestId } from './kernel/ids.js';
 import { lazyChildLoggerFactory, loggerOptions } from './kernel/logger.js';
 import { bootstrapAccounts, type BootstrapResult } from './modules/accounts/bootstrap.js';
+import { LoginBackoff } from './modules/accounts/login-backoff.js';
+import { Passwords } from './modules/accounts/password.js';
+import { PasswordPool } from './modules/accounts/password-pool.js';
 import { AccountsService } from './modules/accounts/service.js';
 import { createCallbacks, type CallbacksModule } from './modules/callbacks/index.js';
 import { createImModule, type ImModule } from './modules/im/index.js';
@@ -22,13 +25,15 @@ import type { PostSendHook } from './modules/im/post-send.js';
 import type { AppCreated } from '@parley/protocol';
 import { registerBearerAuth } from './http/plugins/bearer.js';
 import { registerErrorHandling } from './http/plugins/errors.js';
+import { AUTH_FAILURE_WINDOW_MS } from './http/auth-failures.js';
+import { clientAddress, trustProxy } from './http/client-address.js';
 import { memoryWindow, redisWindow } from './http/fixed-window.js';
 import { createMetricsRegistry, registerHttpMetrics } from './http/plugins/metrics.js';
 import { SendMessageLane } from './http/send-message-lane.js';
 import { registerRateLimit } from './http/plugins/rate-limit.js';
 import { docsContentSecurityPolicy, registerSecurityHeaders } from './http/plugins/security-headers.js';
 import { mediaRoutes } from './http/routes/media.js';
-import { accountsRoutes } from './http/routes/api/accounts.js';
+import { accountsRoutes, TAKEN_NAMES_PER_HOUR, TAKEN_NAMES_WINDOW_MS } from './http/routes/api/accounts.js';
 import { channelAssociationRoutes } from './http/routes/api/channel-associations.js';
 import { channelConversationRoutes } from './http/routes/api/channel-conversations.js';
 import { channelEventRoutes } from './http/routes/api/channel-events.js';
@@ -72,6 +77,8 @@ export interface Parley {
   metrics: Registry;
   redis: Redis | undefined;
   accounts: AccountsService;
+  /** Password hashing pool and login back-off, shared by console logins and IM password grants. */
+  passwords: Passwords;
   bootstrap: BootstrapResult;
   /** Durable hand-off for work after a request; workers start when the app is ready. */
   jobs: JobQueue & { notifyAll(): void };
@@ -109,6 +116,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   // The send-message lane serves its route on the socket before Fastify sees the request
   // (http/send-message-lane.ts); it is set once the channel module exists.
   const lane: { current?: SendMessageLane } = {};
+  const trusted = trustProxy(config.trustProxy);
   const app = Fastify({
     logger: deps.logStream ? { ...loggerOptions(config.logLevel), stream: deps.logStream } : loggerOptions(config.logLevel),
     genReqId: requestIdOf,
@@ -127,14 +135,21 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     // Per-request loggers are made on their first enabled line (kernel/logger.ts).
     childLoggerFactory: lazyChildLoggerFactory as unknown as FastifyServerOptions['childLoggerFactory'],
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: false,
+    // Per-IP limits need the client's address, not a load balancer's (http/client-address.ts).
+    trustProxy: trusted ? (address: string) => trusted(address) : false,
     return503OnClosing: true,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const metrics = createMetricsRegistry();
   const accountsRepo = kyselyAccountsRepository(storage.db);
-  const accounts = new AccountsService(accountsRepo, clock, config.tokenTtlSeconds);
+  // One pool bounds every password hash of the process; one back-off covers console logins and
+  // IM password grants, so an IP guessing at both is counted once.
+  const passwords = new Passwords(
+    new PasswordPool({ concurrency: config.passwordHashConcurrency, queue: config.passwordHashQueue }),
+    new LoginBackoff(clock),
+  );
+  const accounts = new AccountsService(accountsRepo, clock, config.tokenTtlSeconds, passwords);
   const bootstrap = await bootstrapAccounts(accountsRepo, clock, {
     adminUsername: config.adminUsername,
     adminPassword: config.adminPassword,
@@ -191,6 +206,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     clock,
     jobs,
     tokenTtlSeconds: config.imTokenTtlSeconds,
+    passwords,
     commitConcurrency: storage.capabilities.multiWriter ? 4 : 1,
     postSend: deps.postSend ?? callbacks.hook,
     ...(presence ? { presence } : {}),
@@ -217,7 +233,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     if (status === 'online') await channel.dispatcher.agentAvailable(tenantId, agentId);
   });
 
-  app.decorate('parley', { config, clock, storage, metrics, redis, accounts, bootstrap, jobs, outbound, coordination, channel, im, imDemoApp, callbacks });
+  app.decorate('parley', { config, clock, storage, metrics, redis, accounts, passwords, bootstrap, jobs, outbound, coordination, channel, im, imDemoApp, callbacks });
   if (config.workers) {
     coordination.singletons.every('accounts.purge-tokens', 10 * 60_000, async () => {
       await accounts.purgeExpiredTokens();
@@ -259,6 +275,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     extraChecks: redis ? [async function redis_ping() { await redis.ping(); }] : [],
   });
 
+  // Fixed windows on the injected clock, or in Redis (shared by instances) when it is configured.
+  const fixedWindow = (name: string, max: number, windowMs: number) =>
+    redis ? redisWindow(redis, `${config.redisPrefix}${name}`, { max, windowMs }) : memoryWindow(clock, { max, windowMs });
+
   // Customer-service console API: bearer auth and a per-client rate limit.
   await app.register(async (api) => {
     await registerRateLimit(api, {
@@ -268,7 +288,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       nameSpace: `${config.redisPrefix}rl-api-`,
     });
     registerBearerAuth(api, accounts);
-    await api.register(accountsRoutes, { accounts });
+    await api.register(accountsRoutes, { accounts, takenNames: fixedWindow('rl-taken-names-', TAKEN_NAMES_PER_HOUR, TAKEN_NAMES_WINDOW_MS) });
     await api.register(channelAssociationRoutes, { channel });
     await api.register(channelConversationRoutes, { channel });
     await api.register(channelMediaRoutes, { channel });
@@ -279,10 +299,17 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   // The send-message API: HMAC-authenticated, raw-body surface of its own (no bearer, no /api
   // limit: a per-association limit of its own, shared by instances through Redis when they are).
   // The lane serves it on sockets; the route documents it and serves the rest.
-  const ingestWindow = { max: config.channelRateLimitPerSecond, windowMs: 1000 };
-  const ingestLimiter = redis ? redisWindow(redis, `${config.redisPrefix}rl-channel-`, ingestWindow) : memoryWindow(clock, ingestWindow);
-  await app.register(channelIngestRoutes, { ingest: channel.ingest, limiter: ingestLimiter });
-  const sendMessageLane = new SendMessageLane({ ingest: channel.ingest, limiter: ingestLimiter, observe: observeRequest, log: app.log, requestId: requestIdOf });
+  const failureWindow = (name: string) => fixedWindow(name, config.authFailuresPerMinute, AUTH_FAILURE_WINDOW_MS);
+  const ingestLimits = { own: fixedWindow('rl-channel-', config.channelRateLimitPerSecond, 1000), failures: failureWindow('rl-channel-fail-') };
+  await app.register(channelIngestRoutes, { ingest: channel.ingest, limits: ingestLimits });
+  const sendMessageLane = new SendMessageLane({
+    ingest: channel.ingest,
+    limits: ingestLimits,
+    observe: observeRequest,
+    log: app.log,
+    requestId: requestIdOf,
+    clientAddress: (req) => clientAddress(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'], trusted),
+  });
   lane.current = sendMessageLane;
   app.addHook('preClose', async () => sendMessageLane.close());
 
@@ -290,12 +317,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   await app.register(imRoutes, {
     im,
     accounts,
-    redis,
-    rateLimitPerSecond: config.imRateLimitPerSecond,
+    limits: { own: fixedWindow('rl-im-', config.imRateLimitPerSecond, 1000), failures: failureWindow('rl-im-fail-') },
     heartbeatMs: config.imHeartbeatSeconds * 1000,
     callbacks: callbacks.service,
     recentCallbacks: callbacks.recent,
-    rateLimitNameSpace: `${config.redisPrefix}rl-im-`,
   });
   // The web console (static bundle) at /console; `/` leads there.
   await app.register(consoleRoutes, { dir: config.consoleDir });

@@ -22,15 +22,28 @@ async function main(): Promise<void> {
 
   const app = await buildApp(config);
   const { bootstrap } = app.parley;
-  if (bootstrap.generatedPassword) {
-    // Printed once, on the first boot of an empty database; only its hash is stored.
-    process.stdout.write(
-      `\nParley created the system admin "${config.adminUsername}" with the generated password:\n\n    ${bootstrap.generatedPassword}\n\n` +
-        (bootstrap.demoTenantId
-          ? `The demo tenant ${bootstrap.demoTenantId} has ${DEMO_ADMIN_USERNAME} (admin) and ${DEMO_AGENT_USERNAME} (agent) with the same password.\n`
-          : '') +
-        'It is not shown again. Set PARLEY_ADMIN_PASSWORD to choose it yourself.\n\n',
+  if (bootstrap.generatedPassword || bootstrap.demoPasswords) {
+    // Printed once, on the first boot of an empty database; only the hashes are stored.
+    const lines: string[] = [''];
+    if (bootstrap.generatedPassword) {
+      lines.push(`Parley created the system admin "${config.adminUsername}" with the generated password:`, '', `    ${bootstrap.generatedPassword}`, '');
+    }
+    if (bootstrap.demoPasswords) {
+      lines.push(
+        `The demo tenant ${bootstrap.demoTenantId} has these accounts, each with a generated password of its own:`,
+        '',
+        `    ${DEMO_ADMIN_USERNAME} (admin)   ${bootstrap.demoPasswords.admin}`,
+        `    ${DEMO_AGENT_USERNAME} (agent)   ${bootstrap.demoPasswords.agent}`,
+        '',
+      );
+    }
+    lines.push(
+      `${bootstrap.generatedPassword ? 'They are' : 'The demo passwords are'} not shown again.` +
+        (bootstrap.generatedPassword ? ' Set PARLEY_ADMIN_PASSWORD to choose the admin password yourself.' : ''),
+      '',
+      '',
     );
+    process.stdout.write(lines.join('\n'));
   }
 
   if (app.parley.imDemoApp) {

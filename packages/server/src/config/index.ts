@@ -2,6 +2,8 @@
  * The one reader of process.env. Produces a validated, frozen Config; a bad value throws a
  * ConfigError whose message is one line naming the variable.
  */
+import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -45,6 +47,21 @@ export interface Config {
   readonly imRateLimitPerSecond: number;
   /** Send-message requests per second per REST association (PARLEY_CHANNEL_RATE_LIMIT). */
   readonly channelRateLimitPerSecond: number;
+  /**
+   * Failed authentications per client IP and IM app, or per IP and REST association, per minute
+   * before that IP is refused there (PARLEY_AUTH_FAILURE_LIMIT). Counted apart from the app's or
+   * association's own limit, which only authenticated requests use.
+   */
+  readonly authFailuresPerMinute: number;
+  /**
+   * Addresses (IPs or CIDR ranges) of the load balancers in front of Parley (PARLEY_TRUST_PROXY,
+   * default none). Per-IP limits then count the client named in X-Forwarded-For, not the balancer.
+   */
+  readonly trustProxy: readonly string[];
+  /** Password hashes (scrypt) run at once (PARLEY_PASSWORD_HASH_CONCURRENCY, default half the cores, at least 1). */
+  readonly passwordHashConcurrency: number;
+  /** Password checks that may wait for a slot in each lane of the pool; more get 503 at once (PARLEY_PASSWORD_HASH_QUEUE). */
+  readonly passwordHashQueue: number;
   /** Default lifetime of IM app and user tokens, seconds (PARLEY_IM_TOKEN_TTL_SECONDS). */
   readonly imTokenTtlSeconds: number;
   /** Interval of socket heartbeats; a socket that misses one is closed (PARLEY_IM_HEARTBEAT_SECONDS). */
@@ -91,6 +108,26 @@ export interface CallbacksConfig {
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
+
+/** A comma-separated list of IPs or IP/prefix ranges. */
+function addressList(env: Env, name: string): readonly string[] {
+  const entries = (env[name] ?? '').split(',').map((e) => e.trim()).filter(Boolean);
+  for (const entry of entries) {
+    const [address, bits, extra] = entry.split('/');
+    const family = isIP(address ?? '');
+    const max = family === 4 ? 32 : 128;
+    if (family === 0 || extra !== undefined || (bits !== undefined && !(/^\d{1,3}$/.test(bits) && Number(bits) <= max))) {
+      throw new ConfigError(`${name} must be a comma-separated list of IP addresses or ranges like 10.0.0.0/8 (got "${entry}")`);
+    }
+  }
+  return Object.freeze(entries);
+}
+
+/**
+ * Half the cores, at least one: during a flood of password guesses the other half keeps serving
+ * every other request (one on a two-core machine).
+ */
+const HASH_CONCURRENCY_DEFAULT = Math.max(1, Math.floor(availableParallelism() / 2));
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -211,6 +248,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     seedDemo: bool(env, 'PARLEY_SEED_DEMO', true),
     imRateLimitPerSecond: int(env, 'PARLEY_IM_RATE_LIMIT', 100, 1, 1_000_000),
     channelRateLimitPerSecond: int(env, 'PARLEY_CHANNEL_RATE_LIMIT', 1000, 1, 1_000_000),
+    trustProxy: addressList(env, 'PARLEY_TRUST_PROXY'),
+    authFailuresPerMinute: int(env, 'PARLEY_AUTH_FAILURE_LIMIT', 30, 1, 1_000_000),
+    passwordHashConcurrency: int(env, 'PARLEY_PASSWORD_HASH_CONCURRENCY', HASH_CONCURRENCY_DEFAULT, 1, 256),
+    passwordHashQueue: int(env, 'PARLEY_PASSWORD_HASH_QUEUE', 32, 0, 100_000),
     imTokenTtlSeconds: int(env, 'PARLEY_IM_TOKEN_TTL_SECONDS', 7 * 24 * 3600, 60, 365 * 24 * 3600),
     imHeartbeatSeconds: int(env, 'PARLEY_IM_HEARTBEAT_SECONDS', 30, 1, 3600),
     workers: bool(env, 'PARLEY_WORKERS', true),

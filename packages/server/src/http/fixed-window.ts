@@ -9,6 +9,12 @@ import type { Clock } from '../kernel/clock.js';
  */
 export interface FixedWindowLimiter {
   take(key: string): number | Promise<number>;
+  /**
+   * Charges nothing: the seconds until the key's window ends when it has already used its `max`
+   * hits, else 0. A check made before a request proves who it is (so that failures, charged
+   * elsewhere, cannot use up the key).
+   */
+  peek(key: string): number | Promise<number>;
 }
 
 export interface FixedWindowOptions {
@@ -38,6 +44,12 @@ export function memoryWindow(clock: Clock, { max, windowMs }: FixedWindowOptions
       w.count += 1;
       return w.count <= max ? 0 : retryAfter(w.endsAt - now);
     },
+    peek(key) {
+      const w = windows.get(key);
+      if (!w) return 0;
+      const now = clock.now();
+      return w.endsAt > now && w.count >= max ? retryAfter(w.endsAt - now) : 0;
+    },
   };
 }
 
@@ -57,19 +69,34 @@ end
 return {count, ttl}
 `;
 
+/** The window's [count, ms left] without charging it. */
+const PEEK_LUA = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+return {count, redis.call('PTTL', KEYS[1])}
+`;
+
 /**
  * Counters in Redis under `prefix + key`, shared by every instance. A Redis failure rejects, and
  * the request is refused as unavailable rather than let through unlimited.
  */
 export function redisWindow(redis: Redis, prefix: string, { max, windowMs }: FixedWindowOptions): FixedWindowLimiter {
   // A defined command is sent by its SHA once Redis has the script.
-  const client = redis as Redis & { parleyFixedWindow?: (key: string, windowMs: number) => Promise<[number, number]> };
+  const client = redis as Redis & {
+    parleyFixedWindow?: (key: string, windowMs: number) => Promise<[number, number]>;
+    parleyFixedWindowPeek?: (key: string) => Promise<[number, number]>;
+  };
   if (!client.parleyFixedWindow) client.defineCommand('parleyFixedWindow', { numberOfKeys: 1, lua: TAKE_LUA });
+  if (!client.parleyFixedWindowPeek) client.defineCommand('parleyFixedWindowPeek', { numberOfKeys: 1, lua: PEEK_LUA });
   const command = client.parleyFixedWindow!.bind(client);
+  const peekCommand = client.parleyFixedWindowPeek!.bind(client);
   return {
     async take(key) {
       const [count, ttl] = await command(prefix + key, windowMs);
       return count <= max ? 0 : retryAfter(ttl);
+    },
+    async peek(key) {
+      const [count, ttl] = await peekCommand(prefix + key);
+      return count >= max && ttl > 0 ? retryAfter(ttl) : 0;
     },
   };
 }

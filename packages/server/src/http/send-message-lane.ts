@@ -9,11 +9,15 @@
  *
  *   POST /api/tenants/{t}/rest/channels/{c}/messages, t and c decimal ids  (else: Fastify)
  *     -> shutting down?            503 service_unavailable, Connection: close
- *     -> association's rate        429 rate_limited + Retry-After      (same limiter as the route)
+ *     -> IP's failures, association's rate
+ *                                  429 rate_limited + Retry-After      (same limiters as the route;
+ *                                                                       looked at, not charged)
  *     -> Authorization headers     401 missing_authorization           (before the body is read)
  *     -> body > 64 KiB             413 payload_too_large, Connection: close
  *     -> Content-Type              415 unsupported_media_type
- *     -> IngestService.receive     its 4xx/5xx, or 200 {status: OK, entity}
+ *     -> IngestService.receive     its 4xx/5xx (the association is charged once the signature
+ *                                  holds), or 200 {status: OK, entity}
+ *   an authentication failure (401) is counted against the caller's IP at the association.
  *
  * Answers carry `x-request-id`, errors the `/api` envelope (plugins/errors.ts), and every answer
  * is counted in the HTTP metrics under the route's pattern, as Fastify's answers are.
@@ -24,12 +28,19 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../kernel/errors.js';
-import type { IngestService } from '../modules/channel/ingest.js';
-import type { FixedWindowLimiter } from './fixed-window.js';
+import type { ChargeAssociation, IngestService } from '../modules/channel/ingest.js';
+import type { GuardedLimits } from './auth-failures.js';
 import { renderError, toAppError } from './plugins/errors.js';
 import type { ObserveRequest } from './plugins/metrics.js';
 import { DATA_CONTENT_SECURITY_POLICY } from './plugins/security-headers.js';
-import { admitSendMessage, SEND_MESSAGE_MAX_BYTES, SEND_MESSAGE_ROUTE, sendMessageRequest } from './routes/api/channel-ingest.js';
+import {
+  admitSendMessage,
+  chargeAfterSignature,
+  noteSendMessageFailure,
+  SEND_MESSAGE_MAX_BYTES,
+  SEND_MESSAGE_ROUTE,
+  sendMessageRequest,
+} from './routes/api/channel-ingest.js';
 
 const PATH = /^\/api\/tenants\/(\d{1,15})\/rest\/channels\/(\d{1,15})\/messages(?:\?|$)/;
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -38,11 +49,14 @@ const QUIETER_THAN_INFO = new Set(['warn', 'error', 'fatal', 'silent']);
 
 export interface SendMessageLaneOptions {
   ingest: IngestService;
-  limiter: FixedWindowLimiter;
+  /** The association's rate and the failures per IP, shared with the Fastify route. */
+  limits: GuardedLimits;
   observe: ObserveRequest;
   log: FastifyBaseLogger;
   /** The id of a request: its valid `x-request-id`, or a new one (as Fastify's genReqId). */
   requestId: (req: IncomingMessage) => string;
+  /** The client's address for per-IP failure counts (as Fastify's `request.ip`). */
+  clientAddress: (req: IncomingMessage) => string;
 }
 
 /** The client went away before its body arrived: nothing to answer. */
@@ -50,8 +64,11 @@ class ClientGone extends Error {}
 
 export class SendMessageLane {
   #closing = false;
+  readonly #charge: ChargeAssociation;
 
-  constructor(private readonly options: SendMessageLaneOptions) {}
+  constructor(private readonly options: SendMessageLaneOptions) {
+    this.#charge = chargeAfterSignature(options.limits);
+  }
 
   /** From now on, answer 503 and close the connection (the app is shutting down). */
   close(): void {
@@ -84,13 +101,14 @@ export class SendMessageLane {
       if (this.#closing) {
         throw new AppError('service_unavailable', { detail: 'the server is shutting down' }, { headers: { 'retry-after': '1', connection: 'close' } });
       }
-      const admission = admitSendMessage(this.options.limiter, tenantId, channelId, req.headers);
+      const admission = admitSendMessage(this.options.limits, tenantId, channelId, this.options.clientAddress(req), req.headers);
       if (admission) await admission;
       const rawBody = await readBody(req);
-      const result = await this.options.ingest.receive(sendMessageRequest(tenantId, channelId, url, req.headers, rawBody));
+      const result = await this.options.ingest.receive(sendMessageRequest(tenantId, channelId, url, req.headers, rawBody), this.#charge);
       body = JSON.stringify({ status: 'OK', entity: result });
     } catch (error) {
       if (error instanceof ClientGone || res.destroyed) return;
+      noteSendMessageFailure(this.options.limits, tenantId, channelId, this.options.clientAddress(req), error);
       const appError = toAppError(error, 'api');
       if (appError.status >= 500) log.error({ reqId: id, err: error }, 'request failed');
       else if (!QUIETER_THAN_INFO.has(log.level)) log.info({ reqId: id, code: appError.code, status: appError.status }, appError.message);

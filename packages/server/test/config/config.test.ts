@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
@@ -18,6 +19,19 @@ describe('config', () => {
       workers: true,
     });
     expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it('reads the authentication limits, with a hashing concurrency of half the cores by default', () => {
+    const defaults = loadConfig({});
+    expect(defaults).toMatchObject({ authFailuresPerMinute: 30, passwordHashQueue: 32, trustProxy: [] });
+    expect(defaults.passwordHashConcurrency).toBe(Math.max(1, Math.floor(os.availableParallelism() / 2)));
+    const c = loadConfig({
+      PARLEY_AUTH_FAILURE_LIMIT: '5',
+      PARLEY_PASSWORD_HASH_CONCURRENCY: '3',
+      PARLEY_PASSWORD_HASH_QUEUE: '0',
+      PARLEY_TRUST_PROXY: ' 10.0.0.0/8, 127.0.0.1 ,::1',
+    });
+    expect(c).toMatchObject({ authFailuresPerMinute: 5, passwordHashConcurrency: 3, passwordHashQueue: 0, trustProxy: ['10.0.0.0/8', '127.0.0.1', '::1'] });
   });
 
   it('reads every variable', () => {
@@ -56,6 +70,10 @@ describe('config', () => {
     ['LOG_LEVEL', 'loud'],
     ['PARLEY_ADMIN_PASSWORD', 'short'],
     ['PARLEY_TOKEN_TTL_SECONDS', '5'],
+    ['PARLEY_TRUST_PROXY', 'balancer.internal'],
+    ['PARLEY_TRUST_PROXY', '10.0.0.0/33'],
+    ['PARLEY_PASSWORD_HASH_CONCURRENCY', '0'],
+    ['PARLEY_AUTH_FAILURE_LIMIT', '0'],
   ])('rejects %s=%s with a one-line reason naming it', (name, value) => {
     let error: unknown;
     try {

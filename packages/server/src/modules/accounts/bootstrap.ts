@@ -9,7 +9,12 @@ export interface BootstrapResult {
   /** Set only when the password was generated: shown once, never stored in clear. */
   generatedPassword?: string;
   demoTenantId?: number;
+  /** The demo accounts' own generated passwords, set with `demoTenantId`: shown once. */
+  demoPasswords?: { admin: string; agent: string };
 }
+
+/** 16 random bytes, base64url: about 128 bits, easy to copy from a terminal. */
+const generatePassword = () => randomBytes(16).toString('base64url');
 
 export const DEMO_TENANT_NAME = 'Demo';
 export const DEMO_ADMIN_USERNAME = 'demo-admin@parley.local';
@@ -17,8 +22,9 @@ export const DEMO_AGENT_USERNAME = 'demo-agent@parley.local';
 
 /**
  * First boot on an empty database: a system admin from the configured credentials (or with a
- * generated password), and a flagship demo tenant with an admin and an agent that share the
- * system admin's password. A second boot finds the admin and does nothing.
+ * generated password), and a flagship demo tenant with an admin and an agent, each with a
+ * generated password of its own (and so a salt and hash of its own). A second boot finds the
+ * admin and does nothing.
  */
 export async function bootstrapAccounts(
   repo: AccountsRepository,
@@ -26,7 +32,7 @@ export async function bootstrapAccounts(
   options: { adminUsername: string; adminPassword: string | undefined; seedDemo: boolean },
 ): Promise<BootstrapResult> {
   if (await repo.hasSystemAdmin()) return { createdAdmin: false };
-  const password = options.adminPassword ?? randomBytes(12).toString('base64url');
+  const password = options.adminPassword ?? generatePassword();
   const passwordHash = await hashPassword(password);
   const now = clock.now();
   try {
@@ -51,11 +57,12 @@ export async function bootstrapAccounts(
   const result: BootstrapResult = { createdAdmin: true };
   if (options.adminPassword === undefined) result.generatedPassword = password;
   if (options.seedDemo && (await repo.countTenants()) === 0) {
+    const demoPasswords = { admin: generatePassword(), agent: generatePassword() };
     const { tenant } = await repo.createTenant(
       {
         name: DEMO_TENANT_NAME,
         edition: 'flagship',
-        admin: { username: DEMO_ADMIN_USERNAME, passwordHash, nickname: 'Demo admin', avatar: null, role: 'admin', maxSessions: 10 },
+        admin: { username: DEMO_ADMIN_USERNAME, passwordHash: await hashPassword(demoPasswords.admin), nickname: 'Demo admin', avatar: null, role: 'admin', maxSessions: 10 },
       },
       now,
     );
@@ -63,7 +70,7 @@ export async function bootstrapAccounts(
       {
         tenantId: tenant.id,
         username: DEMO_AGENT_USERNAME,
-        passwordHash,
+        passwordHash: await hashPassword(demoPasswords.agent),
         nickname: 'Demo agent',
         avatar: null,
         role: 'agent',
@@ -73,6 +80,7 @@ export async function bootstrapAccounts(
       now,
     );
     result.demoTenantId = tenant.id;
+    result.demoPasswords = demoPasswords;
   }
   return result;
 }

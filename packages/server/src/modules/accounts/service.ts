@@ -13,7 +13,7 @@ import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import { randomToken, sha256Hex } from '../../kernel/ids.js';
 import { isUniqueViolation } from '../../storage/errors.js';
-import { dummyHash, hashPassword, verifyPassword } from './password.js';
+import type { Passwords } from './password.js';
 import type { AccountsRepository, Tenant, User } from './ports.js';
 
 /** Who is calling, as established from a bearer token. */
@@ -67,11 +67,14 @@ export class AccountsService {
     private readonly repo: AccountsRepository,
     private readonly clock: Clock,
     private readonly tokenTtlSeconds: number,
+    private readonly passwords: Passwords,
   ) {}
 
-  async login(username: string, password: string): Promise<LoginResult> {
-    const user = await this.repo.findUserByUsername(normaliseUsername(username));
-    const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyHash()));
+  /** `ip` is the caller's address, for the back-off (login-backoff.ts). */
+  async login(username: string, password: string, ip: string): Promise<LoginResult> {
+    const name = normaliseUsername(username);
+    const user = await this.repo.findUserByUsername(name);
+    const ok = await this.passwords.attempt(`console:${name}`, ip, password, user?.passwordHash, { lane: 'console' });
     if (!user || !ok) throw new AppError('invalid_credentials');
     const token = randomToken(32);
     await this.repo.saveToken(sha256Hex(token), user.id, this.clock.now() + this.tokenTtlSeconds * 1000);
@@ -93,7 +96,7 @@ export class AccountsService {
   }
 
   async createTenant(input: CreateTenantRequest): Promise<TenantView> {
-    const passwordHash = await hashPassword(input.admin.password);
+    const passwordHash = await this.passwords.hash(input.admin.password);
     try {
       const { tenant } = await this.repo.createTenant(
         {
@@ -164,7 +167,7 @@ export class AccountsService {
         {
           tenantId,
           username: normaliseUsername(input.username),
-          passwordHash: await hashPassword(input.password),
+          passwordHash: await this.passwords.hash(input.password),
           nickname: input.nickname,
           avatar: input.avatar ?? null,
           role: input.role,

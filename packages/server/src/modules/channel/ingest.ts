@@ -2,7 +2,7 @@
  * The send-message API (spec 4.1/5.1, contract 3.2): authenticate a customer's server by the
  * HMAC over the exact bytes it sent, then validate, route and store the message durably.
  * Order of checks: Authorization present -> tenant and edition -> channel -> Client ID owns it
- * -> signature -> expiry -> JSON -> message rules. Nothing is parsed before the signature holds.
+ * -> signature -> the association's rate -> expiry -> JSON -> message rules. Nothing is parsed before the signature holds.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -31,6 +31,9 @@ export interface SendMessageRequest {
   rawBody: Buffer;
 }
 
+/** Charges a request to its association's rate limit: 0, or the seconds until there is room. */
+export type ChargeAssociation = (tenantId: number, channelId: number) => number | Promise<number>;
+
 export class IngestService {
   constructor(
     private readonly associations: AssociationsService,
@@ -50,7 +53,12 @@ export class IngestService {
     return { auth, expires: trimmed };
   }
 
-  async receive(request: SendMessageRequest): Promise<SendMessageResult> {
+  /**
+   * `charge`, when given, is called once the signature holds and answers 0, or the seconds to
+   * wait when the association is over its rate (then 429 `rate_limited`): unauthenticated
+   * requests never use the association's budget.
+   */
+  async receive(request: SendMessageRequest, charge?: ChargeAssociation): Promise<SendMessageResult> {
     const { auth, expires } = IngestService.assertAuthorizationPresent(request.authorization, request.expires);
 
     const association = await this.associations.byClient(auth.clientId);
@@ -62,6 +70,11 @@ export class IngestService {
     }
     const signed = { method: 'POST', path: request.path, expires, body: request.rawBody };
     if (!verifySendMessage(association.signingKey, signed, auth.signature)) throw new AppError('invalid_signature');
+    if (charge) {
+      const charged = charge(request.tenantId, request.channelId);
+      const wait = typeof charged === 'number' ? charged : await charged;
+      if (wait > 0) throw new AppError('rate_limited', { retryAfter: wait }, { headers: { 'retry-after': String(wait) } });
+    }
     const expiresAt = Number(expires);
     if (expiresAt > 0 && expiresAt < this.clock.now()) throw new AppError('signature_expired', { expires: new Date(expiresAt).toISOString() });
 

@@ -9,11 +9,15 @@ import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import { randomHex, randomToken, sha256Hex, uuid } from '../../kernel/ids.js';
 import { isUniqueViolation } from '../../storage/errors.js';
-import { dummyHash, verifyPassword } from '../accounts/password.js';
+import type { Passwords } from '../accounts/password.js';
 import type { ImApp, ImAppsRepository, ImUsersRepository, TokenRecord } from './ports.js';
 import { foldUsername, imUserView } from './users.js';
 
 export type ImPrincipal = { level: 'admin' } | { level: 'user'; username: string };
+
+/** Called once a token request's credentials hold; throws to refuse it (e.g. 429). */
+export type Admit = () => Promise<void> | void;
+const noAdmit: Admit = () => undefined;
 
 
 /** Constant-time compare of two hex digests of equal length. */
@@ -44,6 +48,7 @@ export class ImAppsService {
     private readonly users: ImUsersRepository,
     private readonly clock: Clock,
     private readonly defaultTtlSeconds: number,
+    private readonly passwords: Passwords,
   ) {}
 
   async createApp(orgName: string, appName: string): Promise<{ app: ImApp; created: AppCreated }> {
@@ -97,19 +102,27 @@ export class ImAppsService {
     return app?.appkey;
   }
 
-  async appToken(app: ImApp, clientId: string, clientSecret: string, ttl: number | undefined): Promise<AppTokenResult> {
+  /** `admit` runs once the credentials hold, before the token is issued (the app's rate limit). */
+  async appToken(app: ImApp, clientId: string, clientSecret: string, ttl: number | undefined, admit: Admit = noAdmit): Promise<AppTokenResult> {
     const idOk = sameHash(sha256Hex(clientId), sha256Hex(app.clientId));
     const secretOk = sameHash(sha256Hex(clientSecret), app.clientSecretHash);
     if (!idOk || !secretOk) throw new AppError('invalid_grant');
+    await admit();
     const expiresIn = ttl ?? this.defaultTtlSeconds;
     const token = await this.issue(app, null, expiresIn);
     return { access_token: token, expires_in: expiresIn, application: app.id };
   }
 
-  async userToken(app: ImApp, username: string, password: string, ttl: number | undefined): Promise<UserTokenResult> {
-    const user = await this.users.getUser(app.id, foldUsername(username));
-    const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyHash()));
+  /** The password grant; `ip` is the caller's, for the back-off shared with console logins. */
+  async userToken(app: ImApp, username: string, password: string, ttl: number | undefined, ip: string, admit: Admit = noAdmit): Promise<UserTokenResult> {
+    const name = foldUsername(username);
+    const user = await this.users.getUser(app.id, name);
+    const ok = await this.passwords.attempt(`im:${app.id}:${name}`, ip, password, user?.passwordHash, {
+      lane: `im:${app.id}`,
+      limitedCode: 'reach_limit',
+    });
     if (!user || !ok) throw new AppError('invalid_grant');
+    await admit();
     const expiresIn = ttl ?? this.defaultTtlSeconds;
     const token = await this.issue(app, user.username, expiresIn);
     return { access_token: token, expires_in: expiresIn, user: imUserView(user) };

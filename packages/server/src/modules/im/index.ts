@@ -8,6 +8,7 @@ import { kyselyImAppsRepository, kyselyImUsersRepository } from '../../storage/r
 import { kyselyImGroupsRepository } from '../../storage/repositories/imGroups.js';
 import { kyselyImMessagesRepository } from '../../storage/repositories/imMessages.js';
 import type { Database } from '../../storage/schema.js';
+import type { Passwords } from '../accounts/password.js';
 import type { JobQueue } from '../jobs/ports.js';
 import { ImAppsService } from './apps.js';
 import { ImDelivery } from './delivery.js';
@@ -43,6 +44,8 @@ export interface ImModuleOptions {
   commitConcurrency?: number;
   /** Fan-out jobs run at once in this process. */
   fanoutConcurrency?: number;
+  /** Password hashing and checks (bounded pool, back-off), shared with the accounts module. */
+  passwords: Passwords;
 }
 
 export function createImModule(options: ImModuleOptions): ImModule {
@@ -54,8 +57,8 @@ export function createImModule(options: ImModuleOptions): ImModule {
   const ids = new IdGenerator(clock);
   const presence = options.presence ?? new InProcessPresence();
 
-  const apps = new ImAppsService(appsRepo, usersRepo, clock, options.tokenTtlSeconds);
-  const users = new ImUsersService(usersRepo, clock);
+  const apps = new ImAppsService(appsRepo, usersRepo, clock, options.tokenTtlSeconds, options.passwords);
+  const users = new ImUsersService(usersRepo, clock, options.passwords);
   const groups = new ImGroupsService(groupsRepo, users, ids, clock);
   const moderation = new ModerationService(appsRepo, clock);
   const committer = new MessageCommitter(db, messagesRepo, jobs, ids, options.commitConcurrency ?? 1);

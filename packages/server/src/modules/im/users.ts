@@ -4,7 +4,7 @@ import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import { uuid } from '../../kernel/ids.js';
 import { isUniqueViolation } from '../../storage/errors.js';
-import { hashPassword } from '../accounts/password.js';
+import type { Passwords } from '../accounts/password.js';
 import type { ImApp, ImUser, ImUsersRepository } from './ports.js';
 
 export const foldUsername = (name: string): string => name.trim().toLowerCase();
@@ -16,6 +16,18 @@ export function validUsername(name: string, field = 'username'): string {
     throw new AppError('illegal_argument', { detail: `${field}: "${name}" is not a valid user name (1-64 of a-z 0-9 _ . -)` });
   }
   return folded;
+}
+
+/**
+ * Shortest IM user password. Easemob documents only a maximum (64 characters); six is the usual
+ * floor of services of its kind and keeps one-character passwords out.
+ */
+export const IM_PASSWORD_MIN_LENGTH = 6;
+
+export function assertPassword(password: string, field = 'password'): void {
+  if ([...password].length < IM_PASSWORD_MIN_LENGTH) {
+    throw new AppError('illegal_argument', { detail: `${field}: must be at least ${IM_PASSWORD_MIN_LENGTH} characters` });
+  }
 }
 
 export const imUserView = (u: ImUser): ImUserView => ({
@@ -38,10 +50,13 @@ export class ImUsersService {
   constructor(
     private readonly repo: ImUsersRepository,
     private readonly clock: Clock,
+    private readonly passwords: Passwords,
   ) {}
 
   async create(app: ImApp, input: NewImUser[]): Promise<ImUserView[]> {
-    const names = input.map((u, i) => validUsername(u.username, input.length > 1 ? `[${i}].username` : 'username'));
+    const field = (i: number, name: string) => (input.length > 1 ? `[${i}].${name}` : name);
+    const names = input.map((u, i) => validUsername(u.username, field(i, 'username')));
+    input.forEach((u, i) => assertPassword(u.password, field(i, 'password')));
     const seen = new Set<string>();
     for (const name of names) {
       if (seen.has(name)) throw new AppError('duplicate_unique_property_exists', { entity: 'user', property: 'username', value: name });
@@ -50,17 +65,19 @@ export class ImUsersService {
     const taken = await this.repo.existingUsers(app.id, names);
     if (taken.length > 0) throw new AppError('duplicate_unique_property_exists', { entity: 'user', property: 'username', value: taken[0] });
     const now = this.clock.now();
-    const users: ImUser[] = await Promise.all(
-      input.map(async (u, i) => ({
+    const users: ImUser[] = [];
+    // One after another: a batch holds one place in the password pool, not one per user.
+    for (const [i, u] of input.entries()) {
+      users.push({
         appId: app.id,
         username: names[i] as string,
         uuid: uuid(),
-        passwordHash: await hashPassword(u.password),
+        passwordHash: await this.passwords.hash(u.password),
         nickname: u.nickname ?? null,
         createdAt: now,
         modifiedAt: now,
-      })),
-    );
+      });
+    }
     try {
       await this.repo.createUsers(users);
     } catch (error) {

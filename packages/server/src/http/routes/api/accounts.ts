@@ -18,13 +18,33 @@ import {
 import { Type } from 'typebox';
 import { AppError } from '../../../kernel/errors.js';
 import { assertRole, assertTenantAccess, type AccountsService } from '../../../modules/accounts/service.js';
+import { tooMany } from '../../auth-failures.js';
+import type { FixedWindowLimiter } from '../../fixed-window.js';
 import { principalOf } from '../../plugins/bearer.js';
 import { clearSessionCookie, requestToken, setSessionCookie } from '../../plugins/session-cookie.js';
 import { list, ok } from './envelope.js';
 
 
+/**
+ * Login names are global (a login e-mail names one person, and login takes no tenant), so a
+ * tenant admin who picks a taken name learns that it is taken. The answer is the same 409 whoever
+ * holds the name (this tenant, another, the system admin) and says nothing of where; and each
+ * tenant gets at most TAKEN_NAMES_PER_HOUR such answers an hour: past them, creating agents is
+ * refused with 429 until the hour ends, whatever the name, so the refusal tells nothing either.
+ */
+export const TAKEN_NAMES_PER_HOUR = 10;
+export const TAKEN_NAMES_WINDOW_MS = 3_600_000;
+
+export interface AccountsRoutesOptions {
+  accounts: AccountsService;
+  /** Taken-name answers per tenant (TAKEN_NAMES_PER_HOUR in TAKEN_NAMES_WINDOW_MS). */
+  takenNames: FixedWindowLimiter;
+}
+
+const isTakenName = (error: unknown) => error instanceof AppError && error.code === 'conflict' && error.params.resource === 'User';
+
 /** Contract section 2: login, tenants, skill groups, agents. */
-export const accountsRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsService }> = async (app, { accounts }) => {
+export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsRoutesOptions> = async (app, { accounts, takenNames }) => {
   app.post(
     '/api/login',
     {
@@ -32,7 +52,7 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsServi
       schema: { tags: ['accounts'], summary: 'Sign in and get a bearer token', body: LoginRequest, response: { 200: ApiEntity(LoginResult) } },
     },
     async (request, reply) => {
-      const result = await accounts.login(request.body.username, request.body.password);
+      const result = await accounts.login(request.body.username, request.body.password, request.ip);
       // The console signs in through the HttpOnly cookie; integrators use the returned token.
       setSessionCookie(request, reply, result.access_token, result.expires_in);
       return ok(result);
@@ -114,8 +134,19 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsServi
     '/api/tenants/:tenantId/agents',
     { schema: { tags: ['accounts'], summary: 'Create an agent or tenant admin', params: TenantParams, body: CreateAgentRequest, response: { 200: ApiEntity(AgentView) } } },
     async (request) => {
-      assertTenantAccess(principalOf(request), request.params.tenantId, ['admin']);
-      return ok(await accounts.createAgent(request.params.tenantId, request.body));
+      const principal = principalOf(request);
+      const { tenantId } = request.params;
+      assertTenantAccess(principal, tenantId, ['admin']);
+      // The system admin sees every account anyway; tenant admins are held to the budget.
+      const budgeted = principal.role !== 'system_admin';
+      const wait = budgeted ? await takenNames.peek(String(tenantId)) : 0;
+      if (wait > 0) throw tooMany('rate_limited', wait);
+      try {
+        return ok(await accounts.createAgent(tenantId, request.body));
+      } catch (error) {
+        if (budgeted && isTakenName(error)) await takenNames.take(String(tenantId));
+        throw error;
+      }
     },
   );
 

@@ -3,8 +3,8 @@ import { ApiEntity, ChannelParams, SendMessageResult } from '@parley/protocol';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Type } from 'typebox';
 import { AppError } from '../../../kernel/errors.js';
-import { IngestService, type SendMessageRequest } from '../../../modules/channel/ingest.js';
-import type { FixedWindowLimiter } from '../../fixed-window.js';
+import { IngestService, type ChargeAssociation, type SendMessageRequest } from '../../../modules/channel/ingest.js';
+import { failureKey, noteFailure, tooMany, type GuardedLimits } from '../../auth-failures.js';
 
 /** Spec: the send-message body is compact JSON; 64 KiB is far above any real message. */
 export const SEND_MESSAGE_MAX_BYTES = 64 * 1024;
@@ -13,19 +13,41 @@ export const SEND_MESSAGE_ROUTE = '/api/tenants/:tenantId/rest/channels/:channel
 const headerValue = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 
 /**
- * The checks made before the body is read, in order: the association's rate (a customer's server
- * in a loop cannot starve the others), then the Authorization and X-Auth-Expires headers.
- * Synchronous when the limiter is (one process); a promise when it asks Redis.
+ * The checks made before the body is read, in order: the caller's IP has not failed too often at
+ * this association, the association has room left in its window (a customer's server in a loop
+ * cannot starve the others), then the Authorization and X-Auth-Expires headers.
+ *
+ * The association's window is only looked at here, not charged: the HMAC covers the body, so a
+ * request is charged once its signature holds (`chargeAfterSignature`). Failed authentications
+ * are counted per IP and association (`noteSendMessageFailure`), never in the association's
+ * window, so a stranger's flood of bad signatures cannot use up the real client's budget.
+ * Synchronous when the limiters are (one process); a promise when they ask Redis.
  */
-export function admitSendMessage(limiter: FixedWindowLimiter, tenantId: number, channelId: number, headers: IncomingHttpHeaders): void | Promise<void> {
-  const wait = limiter.take(`${tenantId}/${channelId}`);
-  if (typeof wait === 'number') return admitted(wait, headers);
-  return wait.then((w) => admitted(w, headers));
+export function admitSendMessage(limits: GuardedLimits, tenantId: number, channelId: number, ip: string, headers: IncomingHttpHeaders): void | Promise<void> {
+  const key = `${tenantId}/${channelId}`;
+  const failed = limits.failures.peek(failureKey(ip, key));
+  const full = limits.own.peek(key);
+  if (typeof failed === 'number' && typeof full === 'number') return admitted(failed || full, headers);
+  return Promise.all([failed, full]).then(([f, a]) => admitted(f || a, headers));
 }
 
 function admitted(retryAfter: number, headers: IncomingHttpHeaders): void {
-  if (retryAfter > 0) throw new AppError('rate_limited', { retryAfter }, { headers: { 'retry-after': String(retryAfter) } });
+  if (retryAfter > 0) throw tooMany('rate_limited', retryAfter);
   IngestService.assertAuthorizationPresent(headerValue(headers.authorization), headerValue(headers['x-auth-expires']));
+}
+
+/** The association's charge, made by the ingest service once the signature holds. */
+export function chargeAfterSignature(limits: GuardedLimits): ChargeAssociation {
+  const own = limits.own;
+  return (tenantId, channelId) => own.take(`${tenantId}/${channelId}`);
+}
+
+/** Answers of a request that did not prove it holds the association's secret. */
+const SEND_MESSAGE_AUTH_FAILURES = new Set(['missing_authorization', 'invalid_client', 'invalid_signature']);
+
+/** Counts `error` against the caller's IP at the association when it is an authentication failure. */
+export function noteSendMessageFailure(limits: GuardedLimits, tenantId: number, channelId: number, ip: string, error: unknown): void {
+  if (error instanceof AppError && SEND_MESSAGE_AUTH_FAILURES.has(error.code)) noteFailure(limits, ip, `${tenantId}/${channelId}`);
 }
 
 /**
@@ -49,8 +71,8 @@ export function sendMessageRequest(tenantId: number, channelId: number, url: str
 
 export interface ChannelIngestOptions {
   ingest: IngestService;
-  /** Requests per association (tenant and channel in the path), shared with the socket lane. */
-  limiter: FixedWindowLimiter;
+  /** Requests per association (tenant and channel in the path) and failures per IP, shared with the socket lane. */
+  limits: GuardedLimits;
 }
 
 /**
@@ -62,7 +84,8 @@ export interface ChannelIngestOptions {
  * (http/send-message-lane.ts) with the same checks; this route documents the API in OpenAPI and
  * serves what reaches Fastify: `inject()` and a path whose ids need decoding.
  */
-export const channelIngestRoutes: FastifyPluginAsyncTypebox<ChannelIngestOptions> = async (app, { ingest, limiter }) => {
+export const channelIngestRoutes: FastifyPluginAsyncTypebox<ChannelIngestOptions> = async (app, { ingest, limits }) => {
+  const charge = chargeAfterSignature(limits);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: SEND_MESSAGE_MAX_BYTES }, (_request, body, done) => done(null, body));
 
@@ -83,14 +106,27 @@ export const channelIngestRoutes: FastifyPluginAsyncTypebox<ChannelIngestOptions
       // Rate and headers are checked before the body is read (params are not coerced yet here).
       onRequest: async (request) => {
         const params = request.params as { tenantId?: unknown; channelId?: unknown };
-        await admitSendMessage(limiter, Number(params.tenantId), Number(params.channelId), request.headers);
+        const tenantId = Number(params.tenantId);
+        const channelId = Number(params.channelId);
+        try {
+          await admitSendMessage(limits, tenantId, channelId, request.ip, request.headers);
+        } catch (error) {
+          noteSendMessageFailure(limits, tenantId, channelId, request.ip, error);
+          throw error;
+        }
       },
     },
     async (request) => {
       const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const url = request.raw.url ?? request.url;
-      const result = await ingest.receive(sendMessageRequest(request.params.tenantId, request.params.channelId, url, request.headers, rawBody));
-      return { status: 'OK' as const, entity: result };
+      const { tenantId, channelId } = request.params;
+      try {
+        const result = await ingest.receive(sendMessageRequest(tenantId, channelId, url, request.headers, rawBody), charge);
+        return { status: 'OK' as const, entity: result };
+      } catch (error) {
+        noteSendMessageFailure(limits, tenantId, channelId, request.ip, error);
+        throw error;
+      }
     },
   );
 };

@@ -1,14 +1,19 @@
 /**
  * Per-request IM context: the app named by `/{org}/{app}` (404 when unknown) and the caller's
  * token level. Routes say what they need with `config.imAuth`:
- *   public  no token (token endpoint)
+ *   public  no token (token endpoint, which checks its own credentials and charges the app)
  *   admin   an app-admin token; a user token gets 403
  *   user    an app-admin token or a user token (routes then check the user is the one concerned)
+ *
+ * Rate limits (http/auth-failures.ts): an IP with too many failed authentications at this app is
+ * refused first; a request whose token fails is counted against its IP; only a request whose
+ * token holds is charged to the app's own limit, so strangers cannot use up a real client's.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../../kernel/errors.js';
 import type { ImAppsService, ImPrincipal } from '../../../modules/im/apps.js';
 import type { ImApp } from '../../../modules/im/ports.js';
+import { failureKey, noteFailure, tooMany, type GuardedLimits } from '../../auth-failures.js';
 import { bearerToken } from '../../plugins/bearer.js';
 
 export type ImAuth = 'public' | 'admin' | 'user';
@@ -23,7 +28,12 @@ declare module 'fastify' {
   }
 }
 
-export function registerImContext(app: FastifyInstance, apps: ImAppsService): void {
+/** Failures of a credential, as opposed to refusals of an authenticated caller. */
+const CREDENTIAL_FAILURES = new Set(['unauthorized', 'auth_bad_access_token', 'invalid_grant']);
+
+export const isCredentialFailure = (error: unknown): boolean => error instanceof AppError && CREDENTIAL_FAILURES.has(error.code);
+
+export function registerImContext(app: FastifyInstance, apps: ImAppsService, limits: GuardedLimits): void {
   app.decorateRequest('imApp', null);
   app.decorateRequest('imPrincipal', null);
   app.addHook('onRequest', async (request) => {
@@ -31,14 +41,29 @@ export function registerImContext(app: FastifyInstance, apps: ImAppsService): vo
     if (!params.org || !params.app) throw new AppError('organization_application_not_found', { org: params.org ?? '', app: params.app ?? '' });
     const imApp = await apps.requireApp(params.org, params.app);
     request.imApp = imApp;
+    const blocked = await limits.failures.peek(failureKey(request.ip, imApp.appkey));
+    if (blocked > 0) throw tooMany('reach_limit', blocked);
     const auth = request.routeOptions.config.imAuth ?? 'admin';
     if (auth === 'public') return;
     const query = request.query as { access_token?: unknown } | undefined;
     const token = bearerToken(request) ?? (typeof query?.access_token === 'string' ? query.access_token : undefined);
-    const principal = await apps.authenticate(imApp, token);
+    let principal: ImPrincipal;
+    try {
+      principal = await apps.authenticate(imApp, token);
+    } catch (error) {
+      if (isCredentialFailure(error)) noteFailure(limits, request.ip, imApp.appkey);
+      throw error;
+    }
+    await chargeApp(limits, imApp);
     if (auth === 'admin' && principal.level !== 'admin') throw new AppError('forbidden', { detail: 'this operation requires an app admin token' });
     request.imPrincipal = principal;
   });
+}
+
+/** Charges one request to the app's own limit (PARLEY_IM_RATE_LIMIT a second); 429 `reach_limit` beyond. */
+export async function chargeApp(limits: GuardedLimits, imApp: ImApp): Promise<void> {
+  const wait = await limits.own.take(imApp.appkey);
+  if (wait > 0) throw tooMany('reach_limit', wait);
 }
 
 export function imAppOf(request: FastifyRequest): ImApp {

@@ -1,14 +1,13 @@
 /**
  * The IM surface as its own encapsulated plugins: `/management/apps` (console system admin) and
- * `/{org}/{app}/...` (app tokens, per-app rate limit, the SDK socket).
+ * `/{org}/{app}/...` (app tokens, per-app rate limit and failure counts (context.ts), the SDK socket).
  */
 import websocket from '@fastify/websocket';
 import type { FastifyInstance } from 'fastify';
-import type { Redis } from 'ioredis';
 import type { AccountsService } from '../../../modules/accounts/service.js';
 import type { CallbacksService } from '../../../modules/callbacks/service.js';
 import type { ImModule } from '../../../modules/im/index.js';
-import { registerRateLimit } from '../../plugins/rate-limit.js';
+import type { GuardedLimits } from '../../auth-failures.js';
 import type { RecentAttempts } from '../../../modules/callbacks/recent.js';
 import { imCallbackRoutes } from './callbacks.js';
 import { registerImContext } from './context.js';
@@ -22,10 +21,8 @@ import { imUserRoutes } from './users.js';
 export interface ImRoutesOptions {
   im: ImModule;
   accounts: AccountsService;
-  redis: Redis | undefined;
-  /** Namespace of the per-app counters in Redis. */
-  rateLimitNameSpace?: string;
-  rateLimitPerSecond: number;
+  /** The per-app limit (authenticated requests) and the failure counts per IP and app. */
+  limits: GuardedLimits;
   heartbeatMs: number;
   /** Callback configuration and exception store routes, when the callbacks module is installed. */
   callbacks?: CallbacksService;
@@ -40,18 +37,8 @@ export async function imRoutes(app: FastifyInstance, options: ImRoutesOptions): 
   await app.register(
     async (scope) => {
       await scope.register(websocket, { options: { maxPayload: 64 * 1024 } });
-      await registerRateLimit(scope, {
-        max: options.rateLimitPerSecond,
-        timeWindowMs: 1000,
-        redis: options.redis,
-        nameSpace: options.rateLimitNameSpace ?? 'parley-rl-im-',
-        keyGenerator: (request) => {
-          const p = request.params as { org?: string; app?: string };
-          return `${p.org ?? ''}#${p.app ?? ''}`;
-        },
-      });
-      registerImContext(scope, im.apps);
-      await scope.register(imUserRoutes, { im });
+      registerImContext(scope, im.apps, options.limits);
+      await scope.register(imUserRoutes, { im, limits: options.limits });
       await scope.register(imGroupRoutes, { im });
       await scope.register(imModerationRoutes, { im });
       await scope.register(imMessageRoutes, { im });

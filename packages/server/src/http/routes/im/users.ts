@@ -4,18 +4,26 @@ import { AppError } from '../../../kernel/errors.js';
 import { imData, imEntities } from '../../../modules/im/envelope.js';
 import type { ImModule } from '../../../modules/im/index.js';
 import { foldUsername, imUserView } from '../../../modules/im/users.js';
-import { assertSelfOrAdmin, imAppOf } from './context.js';
+import { noteFailure, type GuardedLimits } from '../../auth-failures.js';
+import { assertSelfOrAdmin, chargeApp, imAppOf, isCredentialFailure } from './context.js';
 
 /** Tokens and users (contract 4.1), offline counters (4.3). */
-export const imUserRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> = async (app, { im }) => {
+export const imUserRoutes: FastifyPluginAsyncTypebox<{ im: ImModule; limits: GuardedLimits }> = async (app, { im, limits }) => {
   app.post(
     '/token',
     { config: { imAuth: 'public' }, schema: { tags: ['im'], summary: 'Get an app-admin token (client_credentials) or a user token (password)', body: TokenRequest } },
     async (request) => {
       const imApp = imAppOf(request);
       const body = request.body;
-      if (body.grant_type === 'client_credentials') return im.apps.appToken(imApp, body.client_id, body.client_secret, body.ttl);
-      return im.apps.userToken(imApp, body.username, body.password, body.ttl);
+      // Charged to the app only once the credentials hold; a wrong one counts against the caller's IP.
+      const admit = () => chargeApp(limits, imApp);
+      try {
+        if (body.grant_type === 'client_credentials') return await im.apps.appToken(imApp, body.client_id, body.client_secret, body.ttl, admit);
+        return await im.apps.userToken(imApp, body.username, body.password, body.ttl, request.ip, admit);
+      } catch (error) {
+        if (isCredentialFailure(error)) noteFailure(limits, request.ip, imApp.appkey);
+        throw error;
+      }
     },
   );
 
