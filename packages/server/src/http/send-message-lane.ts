@@ -24,7 +24,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../kernel/errors.js';
-import { redactUrl } from '../kernel/logger.js';
 import type { IngestService } from '../modules/channel/ingest.js';
 import type { FixedWindowLimiter } from './fixed-window.js';
 import { renderError, toAppError } from './plugins/errors.js';
@@ -105,7 +104,8 @@ export class SendMessageLane {
     const seconds = (performance.now() - started) / 1000;
     this.options.observe('POST', SEND_MESSAGE_ROUTE, status, seconds);
     if (!QUIETER_THAN_INFO.has(log.level)) {
-      log.info({ reqId: id, req: { method: 'POST', url: redactUrl(url) }, res: { statusCode: status }, responseTime: seconds * 1000 }, 'request completed');
+      // The logger's `req` serializer redacts credentials in the URL (kernel/logger.ts).
+      log.info({ reqId: id, req: { method: 'POST', url }, res: { statusCode: status }, responseTime: seconds * 1000 }, 'request completed');
     }
   }
 }
