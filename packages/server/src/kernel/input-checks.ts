@@ -63,56 +63,62 @@ function scalarProblem(value: unknown): string | undefined {
   return undefined;
 }
 
+// State of the walk in progress (module-level so that a walk allocates nothing per container).
+let count = 0;
+let top = 0;
+const EMPTY: object = {};
+
+/** Checks one child of container `parent`: queues a container, checks a scalar. */
+function visit(value: unknown, parent: number, key: string | number, depth: number, prefix: string, maxDepth: number): InputFault | undefined {
+  if (value !== null && typeof value === 'object') {
+    if (depth > maxDepth) return { field: pathOf(prefix, parent, key), problem: `is nested deeper than ${maxDepth} levels` };
+    nodes[count] = value;
+    parents[count] = parent;
+    keys[count] = key;
+    depths[count] = depth;
+    pending[top++] = count++;
+    return undefined;
+  }
+  const problem = scalarProblem(value);
+  return problem ? { field: pathOf(prefix, parent, key), problem } : undefined;
+}
+
+/** The first fault among the children of container `id`. */
+function visitChildren(id: number, prefix: string, maxDepth: number): InputFault | undefined {
+  const node = nodes[id] as Record<string, unknown> | unknown[];
+  const depth = (depths[id] as number) + 1;
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) {
+      const fault = visit(node[i], id, i, depth, prefix, maxDepth);
+      if (fault) return fault;
+    }
+    return undefined;
+  }
+  for (const key in node) {
+    if (!isCleanText(key)) return { field: pathOf(prefix, id, key), problem: `has a name that ${textProblem(key)}` };
+    const fault = visit(node[key], id, key, depth, prefix, maxDepth);
+    if (fault) return fault;
+  }
+  return undefined;
+}
+
 /**
  * The first fault of a parsed JSON value, or undefined. `prefix` names the root in the fault's
- * field (`body`, or '' for a body whose fields are named bare).
+ * field (`body`, or '' for a body whose fields are named bare). One iterative pass.
  */
 export function inspectJson(root: unknown, prefix = 'body', maxDepth = MAX_JSON_DEPTH): InputFault | undefined {
   if (root === null || typeof root !== 'object') {
     const problem = scalarProblem(root);
     return problem ? { field: prefix || 'body', problem } : undefined;
   }
-  let count = 1;
-  let top = 0;
+  count = 1;
+  top = 0;
   nodes[0] = root;
   depths[0] = 1;
   pending[top++] = 0;
   let fault: InputFault | undefined;
-  while (top > 0 && !fault) {
-    const id = pending[--top] as number;
-    const node = nodes[id] as Record<string, unknown> | unknown[];
-    const depth = (depths[id] as number) + 1;
-    const visit = (value: unknown, key: string | number): boolean => {
-      if (value !== null && typeof value === 'object') {
-        if (depth > maxDepth) {
-          fault = { field: pathOf(prefix, id, key), problem: `is nested deeper than ${maxDepth} levels` };
-          return false;
-        }
-        nodes[count] = value;
-        parents[count] = id;
-        keys[count] = key;
-        depths[count] = depth;
-        pending[top++] = count++;
-        return true;
-      }
-      const problem = scalarProblem(value);
-      if (problem) fault = { field: pathOf(prefix, id, key), problem };
-      return !problem;
-    };
-    if (Array.isArray(node)) {
-      for (let i = 0; i < node.length; i++) if (!visit(node[i], i)) break;
-    } else {
-      for (const key in node) {
-        if (!isCleanText(key)) {
-          fault = { field: pathOf(prefix, id, key), problem: `has a name that ${textProblem(key)}` };
-          break;
-        }
-        if (!visit(node[key], key)) break;
-      }
-    }
-  }
+  while (top > 0 && !fault) fault = visitChildren(pending[--top] as number, prefix, maxDepth);
   // Drop the references so a walked body is not kept alive until the next walk.
-  nodes.length = 0;
-  keys.length = 0;
+  for (let i = 0; i < count; i++) nodes[i] = EMPTY;
   return fault;
 }

@@ -6,7 +6,6 @@
  * send-message lane in front of Fastify serves its route) and through inject() (Fastify's own
  * route), and must answer the exact 400 (or 414) of its surface naming the field: never a 500.
  */
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, createTenant, createTestApp, login, type TestApp } from '../helpers/app.js';
 import { createAssociation, customerMessage, postRaw, send, type RawResponse, type TestAssociation } from '../helpers/channel.js';
