@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, createTenant, createTestApp, login, type TestApp } from '../helpers/app.js';
 import { createAssociation, customerMessage, postRaw, send, type RawResponse, type TestAssociation } from '../helpers/channel.js';
 import { ENGINES } from '../helpers/engines.js';
-import { createImApp, createUsers, type ImAppHandle } from '../helpers/im.js';
+import { createImApp, createUsers, SocketClient, userToken, type ImAppHandle } from '../helpers/im.js';
 
 const NUL = '\u0000';
 const LONE = '\ud800';
@@ -135,6 +135,28 @@ describe.each(ENGINES)('fuzz table on %s', (engine) => {
       expect({ status: res.status, code }, JSON.stringify(res.body)).toEqual({ status: k.status, code: k.code });
       for (const part of k.detail) expect(description).toContain(part);
     });
+  });
+
+  it('answers socket frames with the same faults by an illegal_argument error frame, and keeps the socket open', async () => {
+    const { port } = t.app.server.address() as { port: number };
+    const socket = await SocketClient.connect(`http://127.0.0.1:${port}`, c.im.base, await userToken(t.app, c.im, 'alice'));
+    try {
+      const frames = [
+        { op: 'send', id: 'f1', chat_type: 'chat', to: `bob${NUL}`, bodies: [{ type: 'txt', msg: 'hi' }] },
+        { op: 'send', id: 'f2', chat_type: 'chat', to: 'bob', bodies: [{ type: 'txt', msg: `hi ${LONE}` }] },
+      ];
+      for (const frame of frames) socket.send(frame);
+      socket.send(`{"op":"send","id":"f3","chat_type":"chat","to":"bob","bodies":[{"type":"txt","msg":"hi"}],"ext":{"x":${nested(1000)}}}`);
+      const errors = await socket.waitFrames('error', 3);
+      expect(errors.map((e) => [e.error, e.error_description])).toEqual([
+        ['illegal_argument', 'frame.to contains U+0000'],
+        ['illegal_argument', 'frame.bodies[0].msg contains an unpaired surrogate (not UTF-16 text)'],
+        ['illegal_argument', expect.stringContaining('frame.ext.x[0]')],
+      ]);
+      expect(socket.closed).toBe(false);
+    } finally {
+      socket.ws.close();
+    }
   });
 
   it('accepts what the contract allows at the bounds: 32 levels, 2^53 - 1, query strings still coerced', async () => {
