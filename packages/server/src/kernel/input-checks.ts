@@ -32,6 +32,15 @@ export function textProblem(s: string): string {
   return s.includes('\0') ? 'contains U+0000' : 'contains an unpaired surrogate (not UTF-16 text)';
 }
 
+// V8 quotes up to a few dozen characters of the input in a JSON.parse error; they may be a password.
+const JSON_EXCERPT = /(?:, )?(?:\.\.\.)?"[\s\S]*"(?:\.\.\.)? is not valid JSON$/;
+
+/** A JSON.parse error's message without the excerpt of the input V8 quotes in it. */
+export function jsonSyntaxDetail(error: unknown): string {
+  const message = error instanceof Error ? error.message : '';
+  return message.replace(JSON_EXCERPT, '') || 'not valid JSON';
+}
+
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
 // Reused between walks (one walk runs at a time: it is synchronous): the containers met, each

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inspectJson, MAX_JSON_DEPTH } from '../../src/kernel/input-checks.js';
+import { inspectJson, jsonSyntaxDetail, MAX_JSON_DEPTH } from '../../src/kernel/input-checks.js';
 
 /** An object `levels` deep: {"a":{"a":...{}}}. */
 const deep = (levels: number): unknown => {
@@ -27,5 +27,19 @@ describe('inspectJson', () => {
   it('walks 100,000 levels without recursion', () => {
     const text = '['.repeat(100_000) + ']'.repeat(100_000);
     expect(inspectJson(JSON.parse(text))?.problem).toBe('is nested deeper than 32 levels');
+  });
+});
+
+describe('jsonSyntaxDetail', () => {
+  it.each(['{"password":hunter2-secret}', '{"token": "abc" tok-secret-1}', 'hunter2-secret', '{"a":1}x', '{"password":"unterminated'])('%s: says what is wrong without quoting the input', (text) => {
+    let error: unknown;
+    try {
+      JSON.parse(text);
+    } catch (e) {
+      error = e;
+    }
+    const detail = jsonSyntaxDetail(error);
+    expect(detail.length).toBeGreaterThan(0);
+    for (const secret of ['hunter2', 'tok-secret', 'unterminated']) expect(detail).not.toContain(secret);
   });
 });
