@@ -76,7 +76,7 @@ export const TenantView = Type.Object({
 });
 export type TenantView = Static<typeof TenantView>;
 
-export const TenantParams = Type.Object({ tenantId: Type.Integer({ minimum: 1 }) });
+export const TenantParams = Type.Object({ tenantId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
 export type TenantParams = Static<typeof TenantParams>;
 
 export const UpdateTenantSettingsRequest = Type.Object(
@@ -120,7 +120,7 @@ export const AgentView = Type.Object({
 });
 export type AgentView = Static<typeof AgentView>;
 
-export const AgentParams = Type.Object({ tenantId: Type.Integer({ minimum: 1 }), agentId: Type.Integer({ minimum: 1 }) });
+export const AgentParams = Type.Object({ tenantId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), agentId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
 export type AgentParams = Static<typeof AgentParams>;
 
 export const SetAgentStatusRequest = Type.Object({ status: AgentStatus }, { additionalProperties: false });

@@ -7,14 +7,14 @@ import { Type, type Static } from 'typebox';
 
 // --- Associations (contract 3.1) -------------------------------------------------------------
 
-export const ChannelParams = Type.Object({ tenantId: Type.Integer({ minimum: 1 }), channelId: Type.Integer({ minimum: 1 }) });
+export const ChannelParams = Type.Object({ tenantId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), channelId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
 export type ChannelParams = Static<typeof ChannelParams>;
 
 export const CreateAssociationRequest = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 64 }),
     callback_url: Type.String({ minLength: 1, maxLength: 2048, description: 'http(s) address that receives agent replies' }),
-    agent_queue_id: Type.Optional(Type.Union([Type.String({ pattern: '^\\d+$' }), Type.Null()], { description: 'Skill group used when a message names none' })),
+    agent_queue_id: Type.Optional(Type.Union([Type.String({ pattern: '^\\d{1,16}$' }), Type.Null()], { description: 'Skill group used when a message names none' })),
   },
   { additionalProperties: false },
 );
@@ -24,7 +24,7 @@ export const UpdateAssociationRequest = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     callback_url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
-    agent_queue_id: Type.Optional(Type.Union([Type.String({ pattern: '^\\d+$' }), Type.Null()])),
+    agent_queue_id: Type.Optional(Type.Union([Type.String({ pattern: '^\\d{1,16}$' }), Type.Null()])),
   },
   { additionalProperties: false },
 );
@@ -198,13 +198,13 @@ export type AgentReplyPush = Static<typeof AgentReplyPush>;
 export const ConversationState = Type.Union([Type.Literal('waiting'), Type.Literal('processing'), Type.Literal('closed')]);
 export type ConversationState = Static<typeof ConversationState>;
 
-export const ConversationParams = Type.Object({ tenantId: Type.Integer({ minimum: 1 }), id: Type.Integer({ minimum: 1 }) });
+export const ConversationParams = Type.Object({ tenantId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
 export type ConversationParams = Static<typeof ConversationParams>;
 
 export const ConversationQuery = Type.Object(
   {
     state: Type.Optional(ConversationState),
-    queue_id: Type.Optional(Type.String({ pattern: '^\\d+$' })),
+    queue_id: Type.Optional(Type.String({ pattern: '^\\d{1,16}$' })),
     mine: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
@@ -258,7 +258,7 @@ export const ConversationView = Type.Object({
 export type ConversationView = Static<typeof ConversationView>;
 
 export const TransferRequest = Type.Object(
-  { agent_id: Type.Optional(Type.Integer({ minimum: 1 })), queue_id: Type.Optional(Type.String({ pattern: '^\\d+$' })) },
+  { agent_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })), queue_id: Type.Optional(Type.String({ pattern: '^\\d{1,16}$' })) },
   { additionalProperties: false },
 );
 export type TransferRequest = Static<typeof TransferRequest>;
@@ -290,8 +290,8 @@ export type DeliveryView = Static<typeof DeliveryView>;
 
 export const DeliveryQuery = Type.Object({ status: Type.Optional(DeliveryStatus) }, { additionalProperties: false });
 export const DeliveryParams = Type.Object({
-  tenantId: Type.Integer({ minimum: 1 }),
-  channelId: Type.Integer({ minimum: 1 }),
+  tenantId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+  channelId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
   deliveryId: Type.String({ minLength: 1, maxLength: 64 }),
 });
 export type DeliveryParams = Static<typeof DeliveryParams>;

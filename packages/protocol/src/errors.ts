@@ -35,6 +35,7 @@ export const ERRORS = {
   route_not_found: def(404, 'both', 'RouteNotFoundException', 'No route {method} {url}'),
   method_not_allowed: def(405, 'both', 'MethodNotAllowedException', 'Method {method} is not allowed on {url}; allowed: {allow}'),
   conflict: def(409, 'both', 'DuplicateResourceException', '{resource} already exists: {detail}'),
+  uri_too_long: def(414, 'both', 'UriTooLongException', 'The request URI is too long: a path segment is longer than {limit} characters'),
   payload_too_large: def(413, 'both', 'PayloadTooLargeException', 'Request body is larger than {limit} bytes'),
   unsupported_media_type: def(415, 'both', 'UnsupportedMediaTypeException', 'Content-Type {contentType} is not supported; send application/json'),
   rate_limited: def(429, 'api', 'RateLimitedException', 'Too many requests; retry after {retryAfter} s'),

@@ -174,7 +174,7 @@ export const SensitiveWordsRequest = Type.Object(
 );
 export type SensitiveWordsRequest = Static<typeof SensitiveWordsRequest>;
 
-export const OfflineStatusParams = Type.Object({ org: Type.String(), app: Type.String(), username: Type.String({ minLength: 1, maxLength: 128 }), msgId: Type.String({ pattern: '^\\d{1,20}$' }) });
+export const OfflineStatusParams = Type.Object({ org: Type.String(), app: Type.String(), username: Type.String({ minLength: 1, maxLength: 128 }), msgId: Type.String({ pattern: '^\\d{1,16}$' }) });
 export type OfflineStatusParams = Static<typeof OfflineStatusParams>;
 
 // --- Socket frames (contract 4.3) -----------------------------------------------------------------

@@ -6,11 +6,11 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import { Redis } from 'ioredis';
 import type { DestinationStream } from 'pino';
 import type { Registry } from 'prom-client';
-import type { Config } from './config/index.js';
+import type { Config, ServerLimits } from './config/index.js';
 import { systemClock, type Clock } from './kernel/clock.js';
 import { requestId } from './kernel/ids.js';
 import { lazyChildLoggerFactory, loggerOptions } from './kernel/logger.js';
@@ -24,7 +24,8 @@ import { createImModule, type ImModule } from './modules/im/index.js';
 import type { PostSendHook } from './modules/im/post-send.js';
 import type { AppCreated } from '@parley/protocol';
 import { registerBearerAuth } from './http/plugins/bearer.js';
-import { registerErrorHandling } from './http/plugins/errors.js';
+import { frameworkError, MAX_PARAM_LENGTH, registerErrorHandling } from './http/plugins/errors.js';
+import { buildValidatorPerPart, registerInputGuard } from './http/input-guard.js';
 import { AUTH_FAILURE_WINDOW_MS } from './http/auth-failures.js';
 import { clientAddress, trustProxy } from './http/client-address.js';
 import { memoryWindow, redisWindow } from './http/fixed-window.js';
@@ -100,6 +101,20 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * The node:http server, with the limits against slow and idle clients (config.server): a request
+ * must arrive whole within requestTimeoutMs (headers within headersTimeoutMs) or it is answered
+ * 408 and closed; connections beyond maxConnections are closed as they are accepted.
+ */
+export function createHttpServer(limits: ServerLimits, listener: RequestListener): Server {
+  // How often node:http looks for requests past their time: often enough for the shortest limit.
+  const connectionsCheckingInterval = Math.max(25, Math.min(1000, Math.floor(limits.headersTimeoutMs / 2)));
+  const server = createServer({ requestTimeout: limits.requestTimeoutMs, headersTimeout: limits.headersTimeoutMs, connectionsCheckingInterval }, listener);
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  server.maxConnections = limits.maxConnections;
+  return server;
+}
+
 /** A request's id: its `x-request-id` when that is a short token, else a new one. */
 function requestIdOf(req: IncomingMessage): string {
   const given = req.headers['x-request-id'];
@@ -120,25 +135,21 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const app = Fastify({
     logger: deps.logStream ? { ...loggerOptions(config.logLevel), stream: deps.logStream } : loggerOptions(config.logLevel),
     genReqId: requestIdOf,
-    serverFactory: (handler, options) => {
-      const server = createServer((req, res) => {
-        if (!lane.current?.handle(req, res)) handler(req, res);
-      });
-      // What Fastify sets on a server it makes itself (its defaults are filled in by now).
-      const timeouts = options as { keepAliveTimeout: number; requestTimeout: number; connectionTimeout: number };
-      server.keepAliveTimeout = timeouts.keepAliveTimeout;
-      server.requestTimeout = timeouts.requestTimeout;
-      server.setTimeout(timeouts.connectionTimeout);
-      return server;
-    },
+    serverFactory: (handler) => createHttpServer(config.server, (req, res) => {
+      if (!lane.current?.handle(req, res)) handler(req, res);
+    }),
     requestIdHeader: false,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: frameworkError,
     // Per-request loggers are made on their first enabled line (kernel/logger.ts).
     childLoggerFactory: lazyChildLoggerFactory as unknown as FastifyServerOptions['childLoggerFactory'],
     bodyLimit: config.bodyLimitBytes,
     // Per-IP limits need the client's address, not a load balancer's (http/client-address.ts).
     trustProxy: trusted ? (address: string) => trusted(address) : false,
     return503OnClosing: true,
+    // Coercion for query strings, params and headers only (http/input-guard.ts).
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
+    schemaController: { compilersFactory: { buildValidator: buildValidatorPerPart() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const metrics = createMetricsRegistry();
@@ -256,6 +267,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
 
   registerErrorHandling(app);
   registerSecurityHeaders(app);
+  registerInputGuard(app);
   const observeRequest = registerHttpMetrics(app, metrics);
 
   await app.register(swagger, {

@@ -9,6 +9,17 @@ import { fileURLToPath } from 'node:url';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
+export interface ServerLimits {
+  /** Time to receive a whole request, headers and body (PARLEY_REQUEST_TIMEOUT_MS); 408 beyond. */
+  readonly requestTimeoutMs: number;
+  /** Time to receive a request's headers (PARLEY_HEADERS_TIMEOUT_MS); at most requestTimeoutMs. */
+  readonly headersTimeoutMs: number;
+  /** Idle time a kept-alive connection waits for its next request (PARLEY_KEEP_ALIVE_TIMEOUT_MS). */
+  readonly keepAliveTimeoutMs: number;
+  /** Open TCP connections, IM sockets included (PARLEY_MAX_CONNECTIONS); more are closed on accept. */
+  readonly maxConnections: number;
+}
+
 export interface Config {
   readonly port: number;
   readonly host: string;
@@ -41,6 +52,8 @@ export interface Config {
   readonly apiRateLimitPerMinute: number;
   /** Largest accepted request body on generic routes, bytes. */
   readonly bodyLimitBytes: number;
+  /** Limits of the HTTP server against slow or idle clients (node:http settings of the same names). */
+  readonly server: ServerLimits;
   /** Create the demo tenant (and demo IM app) on an empty database. */
   readonly seedDemo: boolean;
   /** Requests per second per IM app on `/{org}/{app}/...` (PARLEY_IM_RATE_LIMIT). */
@@ -245,6 +258,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     tokenTtlSeconds: int(env, 'PARLEY_TOKEN_TTL_SECONDS', 24 * 3600, 60, 365 * 24 * 3600),
     apiRateLimitPerMinute: int(env, 'PARLEY_API_RATE_LIMIT', 600, 1, 1_000_000),
     bodyLimitBytes: int(env, 'PARLEY_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    server: serverLimits(env),
     seedDemo: bool(env, 'PARLEY_SEED_DEMO', true),
     imRateLimitPerSecond: int(env, 'PARLEY_IM_RATE_LIMIT', 100, 1, 1_000_000),
     channelRateLimitPerSecond: int(env, 'PARLEY_CHANNEL_RATE_LIMIT', 1000, 1, 1_000_000),
@@ -270,6 +284,19 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     consoleDir: env.PARLEY_CONSOLE_DIR?.trim() ? path.resolve(cwd, env.PARLEY_CONSOLE_DIR.trim()) : DEFAULT_CONSOLE_DIR,
   };
   return Object.freeze(config);
+}
+
+function serverLimits(env: Env): ServerLimits {
+  const requestTimeoutMs = int(env, 'PARLEY_REQUEST_TIMEOUT_MS', 30_000, 50, 3_600_000);
+  const headersTimeoutMs = int(env, 'PARLEY_HEADERS_TIMEOUT_MS', 10_000, 50, 3_600_000);
+  // node:http refuses a headers timeout longer than the request timeout.
+  if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError('PARLEY_HEADERS_TIMEOUT_MS must not exceed PARLEY_REQUEST_TIMEOUT_MS');
+  return Object.freeze({
+    requestTimeoutMs,
+    headersTimeoutMs,
+    keepAliveTimeoutMs: int(env, 'PARLEY_KEEP_ALIVE_TIMEOUT_MS', 5_000, 1, 600_000),
+    maxConnections: int(env, 'PARLEY_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+  });
 }
 
 /** Test and embedding helper: defaults plus overrides, still validated through loadConfig. */

@@ -130,6 +130,7 @@ export class SendMessageLane {
     const seconds = (performance.now() - started) / 1000;
     this.options.observe('POST', SEND_MESSAGE_ROUTE, status, seconds);
     if (!QUIETER_THAN_INFO.has(log.level)) {
+      // The logger's `req` serializer redacts credentials in the URL (kernel/logger.ts).
       log.info({ reqId: id, req: { method: 'POST', url }, res: { statusCode: status }, responseTime: seconds * 1000 }, 'request completed');
     }
   }

@@ -57,7 +57,7 @@ export interface RawResponse {
  */
 export async function send(
   app: FastifyInstance,
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PUT',
   url: string,
   headers: Record<string, string>,
   body?: string | Buffer,

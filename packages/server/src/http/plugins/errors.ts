@@ -5,6 +5,9 @@ import { AppError } from '../../kernel/errors.js';
 import { isUnavailable } from '../../storage/errors.js';
 import { requestSurface, type Surface } from '../surface.js';
 
+/** Longest path segment Fastify matches (its `maxParamLength`); longer ones are 414 `uri_too_long`. */
+export const MAX_PARAM_LENGTH = 100;
+
 /** Generic failures that have a different stable code on each surface. */
 const SURFACE_CODES: Record<string, Record<Surface, ErrorCode>> = {
   validation: { api: 'invalid_request', im: 'illegal_argument' },
@@ -32,6 +35,8 @@ export function toAppError(error: unknown, surface: Surface, bodyLimit?: number)
       return new AppError('payload_too_large', { limit: bodyLimit ?? 'the' }, { cause: error });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('unsupported_media_type', { contentType: 'of this request' }, { cause: error });
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new AppError('uri_too_long', { limit: MAX_PARAM_LENGTH }, { cause: error });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new AppError(surfaceCode('validation', surface), { detail: 'Content-Length does not match the body' }, { cause: error });
   }
@@ -70,6 +75,18 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: A
   const surface = requestSurface(request);
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   return reply.code(error.status).type('application/json; charset=utf-8').send(renderError(error, request, surface));
+}
+
+/**
+ * Fastify's `frameworkErrors`: what its router rejects before any route or hook runs (a path
+ * segment over MAX_PARAM_LENGTH, a malformed percent-encoding), answered in the envelope.
+ */
+export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  request.startedAt = Date.now();
+  reply.header('x-request-id', request.id);
+  const appError = toAppError(error, requestSurface(request));
+  request.log.info({ code: appError.code, status: appError.status }, appError.message);
+  return sendError(reply, request, appError);
 }
 
 /**

@@ -16,6 +16,7 @@ import {
 } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
+import { inspectJson, jsonSyntaxDetail } from '../../kernel/input-checks.js';
 import type { AssociationsService } from './associations.js';
 import type { ChannelEventBus } from './events.js';
 import type { ConversationsRepository, VisitorProfile } from './ports.js';
@@ -82,8 +83,12 @@ export class IngestService {
     try {
       parsed = JSON.parse(request.rawBody.toString('utf8'));
     } catch (error) {
-      throw new AppError('invalid_json', { detail: (error as Error).message }, { cause: error });
+      throw new AppError('invalid_json', { detail: jsonSyntaxDetail(error) });
     }
+    // U+0000, unpaired surrogates, unsafe numbers and deep nesting, before anything reads the
+    // message (the group commit serialises ext recursively).
+    const fault = inspectJson(parsed, '');
+    if (fault) throw new AppError('invalid_message', { detail: `${fault.field} ${fault.problem}` });
     const checked = validateCustomerMessage(parsed);
     if (!checked.ok) throw new AppError('invalid_message', { detail: checked.detail });
     const message = checked.message;

@@ -11,6 +11,7 @@ import { IM_LIMITS, type ImChatType, type ImClientFrame, type ImServerFrame } fr
 import type { WebSocket, RawData } from 'ws';
 import { AppError, isAppError } from '../../../kernel/errors.js';
 import { uuid } from '../../../kernel/ids.js';
+import { inspectJson } from '../../../kernel/input-checks.js';
 import { normaliseBody } from '../../../modules/im/bodies.js';
 import type { ImModule } from '../../../modules/im/index.js';
 import type { ImApp } from '../../../modules/im/ports.js';
@@ -32,6 +33,9 @@ function parseFrame(data: RawData): ImClientFrame {
     throw bad('frame: not valid JSON');
   }
   if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) throw bad('frame: expected a JSON object');
+  // The same text, number and depth rules as every HTTP body (http/input-guard.ts).
+  const fault = inspectJson(frame, 'frame');
+  if (fault) throw bad(`${fault.field} ${fault.problem}`);
   const op = (frame as { op?: unknown }).op;
   if (op !== 'send' && op !== 'join' && op !== 'leave' && op !== 'ping') throw bad(`op: unknown operation ${JSON.stringify(op ?? null)}; expected send, join, leave or ping`);
   return frame as ImClientFrame;
