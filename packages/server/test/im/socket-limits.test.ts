@@ -7,11 +7,12 @@
  * The close grace runs through an injected scheduler the tests fire by hand (no sleeps).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import { call, createTestApp, type TestApp } from '../helpers/app.js';
 import { ENGINES } from '../helpers/engines.js';
 import { createImApp, createUsers, listen, SocketClient, userToken, waitFor, type ImAppHandle } from '../helpers/im.js';
-import { SocketLimits } from '../../src/modules/im/socket-limits.js';
+import { SocketLimits, type LimitedSocket, type SocketLimitsOptions, type SocketTransport } from '../../src/modules/im/socket-limits.js';
 
 const BUFFER_BYTES = 16 * 1024;
 const PER_USER = 3;
@@ -28,17 +29,34 @@ function once<T extends unknown[]>(emitter: WebSocket, event: string, timeoutMs 
   });
 }
 
+/** The real limits, remembering the server-side sockets they admitted so tests can read their buffers. */
+class RecordingLimits extends SocketLimits {
+  readonly admitted: Array<{ username: string; socket: LimitedSocket }> = [];
+  constructor(options: SocketLimitsOptions) {
+    super(options);
+  }
+  override admit(appId: string, username: string, socket: LimitedSocket, transport: SocketTransport | undefined, onDrop: (code: number, reason: string) => void) {
+    this.admitted.push({ username, socket });
+    return super.admit(appId, username, socket, transport, onDrop);
+  }
+  last(username: string): LimitedSocket {
+    const found = this.admitted.filter((a) => a.username === username).at(-1);
+    if (!found) throw new Error(`no socket of ${username}`);
+    return found.socket;
+  }
+}
+
 const pause = (client: SocketClient) => (client.ws as unknown as { _socket: { pause(): void } })._socket.pause();
 const resume = (client: SocketClient) => (client.ws as unknown as { _socket: { resume(): void } })._socket.resume();
 
-describe.each(ENGINES.slice(0, 1))('IM socket limits on %s', (engine) => {
+describe.each(ENGINES)('IM socket limits on %s', (engine) => {
   let t: TestApp;
   let im: ImAppHandle;
   let url: string;
   let appId: string;
   /** Terminates waiting for their grace to pass; a test runs them when it wants the grace over. */
   const graceTimers: Array<() => void> = [];
-  const limits = new SocketLimits({ bufferBytes: BUFFER_BYTES, perUser: PER_USER, perApp: PER_APP, schedule: (run) => graceTimers.push(run) });
+  const limits = new RecordingLimits({ bufferBytes: BUFFER_BYTES, perUser: PER_USER, perApp: PER_APP, schedule: (run) => graceTimers.push(run) });
   const clients: SocketClient[] = [];
   const connect = async (username: string, handle = im) => {
     const client = await SocketClient.connect(url, handle.base, await userToken(t.app, handle, username));
@@ -75,7 +93,7 @@ describe.each(ENGINES.slice(0, 1))('IM socket limits on %s', (engine) => {
     im = await createImApp(t.app);
     appId = (await t.app.parley.im.apps.requireApp(im.org, im.name)).id;
     url = await listen(t.app);
-    await createUsers(t.app, im, 'sam', 'tom', 'uma', 'vic', 'wes');
+    await createUsers(t.app, im, 'sam', 'tom', 'uma', 'vic', 'wes', 'xen');
   });
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close()));
@@ -120,8 +138,12 @@ describe.each(ENGINES.slice(0, 1))('IM socket limits on %s', (engine) => {
   it('terminates a dropped socket that never reads again after the grace, freeing what it held', async () => {
     const slow = await connect('tom');
     await ready('tom', 1);
+    const held = limits.last('tom');
     pause(slow);
     await sendUntil('tom', () => limits.ofUser(appId, 'tom') === 0);
+    // Dropped as soon as its buffer passed the bound: it holds the bound and one turn's frames at most.
+    expect(held.bufferedAmount).toBeGreaterThan(BUFFER_BYTES);
+    expect(held.bufferedAmount).toBeLessThan(BUFFER_BYTES + 25 * 5 * 1024);
     // Offline now: what follows is stored for the user instead of being pushed at the socket.
     expect(t.app.parley.im.presence.connections(appId, 'tom')).toBe(0);
     await t.app.parley.jobs.idle('im.fanout');
@@ -135,8 +157,30 @@ describe.each(ENGINES.slice(0, 1))('IM socket limits on %s', (engine) => {
     // ...then terminates it without waiting for the peer.
     runGraceTimers();
     await waitFor(() => limits.size(), (n) => n === 0);
+    expect(held.bufferedAmount).toBe(0);
     expect(slow.of('message').some((f) => f.msg_id === stored.body.data.tom)).toBe(false);
     slow.ws.terminate(); // never read again: it would not see the server go either
+  });
+
+  it('drains stored messages only as fast as a socket takes them: none claimed ahead, none dropped', async () => {
+    for (let i = 0; i < 60; i++) await sendBatch('xen'); // about 6 MB, more than the kernel's buffers take
+    await t.app.parley.jobs.idle('im.fanout');
+    const offline = async () => (await call(t.app, im.adminToken, 'GET', `${im.base}/users/xen/offline_msg_count`)).body.data.xen as number;
+    expect(await offline()).toBe(1500);
+    const client = await connect('xen');
+    pause(client);
+    const held = limits.last('xen');
+    // The transport is full (past its high-water mark): the drain waits instead of claiming more.
+    await waitFor(() => held.bufferedAmount, (n) => n >= 16 * 1024, 10_000);
+    expect(await offline()).toBeGreaterThan(0);
+    expect(held.bufferedAmount).toBeLessThan(16 * 1024 + 100 * 5 * 1024);
+    expect(limits.ofUser(appId, 'xen')).toBe(1);
+    resume(client);
+    await client.waitFrames('message', 1500, 20_000);
+    expect(await offline()).toBe(0);
+    expect(limits.ofUser(appId, 'xen')).toBe(1);
+    await client.close();
+    await waitFor(() => limits.size(), (n) => n === 0);
   });
 
   it(`closes the oldest socket of a user beyond ${PER_USER} with 4206 "logged in on another device"`, async () => {
@@ -178,5 +222,80 @@ describe.each(ENGINES.slice(0, 1))('IM socket limits on %s', (engine) => {
     const again = await connect('sam');
     expect(again.closed).toBe(false);
     await Promise.all([...open, elsewhere, again].map((c) => c.close()));
+  });
+});
+
+describe('SocketLimits', () => {
+  class FakeTransport extends EventEmitter implements SocketTransport {
+    writableNeedDrain = false;
+  }
+  class FakeSocket implements LimitedSocket {
+    bufferedAmount = 0;
+    closed: Array<[number, string]> = [];
+    terminated = false;
+    close(code: number, reason: string) {
+      this.closed.push([code, reason]);
+    }
+    terminate() {
+      this.terminated = true;
+    }
+  }
+
+  it('closes a socket admitted past the app cap with 1013 and terminates it after the grace', () => {
+    const timers: Array<() => void> = [];
+    const limits = new SocketLimits({ bufferBytes: 1024, perUser: 5, perApp: 1, schedule: (run) => timers.push(run) });
+    expect(limits.admit('app', 'a', new FakeSocket(), undefined, () => undefined)).toBeDefined();
+    // Two upgrades raced past assertRoom: the second is closed right after its upgrade.
+    const late = new FakeSocket();
+    expect(limits.admit('app', 'b', late, undefined, () => undefined)).toBeUndefined();
+    expect(late.closed).toEqual([[1013, 'too many sockets for this app; try again later']]);
+    expect(late.terminated).toBe(false);
+    timers.forEach((run) => run());
+    expect(late.terminated).toBe(true);
+    expect(limits.ofApp('app')).toBe(1);
+    expect(() => limits.assertRoom('app')).toThrow(/limit of 1 open sockets/);
+    expect(() => limits.assertRoom('other')).not.toThrow();
+  });
+
+  it('drops a socket over the bound before the next frame, and tells its owner once', () => {
+    const limits = new SocketLimits({ bufferBytes: 1024, perUser: 5, perApp: 5, schedule: () => undefined });
+    const socket = new FakeSocket();
+    const drops: number[] = [];
+    const lease = limits.admit('app', 'a', socket, undefined, (code) => drops.push(code));
+    socket.bufferedAmount = 1024;
+    expect(lease?.admitFrame()).toBe(true);
+    socket.bufferedAmount = 1025;
+    expect(lease?.admitFrame()).toBe(false);
+    expect(lease?.admitFrame()).toBe(false);
+    expect(drops).toEqual([1013]);
+    expect(socket.closed).toEqual([[1013, 'slow consumer: outbound buffer full']]);
+    expect(limits.ofUser('app', 'a')).toBe(0);
+    // Still held until it has closed.
+    expect(limits.ofApp('app')).toBe(1);
+    lease?.release();
+    lease?.release();
+    expect(limits.size()).toBe(0);
+  });
+
+  it('lets a drain wait until the transport wants more, or the socket is gone', async () => {
+    const limits = new SocketLimits({ bufferBytes: 1024, perUser: 5, perApp: 5, schedule: () => undefined });
+    const transport = new FakeTransport();
+    const lease = limits.admit('app', 'a', new FakeSocket(), transport, () => undefined);
+    await lease?.writable(); // below its high-water mark: at once
+    transport.writableNeedDrain = true;
+    let woke = 0;
+    void lease?.writable().then(() => woke++);
+    void lease?.writable().then(() => woke++);
+    await Promise.resolve();
+    expect(woke).toBe(0);
+    expect(transport.listenerCount('drain')).toBe(1);
+    transport.writableNeedDrain = false;
+    transport.emit('drain');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(woke).toBe(2);
+    transport.writableNeedDrain = true;
+    const gone = lease?.writable();
+    lease?.release();
+    await gone;
   });
 });
