@@ -20,6 +20,15 @@ describe('config', () => {
     expect(Object.isFrozen(c)).toBe(true);
   });
 
+  it('bounds IM sockets by default: 1 MiB outbound buffer, 10 a user, 10,000 an app', () => {
+    expect(loadConfig({})).toMatchObject({ imSocketBufferBytes: 1024 * 1024, imSocketsPerUser: 10, imSocketsPerApp: 10_000 });
+    expect(loadConfig({ PARLEY_IM_SOCKET_BUFFER_BYTES: '65536', PARLEY_IM_SOCKETS_PER_USER: '4', PARLEY_IM_SOCKETS_PER_APP: '500' })).toMatchObject({
+      imSocketBufferBytes: 65536,
+      imSocketsPerUser: 4,
+      imSocketsPerApp: 500,
+    });
+  });
+
   it('reads every variable', () => {
     const c = loadConfig({
       PORT: '9000',
@@ -56,6 +65,9 @@ describe('config', () => {
     ['LOG_LEVEL', 'loud'],
     ['PARLEY_ADMIN_PASSWORD', 'short'],
     ['PARLEY_TOKEN_TTL_SECONDS', '5'],
+    ['PARLEY_IM_SOCKET_BUFFER_BYTES', '1024'],
+    ['PARLEY_IM_SOCKETS_PER_USER', '0'],
+    ['PARLEY_IM_SOCKETS_PER_APP', '0'],
   ])('rejects %s=%s with a one-line reason naming it', (name, value) => {
     let error: unknown;
     try {

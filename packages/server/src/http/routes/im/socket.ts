@@ -100,7 +100,8 @@ export async function imSocketRoutes(app: FastifyInstance, { im, heartbeatMs }: 
           if (socket.readyState === OPEN && lease.active) write(frame);
         },
         writable: () => lease.writable(),
-        close: (code, reason) => socket.close(code, reason),
+        // Closed by the server (the user was deleted): terminated after the grace like any drop.
+        close: (code, reason) => lease.drop(code, reason),
       };
       im.presence.add(imApp.id, username, connection);
 
