@@ -15,7 +15,7 @@ import { normaliseBody } from '../../../modules/im/bodies.js';
 import type { ImModule } from '../../../modules/im/index.js';
 import type { ImApp } from '../../../modules/im/ports.js';
 import type { ImConnection } from '../../../modules/im/presence.js';
-import type { SocketTransport } from '../../../modules/im/socket-limits.js';
+import type { SocketLease, SocketTransport } from '../../../modules/im/socket-limits.js';
 import { imAppOf } from './context.js';
 
 const CHAT_TYPES: readonly ImChatType[] = ['chat', 'groupchat', 'chatroom'];
@@ -56,6 +56,46 @@ function corkUntilTick(socket: WebSocket): void {
   });
 }
 
+/** The socket as presence sees it: every frame it is sent goes through the buffer bound. */
+function socketConnection(socket: WebSocket, lease: SocketLease): ImConnection {
+  const write = (frame: ImServerFrame) => {
+    corkUntilTick(socket);
+    socket.send(JSON.stringify(frame));
+  };
+  return {
+    id: uuid(),
+    // The bound is checked before each write: frames of one turn leave in one write (corked),
+    // so only the first frame of a turn asks; what a turn adds is one commit's frames at most.
+    send: (frame: ImServerFrame) => {
+      if (socket.readyState === OPEN && (corked.has(socket) || lease.admitFrame())) write(frame);
+    },
+    sendStored: (frame: ImServerFrame) => {
+      if (socket.readyState === OPEN && lease.active) write(frame);
+    },
+    writable: () => lease.writable(),
+    // Closed by the server (the user was deleted): terminated after the grace like any drop.
+    close: (code, reason) => lease.drop(code, reason),
+  };
+}
+
+/** Pings every interval; a socket that did not answer the previous ping is terminated. */
+function startHeartbeat(socket: WebSocket, heartbeatMs: number): NodeJS.Timeout {
+  let alive = true;
+  socket.on('pong', () => {
+    alive = true;
+  });
+  const heartbeat = setInterval(() => {
+    if (!alive) {
+      socket.terminate();
+      return;
+    }
+    alive = false;
+    socket.ping();
+  }, heartbeatMs);
+  heartbeat.unref();
+  return heartbeat;
+}
+
 /** Frames of one socket read but not handled yet beyond which reading pauses (TCP back-pressure). */
 const MAX_PENDING_FRAMES = 32;
 
@@ -85,39 +125,10 @@ export async function imSocketRoutes(app: FastifyInstance, { im, heartbeatMs }: 
       // messages are stored for the user rather than pushed at a socket that is going away.
       const lease = im.sockets.admit(imApp.id, username, socket, (socket as WithTransport)._socket, () => im.presence.remove(imApp.id, username, connection));
       if (!lease) return;
-      const write = (frame: ImServerFrame) => {
-        corkUntilTick(socket);
-        socket.send(JSON.stringify(frame));
-      };
-      const connection: ImConnection = {
-        id: uuid(),
-        // The bound is checked before each write: frames of one turn leave in one write (corked),
-        // so only the first frame of a turn asks; what a turn adds is one commit's frames at most.
-        send: (frame: ImServerFrame) => {
-          if (socket.readyState === OPEN && (corked.has(socket) || lease.admitFrame())) write(frame);
-        },
-        sendStored: (frame: ImServerFrame) => {
-          if (socket.readyState === OPEN && lease.active) write(frame);
-        },
-        writable: () => lease.writable(),
-        // Closed by the server (the user was deleted): terminated after the grace like any drop.
-        close: (code, reason) => lease.drop(code, reason),
-      };
+      const connection = socketConnection(socket, lease);
       im.presence.add(imApp.id, username, connection);
 
-      let alive = true;
-      socket.on('pong', () => {
-        alive = true;
-      });
-      const heartbeat = setInterval(() => {
-        if (!alive) {
-          socket.terminate();
-          return;
-        }
-        alive = false;
-        socket.ping();
-      }, heartbeatMs);
-      heartbeat.unref();
+      const heartbeat = startHeartbeat(socket, heartbeatMs);
 
       // Frames are handled one at a time; a client that sends faster than they are handled is
       // stopped reading from (its TCP window closes) instead of queueing frames without bound.
