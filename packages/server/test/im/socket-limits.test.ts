@@ -50,7 +50,7 @@ class RecordingLimits extends SocketLimits {
 const pause = (client: SocketClient) => (client.ws as unknown as { _socket: { pause(): void } })._socket.pause();
 const resume = (client: SocketClient) => (client.ws as unknown as { _socket: { resume(): void } })._socket.resume();
 
-describe.each(ENGINES.slice(0, 1))('IM socket limits on %s', (engine) => {
+describe.each(ENGINES)('IM socket limits on %s', (engine) => {
   let t: TestApp;
   let im: ImAppHandle;
   let url: string;
