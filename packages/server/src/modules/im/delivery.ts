@@ -220,14 +220,14 @@ export class ImDelivery {
 
   private async drainNow(appId: string, username: string): Promise<void> {
     for (;;) {
-      // Claiming marks rows delivered: only claim while a socket is there to take them, and only
-      // once its buffer has room, so a slow socket holds one batch at most, never the backlog.
-      if (this.presence.connections(appId, username) === 0) return;
-      await this.presence.writable(appId, username);
+      // Claiming marks rows delivered: only claim while a socket is there to take them.
       if (this.presence.connections(appId, username) === 0) return;
       const batch = await this.messages.claimOffline(appId, username, this.clock.now(), DRAIN_BATCH);
       for (const m of batch) this.presence.deliverToAll(appId, username, messageFrame(m, true));
       if (batch.length < DRAIN_BATCH) return;
+      // The next batch only once the sockets have taken this one, so a slow socket holds one batch
+      // at most, never the backlog (and a short backlog never waits at all).
+      await this.presence.writable(appId, username);
     }
   }
 }
