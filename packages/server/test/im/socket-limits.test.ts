@@ -13,7 +13,7 @@ import WebSocket from 'ws';
 import { call, createTestApp, type TestApp } from '../helpers/app.js';
 import { ENGINES } from '../helpers/engines.js';
 import { createImApp, createUsers, listen, SocketClient, userToken, waitFor, type ImAppHandle } from '../helpers/im.js';
-import { SocketLimits, type LimitedSocket, type SocketLimitsOptions, type SocketTransport } from '../../src/modules/im/socket-limits.js';
+import { SocketLimits, type LimitedSocket, type SocketLease, type SocketLimitsOptions, type SocketTransport } from '../../src/modules/im/socket-limits.js';
 
 const BUFFER_BYTES = 16 * 1024;
 const PER_USER = 3;
@@ -32,18 +32,27 @@ function once<T extends unknown[]>(emitter: WebSocket, event: string, timeoutMs 
 
 /** The real limits, remembering the server-side sockets they admitted so tests can read their buffers. */
 class RecordingLimits extends SocketLimits {
-  readonly admitted: Array<{ username: string; socket: LimitedSocket }> = [];
+  readonly admitted: Array<{ username: string; socket: LimitedSocket; lease: SocketLease | undefined }> = [];
   constructor(options: SocketLimitsOptions) {
     super(options);
   }
   override admit(appId: string, username: string, socket: LimitedSocket, transport: SocketTransport | undefined, onDrop: (code: number, reason: string) => void) {
-    this.admitted.push({ username, socket });
-    return super.admit(appId, username, socket, transport, onDrop);
+    const lease = super.admit(appId, username, socket, transport, onDrop);
+    this.admitted.push({ username, socket, lease });
+    return lease;
   }
   last(username: string): LimitedSocket {
+    return this.lastAdmitted(username).socket;
+  }
+  lastLease(username: string): SocketLease {
+    const lease = this.lastAdmitted(username).lease;
+    if (!lease) throw new Error(`the socket of ${username} was refused`);
+    return lease;
+  }
+  private lastAdmitted(username: string) {
     const found = this.admitted.filter((a) => a.username === username).at(-1);
     if (!found) throw new Error(`no socket of ${username}`);
-    return found.socket;
+    return found;
   }
 }
 
@@ -172,7 +181,8 @@ describe.each(ENGINES)('IM socket limits on %s', (engine) => {
     pause(client);
     const held = limits.last('xen');
     // The transport is full (past its high-water mark): the drain waits instead of claiming more.
-    await waitFor(() => held.bufferedAmount, (n) => n >= 16 * 1024, 10_000);
+    await waitFor(() => limits.lastLease('xen').waiting, (waiting) => waiting, 10_000);
+    expect(held.bufferedAmount).toBeGreaterThanOrEqual(16 * 1024);
     expect(await offline()).toBeGreaterThan(0);
     expect(held.bufferedAmount).toBeLessThan(16 * 1024 + 100 * 5 * 1024);
     expect(limits.ofUser(appId, 'xen')).toBe(1);

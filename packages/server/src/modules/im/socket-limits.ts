@@ -73,6 +73,11 @@ export class SocketLease {
     private readonly onDrop: (code: number, reason: string) => void,
   ) {}
 
+  /** Someone (a drain) is waiting for the transport to want more. */
+  get waiting(): boolean {
+    return this.waiters.length > 0;
+  }
+
   /** Admitted and not dropped: frames may still go to it. */
   get active(): boolean {
     return this.state === 'active';
