@@ -16,6 +16,14 @@ import { EventEmitter } from 'node:events';
 import type { ImChatType, ImMessageBody, ImMessageFrame, ImServerFrame } from '@parley/protocol';
 import WebSocket from 'ws';
 
+/**
+ * Close code of a socket the server closed because the same user opened one socket too many
+ * (reason "logged in on another device", Easemob's 206). The client does not reconnect after it.
+ * Other closes, among them 1013 (a slow consumer dropped, or the app's socket cap), are followed
+ * by a reconnect with back-off.
+ */
+export const CLOSE_REPLACED = 4206;
+
 export interface BackoffOptions {
   /** First delay, ms (default 500). */
   initialDelayMs?: number;
@@ -162,6 +170,8 @@ export class ImSocket extends EventEmitter<ImSocketEvents> {
       this.pending.delete(id);
     }
     this.emit('close', { code, reason });
+    // Replaced by a newer socket of the same user: reconnecting would only close that one in turn.
+    if (code === CLOSE_REPLACED) return;
     if (!this.closedByUser && this.options.reconnect !== false) this.scheduleReconnect();
   }
 

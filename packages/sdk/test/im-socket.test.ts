@@ -1,10 +1,10 @@
 /** The SDK socket client against a real, listening Parley (SQLite and PostgreSQL). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ImMessageFrame } from '@parley/protocol';
-import { backoffDelay, ImSocket, ImSocketError } from '../src/im-socket.js';
+import { backoffDelay, CLOSE_REPLACED, ImSocket, ImSocketError } from '../src/im-socket.js';
 import { call, createTestApp, type TestApp } from '../../server/test/helpers/app.js';
 import { ENGINES } from '../../server/test/helpers/engines.js';
-import { createImApp, createUsers, listen, userToken, waitFor, type ImAppHandle } from '../../server/test/helpers/im.js';
+import { createImApp, createUsers, listen, SocketClient, userToken, waitFor, type ImAppHandle } from '../../server/test/helpers/im.js';
 
 describe('backoffDelay', () => {
   it('grows by the factor up to the cap, with bounded jitter', () => {
@@ -36,7 +36,7 @@ describe.each(ENGINES)('ImSocket against Parley on %s', (engine) => {
     t = await createTestApp(engine);
     im = await createImApp(t.app, 'sdk', 'test');
     url = await listen(t.app);
-    await createUsers(t.app, im, 'amy', 'bo');
+    await createUsers(t.app, im, 'amy', 'bo', 'cy');
   });
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close()));
@@ -91,5 +91,19 @@ describe.each(ENGINES)('ImSocket against Parley on %s', (engine) => {
 
     const sent = await call(t.app, im.adminToken, 'POST', `${im.base}/messages/users`, { from: 'amy', to: ['bo'], type: 'txt', body: { msg: 'after reconnect' } });
     await waitFor(() => boInbox.find((m) => m.msg_id === sent.body.data.bo), (m) => m !== undefined);
+  });
+
+  it('stays closed when a newer socket of the same user replaces it (4206), instead of closing that one in turn', async () => {
+    const cy = client('cy');
+    const reconnects: number[] = [];
+    cy.on('reconnecting', ({ attempt }) => reconnects.push(attempt));
+    await cy.connect();
+    const closed = new Promise<{ code: number; reason: string }>((resolve) => cy.once('close', resolve));
+    // The default cap is 10 sockets a user: the eleventh closes the oldest, this client.
+    const others = await Promise.all(Array.from({ length: 10 }, async () => SocketClient.connect(url, im.base, await userToken(t.app, im, 'cy'))));
+    expect(await closed).toEqual({ code: CLOSE_REPLACED, reason: 'logged in on another device' });
+    expect(reconnects).toEqual([]);
+    expect(cy.connected).toBe(false);
+    await Promise.all(others.map((o) => o.close()));
   });
 });

@@ -51,6 +51,7 @@ import { inProcessCoordination } from './modules/coordination/in-process.js';
 import type { Coordination } from './modules/coordination/ports.js';
 import { redisCoordination } from './modules/coordination/redis.js';
 import { RedisPresence } from './modules/im/redis-presence.js';
+import type { SocketLimits } from './modules/im/socket-limits.js';
 import type { JobQueue } from './modules/jobs/ports.js';
 import { SqlJobQueue } from './modules/jobs/sql-queue.js';
 import type { OutboundSender } from './modules/outbound/ports.js';
@@ -68,6 +69,8 @@ export interface AppDeps {
   logStream?: DestinationStream;
   /** What runs after each IM message; default: the post-send callbacks. */
   postSend?: PostSendHook;
+  /** IM socket bounds; default: made from the config (tests inject one to run its close grace). */
+  imSockets?: SocketLimits;
 }
 
 /** Services of a running app, reachable by tests and main.ts. */
@@ -218,6 +221,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     jobs,
     tokenTtlSeconds: config.imTokenTtlSeconds,
     passwords,
+    sockets: deps.imSockets ?? { bufferBytes: config.imSocketBufferBytes, perUser: config.imSocketsPerUser, perApp: config.imSocketsPerApp },
     commitConcurrency: storage.capabilities.multiWriter ? 4 : 1,
     postSend: deps.postSend ?? callbacks.hook,
     ...(presence ? { presence } : {}),

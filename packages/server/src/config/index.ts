@@ -80,6 +80,15 @@ export interface Config {
   /** Interval of socket heartbeats; a socket that misses one is closed (PARLEY_IM_HEARTBEAT_SECONDS). */
   readonly imHeartbeatSeconds: number;
   /**
+   * Largest outbound buffer of one IM socket, bytes; a socket holding more is dropped as a slow
+   * consumer (PARLEY_IM_SOCKET_BUFFER_BYTES).
+   */
+  readonly imSocketBufferBytes: number;
+  /** Open IM sockets of one user per instance; the oldest is closed beyond (PARLEY_IM_SOCKETS_PER_USER). */
+  readonly imSocketsPerUser: number;
+  /** Open IM sockets of one app per instance; new ones are refused beyond (PARLEY_IM_SOCKETS_PER_APP). */
+  readonly imSocketsPerApp: number;
+  /**
    * Run background workers (job queue: fan-out, pushes, callbacks). false serves the API only
    * and leaves accepted work queued in the database, e.g. for maintenance.
    */
@@ -268,6 +277,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     passwordHashQueue: int(env, 'PARLEY_PASSWORD_HASH_QUEUE', 32, 0, 100_000),
     imTokenTtlSeconds: int(env, 'PARLEY_IM_TOKEN_TTL_SECONDS', 7 * 24 * 3600, 60, 365 * 24 * 3600),
     imHeartbeatSeconds: int(env, 'PARLEY_IM_HEARTBEAT_SECONDS', 30, 1, 3600),
+    imSocketBufferBytes: int(env, 'PARLEY_IM_SOCKET_BUFFER_BYTES', 1024 * 1024, 16 * 1024, 256 * 1024 * 1024),
+    imSocketsPerUser: int(env, 'PARLEY_IM_SOCKETS_PER_USER', 10, 1, 1000),
+    imSocketsPerApp: int(env, 'PARLEY_IM_SOCKETS_PER_APP', 10_000, 1, 10_000_000),
     workers: bool(env, 'PARLEY_WORKERS', true),
     secretKey: secretKey(env, 'PARLEY_SECRET_KEY'),
     publicUrl: publicBaseUrl(env, host, port),

@@ -34,6 +34,15 @@ describe('config', () => {
     expect(c).toMatchObject({ authFailuresPerMinute: 5, passwordHashConcurrency: 3, passwordHashQueue: 0, trustProxy: ['10.0.0.0/8', '127.0.0.1', '::1'] });
   });
 
+  it('bounds IM sockets by default: 1 MiB outbound buffer, 10 a user, 10,000 an app', () => {
+    expect(loadConfig({})).toMatchObject({ imSocketBufferBytes: 1024 * 1024, imSocketsPerUser: 10, imSocketsPerApp: 10_000 });
+    expect(loadConfig({ PARLEY_IM_SOCKET_BUFFER_BYTES: '65536', PARLEY_IM_SOCKETS_PER_USER: '4', PARLEY_IM_SOCKETS_PER_APP: '500' })).toMatchObject({
+      imSocketBufferBytes: 65536,
+      imSocketsPerUser: 4,
+      imSocketsPerApp: 500,
+    });
+  });
+
   it('reads every variable', () => {
     const c = loadConfig({
       PORT: '9000',
@@ -74,6 +83,9 @@ describe('config', () => {
     ['PARLEY_TRUST_PROXY', '10.0.0.0/33'],
     ['PARLEY_PASSWORD_HASH_CONCURRENCY', '0'],
     ['PARLEY_AUTH_FAILURE_LIMIT', '0'],
+    ['PARLEY_IM_SOCKET_BUFFER_BYTES', '1024'],
+    ['PARLEY_IM_SOCKETS_PER_USER', '0'],
+    ['PARLEY_IM_SOCKETS_PER_APP', '0'],
   ])('rejects %s=%s with a one-line reason naming it', (name, value) => {
     let error: unknown;
     try {

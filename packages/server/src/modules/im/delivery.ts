@@ -60,7 +60,8 @@ export function messageFrame(m: StoredMessage, offline = false): ImMessageFrame 
 }
 
 export class ImDelivery {
-  private readonly drains = new Map<string, Promise<void>>();
+  /** Per user: the last drain chained, and the one not started yet (if any). */
+  private readonly drains = new Map<string, { last?: Promise<void>; waiting?: Promise<void> }>();
   /** `appId msgId` → receivers that got the message live, and when. */
   private readonly live = new Map<string, { users: Set<string>; at: number }>();
   /**
@@ -193,14 +194,26 @@ export class ImDelivery {
     return { status: 'done' };
   };
 
-  /** Pushes the user's stored messages to their sockets, oldest first. One drain per user at a time. */
+  /**
+   * Pushes the user's stored messages to their sockets, oldest first. One drain per user at a
+   * time, and at most one waiting behind it: a drain not started yet already covers whatever a
+   * later request would, so requests never pile up behind a socket that is slow to take them.
+   */
   drain(appId: string, username: string): Promise<void> {
     const key = `${appId}\u0000${username}`;
-    const previous = this.drains.get(key) ?? Promise.resolve();
-    const next = previous.then(() => this.drainNow(appId, username)).catch(() => undefined);
-    this.drains.set(key, next);
+    const entry = this.drains.get(key) ?? {};
+    if (entry.waiting) return entry.waiting;
+    const next: Promise<void> = (entry.last ?? Promise.resolve())
+      .then(() => {
+        if (entry.waiting === next) entry.waiting = undefined;
+        return this.drainNow(appId, username);
+      })
+      .catch(() => undefined);
+    entry.waiting = next;
+    entry.last = next;
+    this.drains.set(key, entry);
     void next.then(() => {
-      if (this.drains.get(key) === next) this.drains.delete(key);
+      if (this.drains.get(key)?.last === next) this.drains.delete(key);
     });
     return next;
   }
@@ -212,6 +225,9 @@ export class ImDelivery {
       const batch = await this.messages.claimOffline(appId, username, this.clock.now(), DRAIN_BATCH);
       for (const m of batch) this.presence.deliverToAll(appId, username, messageFrame(m, true));
       if (batch.length < DRAIN_BATCH) return;
+      // The next batch only once the sockets have taken this one, so a slow socket holds one batch
+      // at most, never the backlog (and a short backlog never waits at all).
+      await this.presence.writable(appId, username);
     }
   }
 }

@@ -19,6 +19,7 @@ import { ModerationService } from './moderation.js';
 import { IdGenerator } from './msg-id.js';
 import { noPostSend, type PostSendHook } from './post-send.js';
 import { InProcessPresence, type Presence } from './presence.js';
+import { SocketLimits, type SocketLimitsOptions } from './socket-limits.js';
 import { ImUsersService } from './users.js';
 
 export interface ImModule {
@@ -29,6 +30,8 @@ export interface ImModule {
   messages: ImMessagesService;
   delivery: ImDelivery;
   presence: Presence;
+  /** Outbound buffer bound and socket caps, shared by every socket protocol. */
+  sockets: SocketLimits;
   /** The hook called by every fan-out; replaceable until the first message (callbacks install theirs). */
   postSend: PostSendHook;
 }
@@ -40,6 +43,8 @@ export interface ImModuleOptions {
   tokenTtlSeconds: number;
   postSend?: PostSendHook;
   presence?: Presence;
+  /** The socket bounds, or the options to make them with. */
+  sockets: SocketLimits | SocketLimitsOptions;
   /** Message commits running at once (1 for a single-writer engine). */
   commitConcurrency?: number;
   /** Fan-out jobs run at once in this process. */
@@ -71,6 +76,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
     moderation,
     messages,
     presence,
+    sockets: options.sockets instanceof SocketLimits ? options.sockets : new SocketLimits(options.sockets),
     postSend: options.postSend ?? noPostSend,
     delivery: undefined as unknown as ImDelivery,
   };

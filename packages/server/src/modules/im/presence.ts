@@ -11,7 +11,12 @@ import type { ImServerFrame } from '@parley/protocol';
 
 export interface ImConnection {
   readonly id: string;
+  /** Pushes a frame; a socket over its outbound buffer bound is dropped instead (socket-limits.ts). */
   send(frame: ImServerFrame): void;
+  /** Pushes a stored message during a drain, which paces itself with `writable()` instead. */
+  sendStored(frame: ImServerFrame): void;
+  /** Resolves once the socket can take more (below its transport's high-water mark) or is gone. */
+  writable(): Promise<void>;
   close(code: number, reason: string): void;
 }
 
@@ -27,6 +32,8 @@ export interface Presence {
   deliver(appId: string, usernames: readonly string[], frame: ImServerFrame): Promise<number>;
   /** Sends to every socket of the user, ready or not (stored-message drains). */
   deliverToAll(appId: string, username: string, frame: ImServerFrame): number;
+  /** Resolves once every socket of the user in this process can take more (drains wait here). */
+  writable(appId: string, username: string): Promise<void>;
   /** Open sockets of a user in this process, ready or not. */
   connections(appId: string, username: string): number;
   /** Closes every socket of a user (the user was deleted). */
@@ -107,10 +114,15 @@ export class InProcessPresence implements Presence {
   deliverToAll(appId: string, username: string, frame: ImServerFrame): number {
     let sent = 0;
     for (const entry of this.byUser.get(this.key(appId, username))?.values() ?? []) {
-      entry.connection.send(frame);
+      entry.connection.sendStored(frame);
       sent++;
     }
     return sent;
+  }
+
+  async writable(appId: string, username: string): Promise<void> {
+    const entries = this.byUser.get(this.key(appId, username));
+    if (entries) await Promise.all([...entries.values()].map((entry) => entry.connection.writable()));
   }
 
   connections(appId: string, username: string): number {

@@ -16,6 +16,7 @@ import { normaliseBody } from '../../../modules/im/bodies.js';
 import type { ImModule } from '../../../modules/im/index.js';
 import type { ImApp } from '../../../modules/im/ports.js';
 import type { ImConnection } from '../../../modules/im/presence.js';
+import type { SocketLease, SocketTransport } from '../../../modules/im/socket-limits.js';
 import { imAppOf } from './context.js';
 
 const CHAT_TYPES: readonly ImChatType[] = ['chat', 'groupchat', 'chatroom'];
@@ -59,6 +60,51 @@ function corkUntilTick(socket: WebSocket): void {
   });
 }
 
+/** The socket as presence sees it: every frame it is sent goes through the buffer bound. */
+function socketConnection(socket: WebSocket, lease: SocketLease): ImConnection {
+  const write = (frame: ImServerFrame) => {
+    corkUntilTick(socket);
+    socket.send(JSON.stringify(frame));
+  };
+  return {
+    id: uuid(),
+    // The bound is checked before each write: frames of one turn leave in one write (corked),
+    // so only the first frame of a turn asks; what a turn adds is one commit's frames at most.
+    send: (frame: ImServerFrame) => {
+      if (socket.readyState === OPEN && (corked.has(socket) || lease.admitFrame())) write(frame);
+    },
+    sendStored: (frame: ImServerFrame) => {
+      if (socket.readyState === OPEN && lease.active) write(frame);
+    },
+    writable: () => lease.writable(),
+    // Closed by the server (the user was deleted): terminated after the grace like any drop.
+    close: (code, reason) => lease.drop(code, reason),
+  };
+}
+
+/** Pings every interval; a socket that did not answer the previous ping is terminated. */
+function startHeartbeat(socket: WebSocket, heartbeatMs: number): NodeJS.Timeout {
+  let alive = true;
+  socket.on('pong', () => {
+    alive = true;
+  });
+  const heartbeat = setInterval(() => {
+    if (!alive) {
+      socket.terminate();
+      return;
+    }
+    alive = false;
+    socket.ping();
+  }, heartbeatMs);
+  heartbeat.unref();
+  return heartbeat;
+}
+
+/** Frames of one socket read but not handled yet beyond which reading pauses (TCP back-pressure). */
+const MAX_PENDING_FRAMES = 32;
+
+type WithTransport = WebSocket & { _socket?: SocketTransport };
+
 export async function imSocketRoutes(app: FastifyInstance, { im, heartbeatMs }: { im: ImModule; heartbeatMs: number }): Promise<void> {
   app.get(
     '/ws',
@@ -68,6 +114,7 @@ export async function imSocketRoutes(app: FastifyInstance, { im, heartbeatMs }: 
       schema: { tags: ['im'], summary: 'SDK socket (JSON frames; see docs/im.md)', hide: false },
       preValidation: async (request: FastifyRequest) => {
         if (request.imPrincipal?.level !== 'user') throw new AppError('forbidden', { detail: 'the socket requires a user token' });
+        im.sockets.assertRoom(imAppOf(request).id);
       },
     },
     (socket: WebSocket, request: FastifyRequest) => {
@@ -78,37 +125,30 @@ export async function imSocketRoutes(app: FastifyInstance, { im, heartbeatMs }: 
         return;
       }
       const username = principal.username;
-      const connection: ImConnection = {
-        id: uuid(),
-        send: (frame: ImServerFrame) => {
-          if (socket.readyState !== OPEN) return;
-          corkUntilTick(socket);
-          socket.send(JSON.stringify(frame));
-        },
-        close: (code, reason) => socket.close(code, reason),
-      };
+      // Dropped (slow consumer, or replaced by a newer socket of the user): offline at once, so
+      // messages are stored for the user rather than pushed at a socket that is going away.
+      const lease = im.sockets.admit(imApp.id, username, socket, (socket as WithTransport)._socket, () => im.presence.remove(imApp.id, username, connection));
+      if (!lease) return;
+      const connection = socketConnection(socket, lease);
       im.presence.add(imApp.id, username, connection);
 
-      let alive = true;
-      socket.on('pong', () => {
-        alive = true;
-      });
-      const heartbeat = setInterval(() => {
-        if (!alive) {
-          socket.terminate();
-          return;
-        }
-        alive = false;
-        socket.ping();
-      }, heartbeatMs);
-      heartbeat.unref();
+      const heartbeat = startHeartbeat(socket, heartbeatMs);
 
+      // Frames are handled one at a time; a client that sends faster than they are handled is
+      // stopped reading from (its TCP window closes) instead of queueing frames without bound.
       let queue: Promise<void> = Promise.resolve();
+      let pending = 0;
       socket.on('message', (data: RawData) => {
-        queue = queue.then(() => handleFrame(im, imApp, username, connection, data));
+        if (++pending >= MAX_PENDING_FRAMES) socket.pause();
+        queue = queue
+          .then(() => handleFrame(im, imApp, username, connection, data))
+          .finally(() => {
+            if (--pending === MAX_PENDING_FRAMES / 2) socket.resume();
+          });
       });
       socket.on('close', () => {
         clearInterval(heartbeat);
+        lease.release();
         im.presence.remove(imApp.id, username, connection);
       });
       socket.on('error', () => undefined);
@@ -116,7 +156,9 @@ export async function imSocketRoutes(app: FastifyInstance, { im, heartbeatMs }: 
       // Stored messages first, then online; drain again for anything stored in between.
       void im.delivery
         .drain(imApp.id, username)
-        .then(() => im.presence.markReady(imApp.id, username, connection))
+        .then(() => {
+          if (lease.active) im.presence.markReady(imApp.id, username, connection);
+        })
         .then(() => im.delivery.drain(imApp.id, username));
     },
   );
