@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, createTenant, createTestApp, login, type TestApp } from '../helpers/app.js';
 import type { FakeClock } from '../helpers/clock.js';
 import { ENGINES } from '../helpers/engines.js';
+import { storedFileName } from '../../src/modules/channel/media.js';
 
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('\0\0\0\rIHDR fake png body')]);
 const HTML = Buffer.from('<!doctype html><script>fetch("/api/tenants").then(r => r.text()).then(alert)</script>');
@@ -116,6 +117,14 @@ describe.each(ENGINES)('uploaded media on %s', (engine) => {
     expect(res.headers['content-disposition']).toBe("inline; filename*=UTF-8''it%27s%20%281%29%2A.pdf");
   });
 
+  it('keeps a file name holding U+0000 and other control characters with those characters replaced', async () => {
+    const media = await uploaded('a\u0000b\u0007c.txt', 'text/plain', Buffer.from('hello'));
+    expect(media.filename).toBe('a_b_c.txt');
+    const res = await download(media.url);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-disposition']).toBe("attachment; filename*=UTF-8''a_b_c.txt");
+  });
+
   it('serves the former /api/media path alike, and never trusts a type recorded before sniffing', async () => {
     const media = await uploaded('x.html', 'text/html', HTML);
     const id = new URL(media.url).pathname.split('/').pop()!;
@@ -191,5 +200,16 @@ describe('media retention 0', () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+describe('stored file names', () => {
+  it('drops the path, replaces control characters and unpaired surrogates, and bounds the length', () => {
+    expect(storedFileName('../../etc/passwd')).toBe('passwd');
+    expect(storedFileName('a\u0000b\u001fc\u007f.txt')).toBe('a_b_c_.txt');
+    expect(storedFileName('x\ud800y\udc00z.png')).toBe('x_y_z.png');
+    expect(storedFileName('smile \ud83d\ude00.png')).toBe('smile \ud83d\ude00.png');
+    expect(storedFileName('')).toBe('file');
+    expect(storedFileName('n'.repeat(300))).toHaveLength(255);
   });
 });

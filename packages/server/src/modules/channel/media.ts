@@ -16,6 +16,18 @@ import { SNIFF_BYTES, sniffMediaType } from './media-type.js';
 import type { MediaRecord, MediaRepository } from './ports.js';
 
 /** Where uploads are served: a path of their own, outside /api and /console. */
+/**
+ * The name a file is kept under: its last path segment, without control characters (U+0000 would
+ * fail a PostgreSQL insert) or unpaired surrogates, at most 255 characters.
+ */
+export function storedFileName(given: string): string {
+  const clean = path
+    .basename(given)
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '_');
+  return clean.slice(0, 255) || 'file';
+}
+
 export const mediaPath = (id: string) => `/media/${id}`;
 
 export interface MediaLimits {
@@ -67,7 +79,7 @@ export class MediaStore {
       }
       const size = fs.statSync(file).size;
       const contentType = sniffMediaType(readHead(file));
-      const safeName = path.basename(filename).slice(0, 255) || 'file';
+      const safeName = storedFileName(filename);
       const record: MediaRecord = { id, tenantId, filename: safeName, contentType, size, createdAt: this.clock.now() };
       if (!(await this.repo.insertWithinQuota(record, quota))) {
         throw new AppError('media_quota_exceeded', { quota, used: await this.repo.usedBytes(tenantId) });
