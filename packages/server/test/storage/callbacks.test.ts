@@ -126,16 +126,15 @@ describe.each(ENGINES)('callbacks repository on %s', (engine) => {
     expect(await repo.bumpKeyRetry('app1', '202611211210', 2000)).toBe(1);
     expect(await repo.bumpKeyRetry('app1', '202611211210', 2001)).toBe(2);
     expect((await repo.storedKeys('app1'))[1]).toEqual({ date: '202611211210', size: 2, retry: 2 });
-    expect(await repo.countStored('app1', '202611211210')).toBe(2);
 
-    const recs = await repo.storedRecords('app1', '202611211210');
+    const recs = await repo.storedPage('app1', '202611211210', 0, 100);
     expect(recs.map((r) => [r.record.callId, r.lastError, r.storedAt])).toEqual([
       ['k#a_1', 'HTTP 500', 1000],
       ['k#a_3', 'timeout', 1000],
     ]);
     expect(recs[0]?.record).toEqual(record('k#a_1'));
     await repo.updateStoredError(recs[0]!.id, 'HTTP 404');
-    expect((await repo.storedRecords('app1', '202611211210'))[0]?.lastError).toBe('HTTP 404');
+    expect((await repo.storedPage('app1', '202611211210', 0, 100))[0]?.lastError).toBe('HTTP 404');
 
     expect(await repo.deleteStoredUpTo(1000)).toBe(4);
     expect(await repo.storedKeys('app1')).toEqual([{ date: '202611211220', size: 1, retry: 0 }]);

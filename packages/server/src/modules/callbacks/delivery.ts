@@ -5,6 +5,7 @@
  * so a receiver that hangs or fails only ever occupies its own rule's workers: other rules and
  * other apps keep their latency. Re-sends from the exception store run on `callbacks.resend`.
  */
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { dateKey } from '@parley/protocol';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.js';
@@ -16,6 +17,7 @@ import type { RuleDirectory } from './directory.js';
 import type { CallbackEvents, RuleRef } from './events.js';
 import { classifyAttempt, MAX_ANSWER_BYTES, nextStep, type AttemptOutcome } from './policy.js';
 import type { CallbackRule, CallbacksRepository, StoredRecord } from './ports.js';
+import { ResendPacer } from './resend-pacer.js';
 import { signedRequest, type UnsignedRecord } from './record.js';
 
 export const RESEND_QUEUE = 'callbacks.resend';
@@ -30,7 +32,7 @@ export interface ResendPayload {
   appId: string;
   dateKey: string;
   targetUrl?: string;
-  /** Records with a larger id only: a key's records are re-sent in chunks, one job each. */
+  /** Records with a larger id only: a key's records are re-sent in pages, one job each. */
   afterId?: number;
 }
 
@@ -40,6 +42,8 @@ export interface DeliveryOptions {
   dateKeyZone: string;
   /** Records of one key re-sent at once. */
   resendParallelism?: number;
+  /** Records of one app re-sent per second on this instance. */
+  resendPerSecond: number;
 }
 
 /** What the callbacks engine and service both work with. */
@@ -55,11 +59,15 @@ export interface CallbacksCore {
 
 export class CallbackDelivery {
   private readonly registered = new Set<number>();
+  private readonly pacer: ResendPacer;
+  private wake: { at: number; timer: NodeJS.Timeout } | undefined;
 
   constructor(
     private readonly deps: CallbacksCore & { events: CallbackEvents },
     private readonly options: DeliveryOptions,
-  ) {}
+  ) {
+    this.pacer = new ResendPacer(options.resendPerSecond, deps.clock);
+  }
 
   /** Registers the resend worker; call once before the job queue starts. */
   install(): void {
@@ -174,17 +182,29 @@ export class CallbackDelivery {
   }
 
   /**
-   * Re-sends every record of a key, keeping each callId, to `targetUrl` or the rule's current URL,
-   * with the same two attempts. Records stay stored; a failure updates their last error. Re-sends
-   * are explicit requests, so they neither feed nor respect the rule's ban.
+   * Re-sends one page of a key's records, keeping each callId, to `targetUrl` or the rule's
+   * current URL, with the same two attempts, then queues the next page as a new job: the key is
+   * read once, a page at a time after the last id sent (keyset), and a restart resumes at the
+   * page that was running. Pages are paced per app (`ResendPacer`, PARLEY_CALLBACK_RESEND_PER_SECOND).
+   * Records stay stored; a failure updates their last error. Re-sends are explicit requests, so
+   * they neither feed nor respect the rule's ban.
    */
   async resend(job: Job<ResendPayload>): Promise<JobResult> {
     const { appId, dateKey: key, targetUrl, afterId = 0 } = job.payload;
     const parallel = Math.max(1, this.options.resendParallelism ?? 8);
-    // A chunk's worst case (4 records per worker × 2 attempts × timeout) stays inside the lease
+    // A page's worst case (4 records per worker × 2 attempts × timeout) stays inside the lease
     // (4 × (2 × timeout + 10 s)), so no other instance re-claims a re-send still running.
-    const pending = (await this.deps.repo.storedRecords(appId, key)).filter((r) => r.id > afterId).sort((a, b) => a.id - b.id);
-    const records = pending.slice(0, 4 * parallel);
+    const pageSize = this.pacer.pageSize(4 * parallel);
+    const pace = this.pacer.book(appId, pageSize);
+    if (!pace.go) {
+      this.wakeAt(pace.at);
+      return { status: 'retry', runAt: pace.at };
+    }
+    // One row more than the page tells whether another page follows.
+    const fetched = await this.deps.repo.storedPage(appId, key, afterId, pageSize + 1);
+    const records = fetched.slice(0, pageSize);
+    // Let requests that arrived meanwhile run before this page's signing and sending.
+    await yieldToEventLoop();
     let next = 0;
     const worker = async () => {
       while (next < records.length) {
@@ -194,11 +214,30 @@ export class CallbackDelivery {
     };
     await Promise.all(Array.from({ length: Math.min(parallel, records.length) }, worker));
     const last = records[records.length - 1];
-    if (last && pending.length > records.length) {
-      await this.deps.jobs.enqueue(this.deps.db, { queue: RESEND_QUEUE, payload: { ...job.payload, afterId: last.id } satisfies ResendPayload });
-      this.deps.jobs.notify(RESEND_QUEUE);
+    if (last && fetched.length > records.length) {
+      const payload: ResendPayload = { ...job.payload, afterId: last.id };
+      await this.deps.jobs.enqueue(this.deps.db, { queue: RESEND_QUEUE, payload, runAt: pace.nextAt });
+      this.wakeAt(pace.nextAt);
     }
     return { status: 'done' };
+  }
+
+  /** Wakes the resend workers when a paced page falls due (the queue otherwise polls every 250 ms). */
+  private wakeAt(at: number): void {
+    if (this.wake && this.wake.at <= at) return;
+    if (this.wake) clearTimeout(this.wake.timer);
+    const timer = setTimeout(() => {
+      this.wake = undefined;
+      this.deps.jobs.notify(RESEND_QUEUE);
+    }, Math.max(0, at - this.deps.clock.now()));
+    timer.unref();
+    this.wake = { at, timer };
+  }
+
+  /** Drops the pending wake-up; queued pages stay in the job queue for the next start. */
+  stop(): void {
+    if (this.wake) clearTimeout(this.wake.timer);
+    this.wake = undefined;
   }
 
   private async resendOne(stored: StoredRecord, targetUrl: string | undefined): Promise<void> {

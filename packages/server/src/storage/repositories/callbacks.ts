@@ -6,6 +6,7 @@ import type { CallbackRule, CallbacksRepository, CallbackSettings, RuleFilters, 
 import type { UnsignedRecord } from '../../modules/callbacks/record.js';
 import type { CallbackRulesTable, CallbackStoredTable } from '../../modules/callbacks/tables.js';
 import { isUniqueViolation } from '../errors.js';
+import { limitParam } from '../precompiled.js';
 import type { Database } from '../schema.js';
 
 /**
@@ -194,13 +195,16 @@ export function kyselyCallbacksRepository(db: Kysely<Database>, secrets: SecretB
         .execute();
       return rows.map((r) => ({ date: r.date_key, size: Number(r.size), retry: Number(r.retry ?? 0) }));
     },
-    async storedRecords(appId, dateKey) {
-      const rows = await db
+    async storedPage(appId, dateKey, afterId, limit, conn = db) {
+      // Keyset read on the index (app_id, date_key, id): a page costs the same wherever it starts.
+      const rows = await conn
         .selectFrom('callback_stored')
         .selectAll()
         .where('app_id', '=', appId)
         .where('date_key', '=', dateKey)
+        .where('id', '>', afterId)
         .orderBy('id')
+        .limit(limitParam(limit))
         .execute();
       return rows.map(toStored);
     },
@@ -219,15 +223,6 @@ export function kyselyCallbacksRepository(db: Kysely<Database>, secrets: SecretB
         .returning('retry')
         .executeTakeFirstOrThrow();
       return Number(row.retry);
-    },
-    async countStored(appId, dateKey, conn = db) {
-      const row = await conn
-        .selectFrom('callback_stored')
-        .select((eb) => eb.fn.countAll().as('n'))
-        .where('app_id', '=', appId)
-        .where('date_key', '=', dateKey)
-        .executeTakeFirst();
-      return Number(row?.n ?? 0);
     },
     async updateStoredError(id, lastError) {
       await db.updateTable('callback_stored').set({ last_error: lastError }).where('id', '=', id).execute();
