@@ -228,8 +228,11 @@ export class CallbackDelivery {
     if (this.wake) clearTimeout(this.wake.timer);
     const timer = setTimeout(() => {
       this.wake = undefined;
-      this.deps.jobs.notify(RESEND_QUEUE);
-    }, Math.max(0, at - this.deps.clock.now()));
+      // A timer can fire a millisecond before the clock reaches `at`; the claim would then find
+      // nothing due and the page would wait for the queue's next poll.
+      if (this.deps.clock.now() < at) this.wakeAt(at);
+      else this.deps.jobs.notify(RESEND_QUEUE);
+    }, Math.max(1, at - this.deps.clock.now()));
     timer.unref();
     this.wake = { at, timer };
   }

@@ -33,7 +33,10 @@ export class ResendPacer {
     const free = this.freeAt.get(appId) ?? 0;
     if (free > now) return { go: false, at: free };
     if (this.freeAt.size >= PRUNE_AT) this.prune(now);
-    const nextAt = now + Math.ceil((records * 1000) / this.perSecond);
+    const share = Math.ceil((records * 1000) / this.perSecond);
+    // A page that starts a little late (the queue's claim, the wake-up) keeps the schedule; after a
+    // pause of more than a share the schedule starts again from now, so nothing is saved up.
+    const nextAt = (now - free < share ? free : now) + share;
     this.freeAt.set(appId, nextAt);
     return { go: true, nextAt };
   }
