@@ -13,7 +13,8 @@
  *
  * A fresh SQLite directory each time; DATABASE_URL=postgres://... uses PostgreSQL (a database of
  * its own: the bench adds an app and 100,000 rows to it). BENCH_RESEND_RATE sets
- * PARLEY_CALLBACK_RESEND_PER_SECOND (default: Parley's own, 200).
+ * PARLEY_CALLBACK_RESEND_PER_SECOND (default: Parley's own, 200). BENCH_PROFILE=dir: CPU profiles
+ * of Parley's runs there.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';

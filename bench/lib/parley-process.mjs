@@ -2,6 +2,7 @@
  * Parley from the build (packages/server/dist/main.js) as a child process, as it runs in
  * production: the load generator and receivers of a bench do not share its event loop.
  * `stop()` sends SIGTERM and waits for the exit; the data directory is the caller's.
+ * BENCH_PROFILE=dir writes its CPU profile there.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,7 +18,8 @@ export async function startParleyProcess({ dataDir, env = {} }) {
   const main = path.join(ROOT, 'packages/server/dist/main.js');
   if (!fs.existsSync(main)) throw new Error('packages/server/dist/main.js is missing: run npm run build');
   const port = await freePort();
-  const child = spawn(process.execPath, [...NODE_FLAGS, main], {
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...profile, main], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL ?? '', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
