@@ -6,7 +6,10 @@ import type { CallbacksRepository, NewRule } from '../../src/modules/callbacks/p
 import type { UnsignedRecord } from '../../src/modules/callbacks/record.js';
 import { randomBytes } from 'node:crypto';
 import { secretBox } from '../../src/kernel/secret-box.js';
+import { migrate } from '../../src/storage/migrate.js';
+import { postgresMigrations } from '../../src/storage/postgres/migrations/index.js';
 import { limitParam } from '../../src/storage/precompiled.js';
+import { sqliteMigrations } from '../../src/storage/sqlite/migrations/index.js';
 import { kyselyCallbacksRepository } from '../../src/storage/repositories/callbacks.js';
 import type { Storage } from '../../src/storage/index.js';
 import { FakeClock } from '../helpers/clock.js';
@@ -125,6 +128,7 @@ describe.each(ENGINES)('callbacks repository on %s', (engine) => {
       { date: '202611211210', size: 2, retry: 0 },
       { date: '202611211220', size: 1, retry: 0 },
     ]);
+    expect(await repo.storedKeys('app2')).toEqual([{ date: '202611211210', size: 1, retry: 0 }]);
     expect(await repo.bumpKeyRetry('app1', '202611211210', 2000)).toBe(1);
     expect(await repo.bumpKeyRetry('app1', '202611211210', 2001)).toBe(2);
     expect((await repo.storedKeys('app1'))[1]).toEqual({ date: '202611211210', size: 2, retry: 2 });
@@ -138,7 +142,11 @@ describe.each(ENGINES)('callbacks repository on %s', (engine) => {
     await repo.updateStoredError(recs[0]!.id, 'HTTP 404');
     expect((await repo.storedPage('app1', '202611211210', 0, 100))[0]?.lastError).toBe('HTTP 404');
 
-    expect(await repo.deleteStoredUpTo(1000)).toBe(4);
+    // A key that expires in part keeps its later records and their count.
+    await repo.storeRecords([{ appId: 'app1', dateKey: '202611211220', ruleId: 1, ruleName: 'r1', record: record('k#a_5'), lastError: 'z' }], 500);
+    expect((await repo.storedKeys('app1'))[2]).toEqual({ date: '202611211220', size: 2, retry: 0 });
+    expect(await repo.deleteStoredUpTo(1000)).toBe(5);
+    expect(await repo.deleteStoredUpTo(1000)).toBe(0);
     expect(await repo.storedKeys('app1')).toEqual([{ date: '202611211220', size: 1, retry: 0 }]);
     expect(await repo.storedKeys('app2')).toEqual([]);
     const keysLeft = await storage.db.selectFrom('callback_store_keys').select('date_key').execute();
@@ -167,5 +175,18 @@ describe.each(ENGINES)('callbacks repository on %s', (engine) => {
           });
     expect(plan).toContain('callback_stored_key');
     expect(plan).not.toMatch(/TEMP B-TREE|Sort/);
+  });
+
+  it('migration 60 gives keys stored before it their size', async () => {
+    const at = (dateKey: string, callId: string) => ({ appId: 'app1', dateKey, ruleId: 1, ruleName: 'r1', record: record(callId), lastError: 'x' });
+    await repo.storeRecords([at('202611211200', 'k#1'), at('202611211200', 'k#2'), at('202611211210', 'k#3')], 1000);
+    // The schema as it was before: no size column, migration 60 not applied.
+    await sql`ALTER TABLE callback_store_keys DROP COLUMN size`.execute(storage.db);
+    await sql`DELETE FROM parley_migrations WHERE version = 60`.execute(storage.db);
+    await migrate(storage.db, engine === 'sqlite' ? sqliteMigrations : postgresMigrations, { now: () => 2000 });
+    expect(await repo.storedKeys('app1')).toEqual([
+      { date: '202611211200', size: 2, retry: 0 },
+      { date: '202611211210', size: 1, retry: 0 },
+    ]);
   });
 });

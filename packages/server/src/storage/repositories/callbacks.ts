@@ -177,23 +177,29 @@ export function kyselyCallbacksRepository(db: Kysely<Database>, secrets: SecretB
           })),
         )
         .execute();
-      const keys = new Map(records.map((r) => [`${r.appId}\n${r.dateKey}`, { app_id: r.appId, date_key: r.dateKey, updated_at: now }]));
+      const keys = new Map<string, { app_id: string; date_key: string; updated_at: number; size: number }>();
+      for (const r of records) {
+        const id = `${r.appId}\n${r.dateKey}`;
+        const key = keys.get(id);
+        if (key) key.size++;
+        else keys.set(id, { app_id: r.appId, date_key: r.dateKey, updated_at: now, size: 1 });
+      }
       await conn
         .insertInto('callback_store_keys')
         .values([...keys.values()])
-        .onConflict((oc) => oc.columns(['app_id', 'date_key']).doNothing())
+        .onConflict((oc) => oc.columns(['app_id', 'date_key']).doUpdateSet((eb) => ({ size: eb('callback_store_keys.size', '+', eb.ref('excluded.size')) })))
         .execute();
     },
     async storedKeys(appId) {
+      // The key rows carry their size: no count over the app's records on every request.
       const rows = await db
-        .selectFrom('callback_stored as s')
-        .leftJoin('callback_store_keys as k', (join) => join.onRef('k.app_id', '=', 's.app_id').onRef('k.date_key', '=', 's.date_key'))
-        .select((eb) => ['s.date_key', eb.fn.countAll().as('size'), eb.fn.max('k.retry').as('retry')])
-        .where('s.app_id', '=', appId)
-        .groupBy('s.date_key')
-        .orderBy('s.date_key')
+        .selectFrom('callback_store_keys')
+        .select(['date_key', 'size', 'retry'])
+        .where('app_id', '=', appId)
+        .where('size', '>', 0)
+        .orderBy('date_key')
         .execute();
-      return rows.map((r) => ({ date: r.date_key, size: Number(r.size), retry: Number(r.retry ?? 0) }));
+      return rows.map((r) => ({ date: r.date_key, size: Number(r.size), retry: Number(r.retry) }));
     },
     async storedPage(appId, dateKey, afterId, limit, conn = db) {
       // Keyset read on the index (app_id, date_key, id): a page costs the same wherever it starts.
@@ -229,20 +235,24 @@ export function kyselyCallbacksRepository(db: Kysely<Database>, secrets: SecretB
     },
     async deleteStoredUpTo(cutoff) {
       return db.transaction().execute(async (trx) => {
-        const result = await trx.deleteFrom('callback_stored').where('stored_at', '<=', cutoff).executeTakeFirst();
-        await trx
-          .deleteFrom('callback_store_keys')
-          .where(({ not, exists, selectFrom }) =>
-            not(
-              exists(
-                selectFrom('callback_stored as s')
-                  .select('s.id')
-                  .whereRef('s.app_id', '=', 'callback_store_keys.app_id')
-                  .whereRef('s.date_key', '=', 'callback_store_keys.date_key'),
-              ),
-            ),
-          )
+        // Records stored at or before the cutoff are never added to (new ones are stored at now).
+        const expiring = await trx
+          .selectFrom('callback_stored')
+          .select((eb) => ['app_id', 'date_key', eb.fn.countAll().as('n')])
+          .where('stored_at', '<=', cutoff)
+          .groupBy(['app_id', 'date_key'])
           .execute();
+        if (expiring.length === 0) return 0;
+        const result = await trx.deleteFrom('callback_stored').where('stored_at', '<=', cutoff).executeTakeFirst();
+        for (const key of expiring) {
+          await trx
+            .updateTable('callback_store_keys')
+            .set((eb) => ({ size: eb('size', '-', Number(key.n)) }))
+            .where('app_id', '=', key.app_id)
+            .where('date_key', '=', key.date_key)
+            .execute();
+        }
+        await trx.deleteFrom('callback_store_keys').where('size', '<=', 0).execute();
         return Number(result.numDeletedRows);
       });
     },

@@ -4,6 +4,7 @@ import { jobs } from './002-jobs.js';
 import { channel } from './010-channel.js';
 import { im } from './020-im.js';
 import { callbacks } from './030-callbacks.js';
+import { callbackStoreSize } from './060-callback-store-size.js';
 
 /** PostgreSQL migrations, in order. Append; never edit a released one. */
-export const postgresMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks];
+export const postgresMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, callbackStoreSize];

@@ -4,7 +4,8 @@ import { jobs } from './002-jobs.js';
 import { channel } from './010-channel.js';
 import { im } from './020-im.js';
 import { callbacks } from './030-callbacks.js';
+import { callbackStoreSize } from './060-callback-store-size.js';
 import { conversationEpoch } from './040-conversation-epoch.js';
 
 /** SQLite migrations, in order. Append; never edit a released one. */
-export const sqliteMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, conversationEpoch];
+export const sqliteMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, conversationEpoch, callbackStoreSize];
