@@ -189,4 +189,24 @@ describe.each(ENGINES)('callbacks repository on %s', (engine) => {
       { date: '202611211210', size: 1, retry: 0 },
     ]);
   });
+
+  it('the retention sweep deletes a large expired key in chunks, serving the event loop between them', async () => {
+    const rows = (dateKey: string, n: number, from: number) =>
+      Array.from({ length: n }, (_, i) => ({ appId: 'app1', dateKey, ruleId: 1, ruleName: 'r1', record: record(`k#${from + i}`), lastError: 'x' }));
+    for (let i = 0; i < 2500; i += 500) await repo.storeRecords(rows(i < 1500 ? '202611211200' : '202611211210', 500, i), 1000);
+    await repo.storeRecords(rows('202611211210', 1, 9000), 5000);
+    // Turns of the event loop while the sweep runs: one SQLite statement never yields to them.
+    let turns = 0;
+    let sweeping = true;
+    const turn = () => {
+      turns++;
+      if (sweeping) setImmediate(turn);
+    };
+    setImmediate(turn);
+    const deleted = await repo.deleteStoredUpTo(1000);
+    sweeping = false;
+    expect(deleted).toBe(2500);
+    expect(turns).toBeGreaterThanOrEqual(2);
+    expect(await repo.storedKeys('app1')).toEqual([{ date: '202611211210', size: 1, retry: 0 }]);
+  });
 });

@@ -89,6 +89,6 @@ export interface CallbacksRepository {
   /** Adds one to the key's re-send count; returns the new count. */
   bumpKeyRetry(appId: string, dateKey: string, now: number, db?: Kysely<Database>): Promise<number>;
   updateStoredError(id: number, lastError: string): Promise<void>;
-  /** Deletes records stored at or before `cutoff` and keys left empty; returns records deleted. */
+  /** Deletes records stored at or before `cutoff` and keys left empty, a chunk per transaction; returns records deleted. */
   deleteStoredUpTo(cutoff: number): Promise<number>;
 }

@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Kysely, Selectable, Updateable } from 'kysely';
 import type { SecretBox } from '../../kernel/secret-box.js';
 import { MAX_CALLBACK_RULES } from '@parley/protocol';
@@ -234,27 +235,47 @@ export function kyselyCallbacksRepository(db: Kysely<Database>, secrets: SecretB
       await db.updateTable('callback_stored').set({ last_error: lastError }).where('id', '=', id).execute();
     },
     async deleteStoredUpTo(cutoff) {
-      return db.transaction().execute(async (trx) => {
-        // Records stored at or before the cutoff are never added to (new ones are stored at now).
-        const expiring = await trx
-          .selectFrom('callback_stored')
-          .select((eb) => ['app_id', 'date_key', eb.fn.countAll().as('n')])
-          .where('stored_at', '<=', cutoff)
-          .groupBy(['app_id', 'date_key'])
-          .execute();
-        if (expiring.length === 0) return 0;
-        const result = await trx.deleteFrom('callback_stored').where('stored_at', '<=', cutoff).executeTakeFirst();
-        for (const key of expiring) {
-          await trx
-            .updateTable('callback_store_keys')
-            .set((eb) => ({ size: eb('size', '-', Number(key.n)) }))
-            .where('app_id', '=', key.app_id)
-            .where('date_key', '=', key.date_key)
-            .execute();
-        }
-        await trx.deleteFrom('callback_store_keys').where('size', '<=', 0).execute();
-        return Number(result.numDeletedRows);
-      });
+      let deleted = 0;
+      for (;;) {
+        const n = await db.transaction().execute((trx) => deleteExpiredChunk(trx, cutoff));
+        deleted += n;
+        if (n < SWEEP_CHUNK) return deleted;
+        // A large key expiring at once is deleted a chunk per transaction, with requests served between.
+        await yieldToEventLoop();
+      }
     },
   };
+}
+
+/** Records deleted per transaction by the retention sweep (about 7 ms each on SQLite). */
+const SWEEP_CHUNK = 1000;
+
+/** Deletes up to SWEEP_CHUNK of the oldest records stored at or before `cutoff`, with their keys' sizes. */
+async function deleteExpiredChunk(trx: Kysely<Database>, cutoff: number): Promise<number> {
+  const rows = await trx
+    .selectFrom('callback_stored')
+    .select(['id', 'app_id', 'date_key'])
+    .where('stored_at', '<=', cutoff)
+    .orderBy('stored_at')
+    .limit(limitParam(SWEEP_CHUNK))
+    .execute();
+  if (rows.length === 0) return 0;
+  await trx.deleteFrom('callback_stored').where('id', 'in', rows.map((r) => r.id)).execute();
+  const perKey = new Map<string, { appId: string; dateKey: string; n: number }>();
+  for (const r of rows) {
+    const id = `${r.app_id}\n${r.date_key}`;
+    const key = perKey.get(id) ?? { appId: r.app_id, dateKey: r.date_key, n: 0 };
+    key.n++;
+    perKey.set(id, key);
+  }
+  for (const key of perKey.values()) {
+    await trx
+      .updateTable('callback_store_keys')
+      .set((eb) => ({ size: eb('size', '-', key.n) }))
+      .where('app_id', '=', key.appId)
+      .where('date_key', '=', key.dateKey)
+      .execute();
+  }
+  await trx.deleteFrom('callback_store_keys').where('size', '<=', 0).execute();
+  return rows.length;
 }
