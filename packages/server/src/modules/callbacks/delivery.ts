@@ -60,7 +60,8 @@ export interface CallbacksCore {
 export class CallbackDelivery {
   private readonly registered = new Set<number>();
   private readonly pacer: ResendPacer;
-  private wake: { at: number; timer: NodeJS.Timeout } | undefined;
+  /** Pending wake-ups of paced pages, by due time. */
+  private readonly wakes = new Map<number, NodeJS.Timeout>();
 
   constructor(
     private readonly deps: CallbacksCore & { events: CallbackEvents },
@@ -222,25 +223,27 @@ export class CallbackDelivery {
     return { status: 'done' };
   }
 
-  /** Wakes the resend workers when a paced page falls due (the queue otherwise polls every 250 ms). */
+  /**
+   * Wakes the resend workers when a paced page falls due (the queue otherwise polls every 250 ms):
+   * one timer per due time, so pages of several apps each start on time.
+   */
   private wakeAt(at: number): void {
-    if (this.wake && this.wake.at <= at) return;
-    if (this.wake) clearTimeout(this.wake.timer);
+    if (this.wakes.has(at)) return;
     const timer = setTimeout(() => {
-      this.wake = undefined;
+      this.wakes.delete(at);
       // A timer can fire a millisecond before the clock reaches `at`; the claim would then find
       // nothing due and the page would wait for the queue's next poll.
       if (this.deps.clock.now() < at) this.wakeAt(at);
       else this.deps.jobs.notify(RESEND_QUEUE);
     }, Math.max(1, at - this.deps.clock.now()));
     timer.unref();
-    this.wake = { at, timer };
+    this.wakes.set(at, timer);
   }
 
-  /** Drops the pending wake-up; queued pages stay in the job queue for the next start. */
+  /** Drops the pending wake-ups; queued pages stay in the job queue for the next start. */
   stop(): void {
-    if (this.wake) clearTimeout(this.wake.timer);
-    this.wake = undefined;
+    for (const timer of this.wakes.values()) clearTimeout(timer);
+    this.wakes.clear();
   }
 
   private async resendOne(stored: StoredRecord, targetUrl: string | undefined): Promise<void> {
