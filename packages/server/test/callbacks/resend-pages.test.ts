@@ -125,4 +125,23 @@ describe.each(ENGINES)('paged re-send on %s', (engine) => {
     expect(pages.filter((r) => r.afterId === 0)).toHaveLength(2);
     expect(await jobs.depth(RESEND_QUEUE)).toBe(0);
   });
+
+  it('many re-sends of one app wait in line: only the page whose turn it is gets claimed and put back', async () => {
+    await start({});
+    const { callbacks, jobs, storage } = t.app.parley;
+    await storeRecords(callbacks.repo, target, 40, clock.now());
+    for (let i = 0; i < 20; i++) expect((await api('POST', '/callbacks/storage/retry', { date: KEY })).body.data).toBe('success');
+    for (let s = 0; s < 4; s++) {
+      clock.advance(s === 0 ? 0 : 1000);
+      jobs.notifyAll();
+      await jobs.idle(RESEND_QUEUE);
+    }
+    // Four pages in four seconds, 32 records a second, the re-sends taking turns in the order asked:
+    // the rate holds for the app as a whole.
+    expect(receiver.requests).toHaveLength(4 * 32);
+    // The other re-sends were never claimed only to be put back.
+    const rows = await storage.db.selectFrom('jobs').select(['attempts']).where('queue', '=', RESEND_QUEUE).execute();
+    expect(rows).toHaveLength(16 + 4);
+    expect(rows.reduce((sum, r) => sum + Number(r.attempts), 0)).toBeLessThanOrEqual(3);
+  });
 });

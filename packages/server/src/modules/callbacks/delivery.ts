@@ -22,6 +22,12 @@ import { signedRequest, type UnsignedRecord } from './record.js';
 
 export const RESEND_QUEUE = 'callbacks.resend';
 export const ruleQueue = (ruleId: number): string => `callbacks.rule.${ruleId}`;
+/**
+ * An app's re-send pages run one at a time, in the order they were queued: pages of several
+ * re-sends of the app take turns, and the ones waiting are not claimed (and put back) at every
+ * page, however many re-sends were requested.
+ */
+export const resendOrderingKey = (appId: string): string => `callbacks.resend.${appId}`;
 
 export interface DeliverPayload {
   ruleId: number;
@@ -217,7 +223,7 @@ export class CallbackDelivery {
     const last = records[records.length - 1];
     if (last && fetched.length > records.length) {
       const payload: ResendPayload = { ...job.payload, afterId: last.id };
-      await this.deps.jobs.enqueue(this.deps.db, { queue: RESEND_QUEUE, payload, runAt: pace.nextAt });
+      await this.deps.jobs.enqueue(this.deps.db, { queue: RESEND_QUEUE, payload, runAt: pace.nextAt, orderingKey: resendOrderingKey(appId) });
       this.wakeAt(pace.nextAt);
     }
     return { status: 'done' };

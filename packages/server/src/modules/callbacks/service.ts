@@ -22,7 +22,7 @@ import {
 } from '@parley/protocol';
 import { AppError } from '../../kernel/errors.js';
 import { randomHex } from '../../kernel/ids.js';
-import { RESEND_QUEUE, type CallbacksCore, type ResendPayload } from './delivery.js';
+import { RESEND_QUEUE, resendOrderingKey, type CallbacksCore, type ResendPayload } from './delivery.js';
 import type { CallbackRule } from './ports.js';
 import { decodeStoreCursor, encodeStoreCursor } from './store-cursor.js';
 
@@ -161,7 +161,7 @@ export class CallbacksService {
       if ((await this.deps.repo.storedPage(appId, body.date, 0, 1, trx)).length === 0) return false;
       await this.deps.repo.bumpKeyRetry(appId, body.date, now, trx);
       const payload: ResendPayload = { appId, dateKey: body.date, ...(targetUrl ? { targetUrl } : {}) };
-      await this.deps.jobs.enqueue(trx, { queue: RESEND_QUEUE, payload });
+      await this.deps.jobs.enqueue(trx, { queue: RESEND_QUEUE, payload, orderingKey: resendOrderingKey(appId) });
       return true;
     });
     if (started) this.deps.jobs.notify(RESEND_QUEUE);
