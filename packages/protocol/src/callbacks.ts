@@ -131,6 +131,20 @@ export const StorageRetryRequest = Type.Object(
 );
 export type StorageRetryRequest = Static<typeof StorageRetryRequest>;
 
+/** Records per page of `GET …/callbacks/storage/{date}` without `limit`, and the largest `limit`. */
+export const STORED_RECORDS_DEFAULT_LIMIT = 100;
+export const STORED_RECORDS_MAX_LIMIT = 1000;
+
+export const StoredRecordsQuery = Type.Object(
+  {
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: STORED_RECORDS_MAX_LIMIT, description: `records per page (default ${STORED_RECORDS_DEFAULT_LIMIT})` }),
+    ),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'the `cursor` of the previous page' })),
+  },
+);
+export type StoredRecordsQuery = Static<typeof StoredRecordsQuery>;
+
 export const StoredRecordView = Type.Object({
   callId: Type.String(),
   rule: Type.String(),

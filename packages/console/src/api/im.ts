@@ -158,8 +158,11 @@ export class ImAppApi {
     return this.data('GET', '/callbacks/storage/info', undefined, signal);
   }
 
-  storedRecords(date: string, signal?: AbortSignal): Promise<StoredRecordView[]> {
-    return this.call<ImEntities<StoredRecordView>>('GET', `/callbacks/storage/${encodeURIComponent(date)}`, undefined, signal).then((r) => r.entities);
+  /** One page of a key's records; `cursor` (when set) asks for the next one. */
+  async storedRecords(date: string, cursor?: string, signal?: AbortSignal): Promise<{ records: StoredRecordView[]; cursor?: string }> {
+    const query = cursor ? `?cursor=${encodeURIComponent(cursor)}` : '';
+    const r = await this.call<ImEntities<StoredRecordView> & { cursor?: string }>('GET', `/callbacks/storage/${encodeURIComponent(date)}${query}`, undefined, signal);
+    return r.cursor ? { records: r.entities, cursor: r.cursor } : { records: r.entities };
   }
 
   retry(date: string, retry: number, targetUrl: string | undefined): Promise<'success' | 'failure'> {

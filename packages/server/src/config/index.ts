@@ -125,6 +125,8 @@ export interface CallbacksConfig {
   readonly storeRetentionMs: number;
   /** IANA zone of the exception store's date keys. */
   readonly dateKeyZone: string;
+  /** Records of one app re-sent from the exception store per second, per instance. */
+  readonly resendPerSecond: number;
 }
 
 export class ConfigError extends Error {
@@ -288,6 +290,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       ruleConcurrency: int(env, 'PARLEY_CALLBACK_RULE_CONCURRENCY', 128, 1, 1024),
       storeRetentionMs: int(env, 'PARLEY_CALLBACK_STORE_RETENTION_HOURS', 72, 1, 24 * 365) * 3_600_000,
       dateKeyZone: timeZone(env, 'PARLEY_CALLBACK_DATE_KEY_ZONE', 'UTC'),
+      resendPerSecond: int(env, 'PARLEY_CALLBACK_RESEND_PER_SECOND', 200, 1, 100_000),
     }),
     media: Object.freeze({
       quotaBytes: int(env, 'PARLEY_MEDIA_QUOTA_MB', 1024, 1, 1024 * 1024) * 1024 * 1024,

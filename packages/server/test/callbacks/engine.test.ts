@@ -153,7 +153,7 @@ describe.each(ENGINES)('callback delivery engine on %s', (engine) => {
     const [first, second] = receiver.bodies<CallbackRecord>();
     expect(second?.callId).toBe(first?.callId);
     expect(await cb().repo.storedKeys(APP)).toEqual([{ date: '202611211230', size: 1, retry: 0 }]);
-    const [stored] = await cb().repo.storedRecords(APP, '202611211230');
+    const [stored] = await cb().repo.storedPage(APP, '202611211230', 0, 100);
     expect(stored?.lastError).toBe('HTTP 503');
     expect(stored?.record.callId).toBe(first?.callId);
     expect(stored?.record.msg_id).toBe(event.msgId);
@@ -180,7 +180,7 @@ describe.each(ENGINES)('callback delivery engine on %s', (engine) => {
     await setup(true, {}, APP, deadUrl);
     await send(message());
     await settle();
-    const [stored] = await cb().repo.storedRecords(APP, '202611211200');
+    const [stored] = await cb().repo.storedPage(APP, '202611211200', 0, 100);
     expect(stored?.lastError).toMatch(/^connection: /);
 
     await cb().service.updateRule(APP, 'main', { url: receiver.url });
@@ -188,7 +188,7 @@ describe.each(ENGINES)('callback delivery engine on %s', (engine) => {
     await send(message());
     await settle();
     expect(receiver.requests).toHaveLength(2);
-    const records = await cb().repo.storedRecords(APP, '202611211200');
+    const records = await cb().repo.storedPage(APP, '202611211200', 0, 100);
     expect(records[1]?.lastError).toMatch(/^timeout: /);
   });
 
@@ -222,7 +222,7 @@ describe.each(ENGINES)('callback delivery engine on %s', (engine) => {
     await settle();
     expect(receiver.requests).toHaveLength(90);
     expect(await cb().repo.storedKeys(APP)).toEqual([{ date: '202611211200', size: 45 + 3, retry: 0 }]);
-    const storedWhileBanned = await cb().repo.storedRecords(APP, '202611211200');
+    const storedWhileBanned = await cb().repo.storedPage(APP, '202611211200', 0, 100);
     expect(storedWhileBanned.at(-1)?.lastError).toMatch(/^rule banned until /);
 
     // Persisted: a fresh read of the row shows the ban.

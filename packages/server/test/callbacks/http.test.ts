@@ -157,6 +157,8 @@ describe.each(ENGINES)('callbacks over HTTP on %s', (engine) => {
       expect(other.bodies<CallbackRecord>().map((b) => b.callId).sort()).toEqual(storedIds);
 
       receiver.respond = () => ({ status: 200 });
+      // Past the first re-send's share of the app's re-send rate (PARLEY_CALLBACK_RESEND_PER_SECOND).
+      clock.advance(1_000);
       const singular = await api('POST', '/callback/storage/retry', { date: '202611210900' });
       expect(singular.body.data).toBe('success');
       await settle();

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import type { StoredKeyInfo } from '@parley/protocol';
+import type { StoredKeyInfo, StoredRecordView } from '@parley/protocol';
 import { ErrorMessage, ListStates, Success } from '../../components/feedback.js';
 import { TextField } from '../../components/field.js';
 import { Page, Panel } from '../../components/page.js';
@@ -70,7 +70,15 @@ function Keys() {
 
 function KeyDetail({ info, onResent }: { info: StoredKeyInfo; onResent(): void }) {
   const { api } = useImApp();
-  const records = useResource((signal) => api.storedRecords(info.date, signal), [api, info.date]);
+  const records = useResource((signal) => api.storedRecords(info.date, undefined, signal), [api, info.date]);
+  // Pages after the first, fetched with "Show more" (the listing answers 100 records a page).
+  const [later, setLater] = useState<{ records: StoredRecordView[]; cursor?: string } | undefined>(undefined);
+  const cursor = later ? later.cursor : records.data?.cursor;
+  const rows = [...(records.data?.records ?? []), ...(later?.records ?? [])];
+  const more = useSubmit(async () => {
+    const page = await api.storedRecords(info.date, cursor);
+    setLater({ records: [...(later?.records ?? []), ...page.records], ...(page.cursor ? { cursor: page.cursor } : {}) });
+  });
   const [target, setTarget] = useState('');
   const [result, setResult] = useState<string | undefined>(undefined);
   const resend = useSubmit(() => api.retry(info.date, info.retry, target.trim() || undefined));
@@ -82,6 +90,7 @@ function KeyDetail({ info, onResent }: { info: StoredKeyInfo; onResent(): void }
     if (!answer) return;
     setResult(answer === 'success' ? `Key ${info.date} queued for re-sending.` : `Key ${info.date} has no records to re-send.`);
     onResent();
+    setLater(undefined);
     records.reload();
   };
 
@@ -95,8 +104,8 @@ function KeyDetail({ info, onResent }: { info: StoredKeyInfo; onResent(): void }
       </form>
       {resend.error && <ErrorMessage error={resend.error} title="The key was not re-sent" />}
       {result && <Success>{result}</Success>}
-      <ListStates resource={records} what="records" errorTitle="Could not load the records" count={records.data?.length} empty={{ title: 'No records under this key' }} />
-      {records.data && records.data.length > 0 && (
+      <ListStates resource={records} what="records" errorTitle="Could not load the records" count={records.data ? rows.length : undefined} empty={{ title: 'No records under this key' }} />
+      {rows.length > 0 && (
         <table>
           <thead>
             <tr>
@@ -109,7 +118,7 @@ function KeyDetail({ info, onResent }: { info: StoredKeyInfo; onResent(): void }
             </tr>
           </thead>
           <tbody>
-            {records.data.map((r) => (
+            {rows.map((r) => (
               <tr key={r.callId}>
                 <td className="break">
                   <code>{r.callId}</code>
@@ -124,6 +133,14 @@ function KeyDetail({ info, onResent }: { info: StoredKeyInfo; onResent(): void }
           </tbody>
         </table>
       )}
+      {cursor && (
+        <div className="toolbar">
+          <button type="button" onClick={() => void more.run()} disabled={more.busy}>
+            Show more records
+          </button>
+        </div>
+      )}
+      {more.error && <ErrorMessage error={more.error} title="Could not load more records" />}
     </Panel>
   );
 }

@@ -6,6 +6,7 @@
  * outbound sender's budget per rule) only the rule's share of the connections to its origin:
  * other rules and other apps keep their latency, even on the same host and port. Re-sends from the exception store run on `callbacks.resend`.
  */
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { dateKey } from '@parley/protocol';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.js';
@@ -17,10 +18,17 @@ import type { RuleDirectory } from './directory.js';
 import type { CallbackEvents, RuleRef } from './events.js';
 import { classifyAttempt, MAX_ANSWER_BYTES, nextStep, type AttemptOutcome } from './policy.js';
 import type { CallbackRule, CallbacksRepository, StoredRecord } from './ports.js';
+import { ResendPacer } from './resend-pacer.js';
 import { signedRequest, type UnsignedRecord } from './record.js';
 
 export const RESEND_QUEUE = 'callbacks.resend';
 export const ruleQueue = (ruleId: number): string => `callbacks.rule.${ruleId}`;
+/**
+ * An app's re-send pages run one at a time, in the order they were queued: pages of several
+ * re-sends of the app take turns, and the ones waiting are not claimed (and put back) at every
+ * page, however many re-sends were requested.
+ */
+export const resendOrderingKey = (appId: string): string => `callbacks.resend.${appId}`;
 
 export interface DeliverPayload {
   ruleId: number;
@@ -31,7 +39,7 @@ export interface ResendPayload {
   appId: string;
   dateKey: string;
   targetUrl?: string;
-  /** Records with a larger id only: a key's records are re-sent in chunks, one job each. */
+  /** Records with a larger id only: a key's records are re-sent in pages, one job each. */
   afterId?: number;
 }
 
@@ -41,6 +49,8 @@ export interface DeliveryOptions {
   dateKeyZone: string;
   /** Records of one key re-sent at once. */
   resendParallelism?: number;
+  /** Records of one app re-sent per second on this instance. */
+  resendPerSecond: number;
 }
 
 /** What the callbacks engine and service both work with. */
@@ -56,11 +66,16 @@ export interface CallbacksCore {
 
 export class CallbackDelivery {
   private readonly registered = new Set<number>();
+  private readonly pacer: ResendPacer;
+  /** Pending wake-ups of paced pages, by due time. */
+  private readonly wakes = new Map<number, NodeJS.Timeout>();
 
   constructor(
     private readonly deps: CallbacksCore & { events: CallbackEvents },
     private readonly options: DeliveryOptions,
-  ) {}
+  ) {
+    this.pacer = new ResendPacer(options.resendPerSecond, deps.clock);
+  }
 
   /** Registers the resend worker; call once before the job queue starts. */
   install(): void {
@@ -177,17 +192,29 @@ export class CallbackDelivery {
   }
 
   /**
-   * Re-sends every record of a key, keeping each callId, to `targetUrl` or the rule's current URL,
-   * with the same two attempts. Records stay stored; a failure updates their last error. Re-sends
-   * are explicit requests, so they neither feed nor respect the rule's ban.
+   * Re-sends one page of a key's records, keeping each callId, to `targetUrl` or the rule's
+   * current URL, with the same two attempts, then queues the next page as a new job: the key is
+   * read once, a page at a time after the last id sent (keyset), and a restart resumes at the
+   * page that was running. Pages are paced per app (`ResendPacer`, PARLEY_CALLBACK_RESEND_PER_SECOND).
+   * Records stay stored; a failure updates their last error. Re-sends are explicit requests, so
+   * they neither feed nor respect the rule's ban.
    */
   async resend(job: Job<ResendPayload>): Promise<JobResult> {
     const { appId, dateKey: key, targetUrl, afterId = 0 } = job.payload;
     const parallel = Math.max(1, this.options.resendParallelism ?? 8);
-    // A chunk's worst case (4 records per worker × 2 attempts × timeout) stays inside the lease
+    // A page's worst case (4 records per worker × 2 attempts × timeout) stays inside the lease
     // (4 × (2 × timeout + 10 s)), so no other instance re-claims a re-send still running.
-    const pending = (await this.deps.repo.storedRecords(appId, key)).filter((r) => r.id > afterId).sort((a, b) => a.id - b.id);
-    const records = pending.slice(0, 4 * parallel);
+    const pageSize = this.pacer.pageSize(4 * parallel);
+    const pace = this.pacer.book(appId, pageSize);
+    if (!pace.go) {
+      this.wakeAt(pace.at);
+      return { status: 'retry', runAt: pace.at };
+    }
+    // One row more than the page tells whether another page follows.
+    const fetched = await this.deps.repo.storedPage(appId, key, afterId, pageSize + 1);
+    const records = fetched.slice(0, pageSize);
+    // Let requests that arrived meanwhile run before this page's signing and sending.
+    await yieldToEventLoop();
     let next = 0;
     const worker = async () => {
       while (next < records.length) {
@@ -197,11 +224,35 @@ export class CallbackDelivery {
     };
     await Promise.all(Array.from({ length: Math.min(parallel, records.length) }, worker));
     const last = records[records.length - 1];
-    if (last && pending.length > records.length) {
-      await this.deps.jobs.enqueue(this.deps.db, { queue: RESEND_QUEUE, payload: { ...job.payload, afterId: last.id } satisfies ResendPayload });
-      this.deps.jobs.notify(RESEND_QUEUE);
+    if (last && fetched.length > records.length) {
+      const payload: ResendPayload = { ...job.payload, afterId: last.id };
+      await this.deps.jobs.enqueue(this.deps.db, { queue: RESEND_QUEUE, payload, runAt: pace.nextAt, orderingKey: resendOrderingKey(appId) });
+      this.wakeAt(pace.nextAt);
     }
     return { status: 'done' };
+  }
+
+  /**
+   * Wakes the resend workers when a paced page falls due (the queue otherwise polls every 250 ms):
+   * one timer per due time, so pages of several apps each start on time.
+   */
+  private wakeAt(at: number): void {
+    if (this.wakes.has(at)) return;
+    const timer = setTimeout(() => {
+      this.wakes.delete(at);
+      // A timer can fire a millisecond before the clock reaches `at`; the claim would then find
+      // nothing due and the page would wait for the queue's next poll.
+      if (this.deps.clock.now() < at) this.wakeAt(at);
+      else this.deps.jobs.notify(RESEND_QUEUE);
+    }, Math.max(1, at - this.deps.clock.now()));
+    timer.unref();
+    this.wakes.set(at, timer);
+  }
+
+  /** Drops the pending wake-ups; queued pages stay in the job queue for the next start. */
+  stop(): void {
+    for (const timer of this.wakes.values()) clearTimeout(timer);
+    this.wakes.clear();
   }
 
   private async resendOne(stored: StoredRecord, targetUrl: string | undefined): Promise<void> {

@@ -82,7 +82,12 @@ export function createCallbacks(deps: {
     : new BanRegistry(repo, clock, events, onBanError);
   const delivery = new CallbackDelivery(
     { db, repo, directory, bans, jobs, outbound, clock, events },
-    { attemptTimeoutMs: config.attemptTimeoutMs, ruleConcurrency: config.ruleConcurrency, dateKeyZone: config.dateKeyZone },
+    {
+      attemptTimeoutMs: config.attemptTimeoutMs,
+      ruleConcurrency: config.ruleConcurrency,
+      dateKeyZone: config.dateKeyZone,
+      resendPerSecond: config.resendPerSecond,
+    },
   );
   const hook = new CallbacksPostSendHook(directory, jobs, delivery);
   const service = new CallbacksService({ db, repo, directory, bans, jobs, outbound, clock, retentionMs: config.storeRetentionMs });
@@ -123,6 +128,7 @@ export function createCallbacks(deps: {
     tick,
     async stop() {
       if (timer) clearInterval(timer);
+      delivery.stop();
       await bans.flush();
     },
   };

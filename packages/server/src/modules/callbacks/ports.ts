@@ -84,12 +84,11 @@ export interface CallbacksRepository {
   storeRecords(records: NewStoredRecord[], now: number, db?: Kysely<Database>): Promise<void>;
   /** Keys of the app with records, ascending, with their size and re-send count. */
   storedKeys(appId: string): Promise<StoredKey[]>;
-  storedRecords(appId: string, dateKey: string): Promise<StoredRecord[]>;
+  /** Up to `limit` records of a key with an id above `afterId`, in id order (keyset paging). */
+  storedPage(appId: string, dateKey: string, afterId: number, limit: number, db?: Kysely<Database>): Promise<StoredRecord[]>;
   /** Adds one to the key's re-send count; returns the new count. */
   bumpKeyRetry(appId: string, dateKey: string, now: number, db?: Kysely<Database>): Promise<number>;
-  /** Number of records stored under a key. */
-  countStored(appId: string, dateKey: string, db?: Kysely<Database>): Promise<number>;
   updateStoredError(id: number, lastError: string): Promise<void>;
-  /** Deletes records stored at or before `cutoff` and keys left empty; returns records deleted. */
+  /** Deletes records stored at or before `cutoff` and keys left empty, a chunk per transaction; returns records deleted. */
   deleteStoredUpTo(cutoff: number): Promise<number>;
 }

@@ -8,19 +8,23 @@ import {
   CALLBACK_MESSAGE_TYPES,
   CALLBACK_SOURCES,
   MAX_CALLBACK_RULES,
+  STORED_RECORDS_DEFAULT_LIMIT,
+  STORED_RECORDS_MAX_LIMIT,
   isValidDateKey,
   type CallbackRuleView,
   type CallbackServiceSettings,
   type CreateCallbackRuleRequest,
   type StorageRetryRequest,
+  type StoredRecordsQuery,
   type StoredKeyInfo,
   type StoredRecordView,
   type UpdateCallbackRuleRequest,
 } from '@parley/protocol';
 import { AppError } from '../../kernel/errors.js';
 import { randomHex } from '../../kernel/ids.js';
-import { RESEND_QUEUE, type CallbacksCore, type ResendPayload } from './delivery.js';
+import { RESEND_QUEUE, resendOrderingKey, type CallbacksCore, type ResendPayload } from './delivery.js';
 import type { CallbackRule } from './ports.js';
+import { decodeStoreCursor, encodeStoreCursor } from './store-cursor.js';
 
 /** A new rule secret: 32 lower-case hex characters (128 bits). */
 export const newRuleSecret = (): string => randomHex(16);
@@ -154,21 +158,32 @@ export class CallbacksService {
     if (targetUrl) await this.deps.outbound.assertAllowedUrl(targetUrl);
     const now = this.deps.clock.now();
     const started = await this.deps.db.transaction().execute(async (trx) => {
-      if ((await this.deps.repo.countStored(appId, body.date, trx)) === 0) return false;
+      if ((await this.deps.repo.storedPage(appId, body.date, 0, 1, trx)).length === 0) return false;
       await this.deps.repo.bumpKeyRetry(appId, body.date, now, trx);
       const payload: ResendPayload = { appId, dateKey: body.date, ...(targetUrl ? { targetUrl } : {}) };
-      await this.deps.jobs.enqueue(trx, { queue: RESEND_QUEUE, payload });
+      await this.deps.jobs.enqueue(trx, { queue: RESEND_QUEUE, payload, orderingKey: resendOrderingKey(appId) });
       return true;
     });
     if (started) this.deps.jobs.notify(RESEND_QUEUE);
     return started ? 'success' : 'failure';
   }
 
-  async storedRecords(appId: string, date: string): Promise<StoredRecordView[]> {
+  /**
+   * One page of a key's records in storage order, at most `limit` (default 100, at most 1,000);
+   * `cursor` is set when more may follow and continues after the last record returned.
+   */
+  async storedRecords(appId: string, date: string, query: StoredRecordsQuery = {}): Promise<{ entities: StoredRecordView[]; cursor?: string }> {
     await this.assertEnabled(appId);
     this.assertDateKey(date);
-    const records = await this.deps.repo.storedRecords(appId, date);
-    return records.map((r) => ({
+    const limit = query.limit ?? STORED_RECORDS_DEFAULT_LIMIT;
+    if (!Number.isInteger(limit) || limit < 1 || limit > STORED_RECORDS_MAX_LIMIT) {
+      throw new AppError('illegal_argument', { detail: `limit must be an integer from 1 to ${STORED_RECORDS_MAX_LIMIT}` });
+    }
+    const afterId = query.cursor === undefined ? 0 : decodeStoreCursor(query.cursor, date);
+    // One row more than asked tells whether another page follows without a second query.
+    const records = await this.deps.repo.storedPage(appId, date, afterId, limit + 1);
+    const page = records.slice(0, limit);
+    const entities = page.map((r) => ({
       callId: r.record.callId,
       rule: r.ruleName,
       eventType: r.record.eventType,
@@ -177,6 +192,8 @@ export class CallbacksService {
       last_error: r.lastError,
       record: r.record as unknown as Record<string, unknown>,
     }));
+    const last = page[page.length - 1];
+    return records.length > limit && last ? { entities, cursor: encodeStoreCursor(date, last.id) } : { entities };
   }
 
   /** Deletes records older than the retention (3 days by default); returns how many. */

@@ -52,6 +52,8 @@ export interface CallbackStoreKeysTable {
   app_id: string;
   date_key: string;
   retry: Generated<number>;
+  /** Records stored under the key (kept by the repository on store and sweep). */
+  size: Generated<number>;
   updated_at: number;
 }
 

@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Kysely, Selectable, Updateable } from 'kysely';
 import type { SecretBox } from '../../kernel/secret-box.js';
 import { MAX_CALLBACK_RULES } from '@parley/protocol';
@@ -6,6 +7,7 @@ import type { CallbackRule, CallbacksRepository, CallbackSettings, RuleFilters, 
 import type { UnsignedRecord } from '../../modules/callbacks/record.js';
 import type { CallbackRulesTable, CallbackStoredTable } from '../../modules/callbacks/tables.js';
 import { isUniqueViolation } from '../errors.js';
+import { limitParam } from '../precompiled.js';
 import type { Database } from '../schema.js';
 
 /**
@@ -176,31 +178,40 @@ export function kyselyCallbacksRepository(db: Kysely<Database>, secrets: SecretB
           })),
         )
         .execute();
-      const keys = new Map(records.map((r) => [`${r.appId}\n${r.dateKey}`, { app_id: r.appId, date_key: r.dateKey, updated_at: now }]));
+      const keys = new Map<string, { app_id: string; date_key: string; updated_at: number; size: number }>();
+      for (const r of records) {
+        const id = `${r.appId}\n${r.dateKey}`;
+        const key = keys.get(id);
+        if (key) key.size++;
+        else keys.set(id, { app_id: r.appId, date_key: r.dateKey, updated_at: now, size: 1 });
+      }
       await conn
         .insertInto('callback_store_keys')
         .values([...keys.values()])
-        .onConflict((oc) => oc.columns(['app_id', 'date_key']).doNothing())
+        .onConflict((oc) => oc.columns(['app_id', 'date_key']).doUpdateSet((eb) => ({ size: eb('callback_store_keys.size', '+', eb.ref('excluded.size')) })))
         .execute();
     },
     async storedKeys(appId) {
+      // The key rows carry their size: no count over the app's records on every request.
       const rows = await db
-        .selectFrom('callback_stored as s')
-        .leftJoin('callback_store_keys as k', (join) => join.onRef('k.app_id', '=', 's.app_id').onRef('k.date_key', '=', 's.date_key'))
-        .select((eb) => ['s.date_key', eb.fn.countAll().as('size'), eb.fn.max('k.retry').as('retry')])
-        .where('s.app_id', '=', appId)
-        .groupBy('s.date_key')
-        .orderBy('s.date_key')
+        .selectFrom('callback_store_keys')
+        .select(['date_key', 'size', 'retry'])
+        .where('app_id', '=', appId)
+        .where('size', '>', 0)
+        .orderBy('date_key')
         .execute();
-      return rows.map((r) => ({ date: r.date_key, size: Number(r.size), retry: Number(r.retry ?? 0) }));
+      return rows.map((r) => ({ date: r.date_key, size: Number(r.size), retry: Number(r.retry) }));
     },
-    async storedRecords(appId, dateKey) {
-      const rows = await db
+    async storedPage(appId, dateKey, afterId, limit, conn = db) {
+      // Keyset read on the index (app_id, date_key, id): a page costs the same wherever it starts.
+      const rows = await conn
         .selectFrom('callback_stored')
         .selectAll()
         .where('app_id', '=', appId)
         .where('date_key', '=', dateKey)
+        .where('id', '>', afterId)
         .orderBy('id')
+        .limit(limitParam(limit))
         .execute();
       return rows.map(toStored);
     },
@@ -220,36 +231,51 @@ export function kyselyCallbacksRepository(db: Kysely<Database>, secrets: SecretB
         .executeTakeFirstOrThrow();
       return Number(row.retry);
     },
-    async countStored(appId, dateKey, conn = db) {
-      const row = await conn
-        .selectFrom('callback_stored')
-        .select((eb) => eb.fn.countAll().as('n'))
-        .where('app_id', '=', appId)
-        .where('date_key', '=', dateKey)
-        .executeTakeFirst();
-      return Number(row?.n ?? 0);
-    },
     async updateStoredError(id, lastError) {
       await db.updateTable('callback_stored').set({ last_error: lastError }).where('id', '=', id).execute();
     },
     async deleteStoredUpTo(cutoff) {
-      return db.transaction().execute(async (trx) => {
-        const result = await trx.deleteFrom('callback_stored').where('stored_at', '<=', cutoff).executeTakeFirst();
-        await trx
-          .deleteFrom('callback_store_keys')
-          .where(({ not, exists, selectFrom }) =>
-            not(
-              exists(
-                selectFrom('callback_stored as s')
-                  .select('s.id')
-                  .whereRef('s.app_id', '=', 'callback_store_keys.app_id')
-                  .whereRef('s.date_key', '=', 'callback_store_keys.date_key'),
-              ),
-            ),
-          )
-          .execute();
-        return Number(result.numDeletedRows);
-      });
+      let deleted = 0;
+      for (;;) {
+        const n = await db.transaction().execute((trx) => deleteExpiredChunk(trx, cutoff));
+        deleted += n;
+        if (n < SWEEP_CHUNK) return deleted;
+        // A large key expiring at once is deleted a chunk per transaction, with requests served between.
+        await yieldToEventLoop();
+      }
     },
   };
+}
+
+/** Records deleted per transaction by the retention sweep (about 7 ms each on SQLite). */
+const SWEEP_CHUNK = 1000;
+
+/** Deletes up to SWEEP_CHUNK of the oldest records stored at or before `cutoff`, with their keys' sizes. */
+async function deleteExpiredChunk(trx: Kysely<Database>, cutoff: number): Promise<number> {
+  const rows = await trx
+    .selectFrom('callback_stored')
+    .select(['id', 'app_id', 'date_key'])
+    .where('stored_at', '<=', cutoff)
+    .orderBy('stored_at')
+    .limit(limitParam(SWEEP_CHUNK))
+    .execute();
+  if (rows.length === 0) return 0;
+  await trx.deleteFrom('callback_stored').where('id', 'in', rows.map((r) => r.id)).execute();
+  const perKey = new Map<string, { appId: string; dateKey: string; n: number }>();
+  for (const r of rows) {
+    const id = `${r.app_id}\n${r.date_key}`;
+    const key = perKey.get(id) ?? { appId: r.app_id, dateKey: r.date_key, n: 0 };
+    key.n++;
+    perKey.set(id, key);
+  }
+  for (const key of perKey.values()) {
+    await trx
+      .updateTable('callback_store_keys')
+      .set((eb) => ({ size: eb('size', '-', key.n) }))
+      .where('app_id', '=', key.appId)
+      .where('date_key', '=', key.dateKey)
+      .execute();
+  }
+  await trx.deleteFrom('callback_store_keys').where('size', '<=', 0).execute();
+  return rows.length;
 }

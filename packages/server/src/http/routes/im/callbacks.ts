@@ -7,6 +7,7 @@ import {
   RecentCallbacks,
   RuleName,
   StorageRetryRequest,
+  StoredRecordsQuery,
   UpdateCallbackRuleRequest,
 } from '@parley/protocol';
 import type { RecentAttempts } from '../../../modules/callbacks/recent.js';
@@ -104,10 +105,19 @@ export const imCallbackRoutes: FastifyPluginAsyncTypebox<{ callbacks: CallbacksS
   }
   app.get(
     '/callbacks/storage/:date',
-    { schema: { tags, summary: 'Records stored under a date key, with their last error', params: DateParams } },
+    {
+      schema: {
+        tags,
+        summary: 'Records stored under a date key, with their last error, a page at a time (`cursor` continues)',
+        params: DateParams,
+        querystring: StoredRecordsQuery,
+      },
+    },
     async (request) => {
       const imApp = imAppOf(request);
-      return imEntities(request, imApp, await callbacks.storedRecords(imApp.id, request.params.date));
+      const page = await callbacks.storedRecords(imApp.id, request.params.date, request.query);
+      const body = imEntities(request, imApp, page.entities);
+      return page.cursor === undefined ? body : { ...body, cursor: page.cursor };
     },
   );
 };
