@@ -1,0 +1,76 @@
+#!/usr/bin/env node
+/**
+ * Old build against new build, alternating in one run: the way a change is shown to cost no more
+ * than 10 % on a benchmark on a shared, noisy machine.
+ *
+ *   node bench/compare.mjs OLD_ROOT NEW_ROOT BENCH [PAIRS]
+ *
+ * OLD_ROOT and NEW_ROOT are two checkouts of Parley, each installed and built (`npm ci` builds);
+ * e.g. `git worktree add /tmp/parley-old <commit>` beside this one. BENCH is ingest, im or
+ * callbacks. Each pair runs `node ROOT/bench/BENCH.mjs` on the old root, then on the new one (the
+ * order flips every pair, so a slow spell falls on both), with the environment passed through
+ * (BENCH_SECONDS and the like). The bench's own figures are read from what it prints; the summary
+ * gives each figure's median per side and new ÷ old.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+
+/** What each bench prints, and whether a higher value is better. */
+const FIGURES = {
+  ingest: [
+    { name: 'ratio to bare', re: /ratio parley\/bare: ([\d.]+)/, higher: true },
+    { name: 'Parley p99 ms', re: /Parley p99 ([\d.]+) ms/, higher: false },
+  ],
+  im: [
+    { name: 'ratio to bare', re: /ratio to bare: ([\d.]+)/, higher: true },
+    { name: 'receipt p99 ms', re: /send -> socket receipt: p50 [\d.]+ ms, p99 ([\d.]+) ms/, higher: false },
+  ],
+  callbacks: [
+    { name: '(a) p99.9 ms', re: /^\(a\)[^\n]*p99\.9 ([\d.]+) ms/m, higher: false },
+    { name: '(b) drain ratio', re: /\(b\) drain: Parley [\d.,]+\/s, raw undici [\d.,]+\/s, ratio ([\d.]+)/, higher: true },
+    { name: '(c) p99 ms', re: /^\(c\)[^\n]*p99 ([\d.]+) ms/m, higher: false },
+  ],
+};
+
+const [oldRoot, newRoot, bench, pairsArg] = process.argv.slice(2);
+const figures = FIGURES[bench];
+if (!oldRoot || !newRoot || !figures) {
+  console.error(`usage: node bench/compare.mjs OLD_ROOT NEW_ROOT ${Object.keys(FIGURES).join('|')} [PAIRS]`);
+  process.exit(2);
+}
+const pairs = Math.max(1, Number(pairsArg ?? 3));
+
+function run(root) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(root, 'bench', `${bench}.mjs`)], { cwd: root, env: process.env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${root}: bench ${bench} exited with ${code}`))));
+  });
+}
+
+const median = (values) => {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+};
+
+const results = { old: [], new: [] };
+for (let i = 0; i < pairs; i++) {
+  const order = i % 2 === 0 ? ['old', 'new'] : ['new', 'old'];
+  for (const side of order) {
+    const out = await run(side === 'old' ? oldRoot : newRoot);
+    const row = Object.fromEntries(figures.map((f) => [f.name, Number(f.re.exec(out)?.[1] ?? NaN)]));
+    results[side].push(row);
+    console.log(`pair ${i + 1} ${side.padEnd(3)} ${figures.map((f) => `${f.name} ${row[f.name]}`).join(', ')}`);
+  }
+}
+
+console.log(`\n${bench}: medians of ${pairs} alternating pairs (old ${oldRoot}, new ${newRoot})`);
+for (const f of figures) {
+  const o = median(results.old.map((r) => r[f.name]));
+  const n = median(results.new.map((r) => r[f.name]));
+  const change = f.higher ? n / o : o / n;
+  console.log(`${f.name.padEnd(16)} old ${o}  new ${n}  new is ${(change * 100).toFixed(1)} % of old (${f.higher ? 'higher' : 'lower'} is better)`);
+}
