@@ -69,8 +69,12 @@ for (let i = 0; i < pairs; i++) {
 
 console.log(`\n${bench}: medians of ${pairs} alternating pairs (old ${oldRoot}, new ${newRoot})`);
 for (const f of figures) {
-  const o = median(results.old.map((r) => r[f.name]));
-  const n = median(results.new.map((r) => r[f.name]));
+  const o = median(results.old.map((r) => r[f.name]).filter(Number.isFinite));
+  const n = median(results.new.map((r) => r[f.name]).filter(Number.isFinite));
+  if (!Number.isFinite(o) || !Number.isFinite(n)) {
+    console.log(`${f.name.padEnd(16)} not printed by this run`);
+    continue;
+  }
   const change = f.higher ? n / o : o / n;
   console.log(`${f.name.padEnd(16)} old ${o}  new ${n}  new is ${(change * 100).toFixed(1)} % of old (${f.higher ? 'higher' : 'lower'} is better)`);
 }
