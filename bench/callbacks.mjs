@@ -13,7 +13,7 @@
  * (a) and (c) run the built server (packages/server/dist/main.js) as a child process, so the load
  * generator and receivers here do not share its event loop; (b) runs it in this process, since it
  * queues the records through Parley's internals, and its receiver in a child process of its own
- * (BENCH_RECEIVER=shared: in this process, as sessions 2 to 4 ran it). A fresh SQLite directory each time
+ * (BENCH_RECEIVER=shared: in this process, sharing its event loop). A fresh SQLite directory each time
  * (DATABASE_URL=postgres://... to use PostgreSQL). Knobs: BENCH_RATE, BENCH_SECONDS, BENCH_DRAIN,
  * BENCH_WARMUP_SECONDS (5: sends at the same rate before (a) and (c), not measured),
  * BENCH_ONLY=a,b,c, BENCH_PROFILE=dir (CPU profile of the child in (a) and (c)), BENCH_TIMELINE=1
@@ -230,7 +230,7 @@ function cpuNow(receiverPid) {
 async function drain() {
   // The receiver runs in a process of its own: in this one it would share Parley's event loop
   // and, for the reference, undici's, as no customer's server does (on two cores that capped the
-  // reference at one core). BENCH_RECEIVER=shared keeps it here, as sessions 2 to 4 measured.
+  // reference at one core). BENCH_RECEIVER=shared keeps it here, to compare the two placements.
   const receiver = process.env.BENCH_RECEIVER === 'shared' ? await startReceiver('count') : await startReceiverProcess();
   const parley = await startParley({ PARLEY_WORKERS: 'false' });
   try {

@@ -46,7 +46,7 @@ let innerScratch = Buffer.allocUnsafeSlow(1024);
  * An HMAC-SHA256 key prepared once (RFC 2104): the key's inner and outer padded blocks. A server
  * that checks many requests under one secret keeps it: each MAC is then two one-shot SHA-256
  * hashes over buffers that are reused, without OpenSSL's per-MAC context set-up or a native
- * `Hmac` object for the garbage collector to finalise (docs/channel.md §7, session 13). Where
+ * `Hmac` object for the garbage collector to finalise. Where
  * `crypto.hash` is missing (Node before 20.12) it falls back on `createHmac`.
  */
 export class PreparedHmacKey {

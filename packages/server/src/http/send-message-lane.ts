@@ -4,7 +4,7 @@
  * Customers' servers post every message here, so this one route is the hot path of Area A.
  * Fastify's per-request pipeline (request and reply objects, hook chains, content-type parser,
  * schema validation of params and headers, serializer) cost about a quarter of the CPU of a
- * request on the benchmark machine (docs/channel.md §7). The lane does the same work in plain
+ * request on the benchmark machine. The lane does the same work in plain
  * `node:http`:
  *
  *   POST /api/tenants/{t}/rest/channels/{c}/messages, t and c decimal ids  (else: Fastify)

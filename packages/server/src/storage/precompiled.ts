@@ -61,7 +61,7 @@ export function precompiled<R>(build: (db: Kysely<Database>) => Compilable<R>) {
  * `ON CONFLICT DO NOTHING` that met a conflict); the table's `id` must be its INTEGER PRIMARY KEY
  * (SQLite's rowid). On SQLite's direct path the insert runs as built and the id is its own rowid:
  * SQLite's RETURNING collects its rows in a temporary table before it hands them out, which cost
- * about 6 µs a customer message in a micro-benchmark (docs/channel.md §7). Elsewhere it runs
+ * about 6 µs a customer message in a micro-benchmark. Elsewhere it runs
  * with `RETURNING id`.
  */
 export function precompiledInsertId<T extends keyof Database>(build: (db: Kysely<Database>) => InsertQueryBuilder<Database, T, InsertResult>) {

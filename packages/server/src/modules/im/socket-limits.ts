@@ -1,6 +1,6 @@
 /**
- * Bounds on open sockets, for every socket protocol Parley serves (the SDK socket today; the
- * msync gateway uses the same instance), so a client cannot make the server hold memory without
+ * Bounds on open sockets, for every socket protocol Parley serves (today the SDK socket; another
+ * protocol would share this instance), so a client cannot make the server hold memory without
  * bound:
  *
  * - **Outbound buffer.** A socket holding more than `bufferBytes` the network has not taken is a

@@ -158,8 +158,7 @@ function isIpLiteralInternal(hostname: string): boolean {
  *
  * undici's `request()` wraps every exchange in an async resource, a response stream and a parsed
  * header object; a callback answer needs none of them (a status, one header, a few bytes of
- * body), and on the outbound thread they cost about 40 % of the CPU of a request
- * (docs/callbacks.md, Session 8). The handler reads the status, `Retry-After` and at most
+ * body), and on the outbound thread they cost about 40 % of the CPU of a request. The handler reads the status, `Retry-After` and at most
  * `max` bytes of the body; past that, the rest is dropped unread and the connection closed.
  * The overall deadline aborts the exchange wherever it is: waiting for its key's budget
  * (key-budget.ts), for a connection, for the headers, or in a body that keeps dripping. Its

@@ -7,7 +7,7 @@
  * safety net (every SAFETY_NET_PAGES), and a worker thread with a connection of its own runs
  * PASSIVE checkpoints (which never block writers) as soon as the WAL holds a few pages. The worker
  * starts only once the WAL file has grown, so short-lived instances (tests, tools) never pay for it.
- * Durability is unchanged: commits are durable in the WAL as before (synchronous = NORMAL).
+ * Durability is SQLite's own: a commit is durable once in the WAL (synchronous = NORMAL).
  *
  * Under sustained writes the WAL only starts over from the service's own connection. SQLite
  * restarts the WAL when a write begins with every frame already copied, and on a busy event loop
@@ -17,8 +17,8 @@
  * Those fsyncs stop the event loop, sometimes for 10-25 ms on a virtual disk, and every request in
  * flight waits. So the safety net is set high (32,768 pages, a WAL file of about 135 MB): at the
  * benchmark's load (about 7,000 frames a second) the pause comes about every 5 s instead of every
- * 1.2 s (docs/channel.md §7, session 11).
- * At rest the WAL starts over at the first write after a checkpoint, as before.
+ * 1.2 s.
+ * At rest the WAL starts over at the first write after a checkpoint.
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
