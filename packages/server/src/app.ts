@@ -40,7 +40,7 @@ import { channelConversationRoutes } from './http/routes/api/channel-conversatio
 import { channelEventRoutes } from './http/routes/api/channel-events.js';
 import { channelIngestRoutes } from './http/routes/api/channel-ingest.js';
 import { channelMediaRoutes } from './http/routes/api/channel-media.js';
-import { loadOrCreateSecretKey, secretBox } from './kernel/secret-box.js';
+import { loadOrCreateSecretKey, secretBox, type SecretBox } from './kernel/secret-box.js';
 import { pubsubEventBus } from './modules/channel/events.js';
 import { createChannelModule, type ChannelModule } from './modules/channel/index.js';
 import { consoleRoutes } from './http/routes/console.js';
@@ -58,6 +58,14 @@ import type { OutboundSender } from './modules/outbound/ports.js';
 import { UndiciOutboundSender } from './modules/outbound/sender.js';
 import { ThreadedOutboundSender } from './modules/outbound/threaded.js';
 import { kyselyAccountsRepository } from './storage/repositories/accounts.js';
+import { kyselyCallbacksRepository } from './storage/repositories/callbacks.js';
+import { kyselyAssociationsRepository, kyselyRoutingDirectory } from './storage/repositories/channel-associations.js';
+import { kyselyConversationsRepository } from './storage/repositories/channel-conversations.js';
+import { kyselyDeliveriesRepository } from './storage/repositories/channel-deliveries.js';
+import { kyselyMediaRepository } from './storage/repositories/channel-media.js';
+import { kyselyImAppsRepository, kyselyImUsersRepository } from './storage/repositories/imApps.js';
+import { kyselyImGroupsRepository } from './storage/repositories/imGroups.js';
+import { kyselyImMessagesRepository } from './storage/repositories/imMessages.js';
 import { openStorage, type Storage } from './storage/index.js';
 
 export interface AppDeps {
@@ -192,9 +200,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
         )
       : new UndiciOutboundSender(outboundOptions));
   const secrets = secretBox(loadOrCreateSecretKey(config.secretKey, config.dataDir));
+  const repositories = storageRepositories(storage, secrets);
   const callbacks = createCallbacks({
     db: storage.db,
-    secrets,
+    repo: repositories.callbacks,
     config: config.callbacks,
     clock,
     jobs,
@@ -217,6 +226,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     : undefined;
   const im = createImModule({
     db: storage.db,
+    repositories: repositories.im,
     clock,
     jobs,
     tokenTtlSeconds: config.imTokenTtlSeconds,
@@ -229,7 +239,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const imDemoApp = config.seedDemo ? await im.apps.ensureDemoApp() : undefined;
 
   const channel = createChannelModule({
-    db: storage.db,
+    repositories: repositories.channel,
     clock,
     accounts,
     jobs,
@@ -239,8 +249,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     publicUrl: config.publicUrl,
     media: config.media,
     metrics,
-    singleWriter: !storage.capabilities.multiWriter,
-    direct: storage.direct,
     // Live events reach agents on every instance when instances coordinate through Redis.
     ...(coordination.kind === 'redis' ? { events: pubsubEventBus(coordination.pubsub) } : {}),
   });
@@ -360,4 +368,28 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   });
 
   return app;
+}
+
+/** The concrete repositories of the modules, for the engine `storage` runs on. */
+function storageRepositories(storage: Storage, secrets: SecretBox) {
+  const { db } = storage;
+  // A single writer (SQLite) may keep known customers' open conversations in memory and needs
+  // no per-tenant lock around a media upload's quota check.
+  const singleWriter = !storage.capabilities.multiWriter;
+  return {
+    callbacks: kyselyCallbacksRepository(db, secrets),
+    im: {
+      apps: kyselyImAppsRepository(db),
+      users: kyselyImUsersRepository(db),
+      groups: kyselyImGroupsRepository(db),
+      messages: kyselyImMessagesRepository(db),
+    },
+    channel: {
+      associations: kyselyAssociationsRepository(db),
+      directory: kyselyRoutingDirectory(db),
+      conversations: kyselyConversationsRepository(db, { rememberOpenConversations: singleWriter, direct: storage.direct }),
+      deliveries: kyselyDeliveriesRepository(db),
+      media: kyselyMediaRepository(db, { lockTenant: !singleWriter }),
+    },
+  };
 }

@@ -1,5 +1,5 @@
 /**
- * The callbacks module assembled: repository, rule cache, ban registry, delivery engine,
+ * The callbacks module assembled over the repository app.ts passes in: rule cache, ban registry, delivery engine,
  * post-send hook, service, metrics and the periodic ban/retention tick.
  */
 import type { Kysely } from 'kysely';
@@ -7,8 +7,6 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { CallbacksConfig } from '../../config/index.js';
 import type { Clock } from '../../kernel/clock.js';
-import type { SecretBox } from '../../kernel/secret-box.js';
-import { kyselyCallbacksRepository } from '../../storage/repositories/callbacks.js';
 import type { Database } from '../../storage/schema.js';
 import type { Singletons } from '../coordination/ports.js';
 import type { JobQueue } from '../jobs/ports.js';
@@ -48,21 +46,20 @@ export interface CallbacksModule {
 
 export function createCallbacks(deps: {
   db: Kysely<Database>;
+  /** The storage port (app.ts builds it; rule secrets are sealed at rest inside it). */
+  repo: CallbacksRepository;
   config: CallbacksConfig;
   clock: Clock;
   jobs: JobQueue;
   outbound: OutboundSender;
   metrics: Registry;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
-  /** Seals rule secrets at rest. */
-  secrets: SecretBox;
   /** Runs the periodic retention sweep on one instance; without it there is no periodic sweep (workers off). */
   singletons?: Singletons;
   /** Ban state shared by all instances; without it ban state lives in this process. */
   redis?: { client: Redis; prefix: string };
 }): CallbacksModule {
-  const { db, config, clock, jobs, outbound, logger } = deps;
-  const repo = kyselyCallbacksRepository(db, deps.secrets);
+  const { db, repo, config, clock, jobs, outbound, logger } = deps;
   const events = new CallbackEvents();
   observeCallbacks(events, deps.metrics, logger);
   const recent = new RecentAttempts(clock);

@@ -2,17 +2,11 @@
  * Domain types and the storage port of the callbacks module.
  */
 import type { Kysely } from 'kysely';
-import type { CallbackChatType, CallbackEventType, CallbackMessageType, CallbackSource } from '@parley/protocol';
 import type { Database } from '../../storage/schema.js';
 import type { BanState } from './ban.js';
-import type { UnsignedRecord } from './record.js';
+import type { RuleFilters, UnsignedRecord } from './record.js';
 
-export interface RuleFilters {
-  eventTypes: CallbackEventType[];
-  chatTypes: CallbackChatType[];
-  messageTypes: CallbackMessageType[];
-  sources: CallbackSource[];
-}
+export type { RuleFilters };
 
 export interface CallbackRule extends RuleFilters {
   id: number;

@@ -12,9 +12,18 @@ import {
   type CallbackRecord,
   type CallbackChatType,
   type CallbackEventType,
+  type CallbackMessageType,
+  type CallbackSource,
 } from '@parley/protocol';
 import type { MessageEvent } from '../im/post-send.js';
-import type { RuleFilters } from './ports.js';
+
+/** Which records a rule receives: each list must contain the record's value (message types: any body's type). */
+export interface RuleFilters {
+  eventTypes: CallbackEventType[];
+  chatTypes: CallbackChatType[];
+  messageTypes: CallbackMessageType[];
+  sources: CallbackSource[];
+}
 
 /** A record before signing: `security` depends on the rule's secret at send time. */
 export type UnsignedRecord = Omit<CallbackRecord, 'security' | 'payload'> & { payload: MessageEvent['payload'] };

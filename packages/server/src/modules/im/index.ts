@@ -1,12 +1,9 @@
 /**
- * The IM module assembled: repositories, services, presence and the fan-out handler. app.ts
+ * The IM module assembled: services over the repositories app.ts passes in, presence and the fan-out handler. app.ts
  * builds it once and exposes it as `app.parley.im`.
  */
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../kernel/clock.js';
-import { kyselyImAppsRepository, kyselyImUsersRepository } from '../../storage/repositories/imApps.js';
-import { kyselyImGroupsRepository } from '../../storage/repositories/imGroups.js';
-import { kyselyImMessagesRepository } from '../../storage/repositories/imMessages.js';
 import type { Database } from '../../storage/schema.js';
 import type { Passwords } from '../accounts/password.js';
 import type { JobQueue } from '../jobs/ports.js';
@@ -20,6 +17,7 @@ import { IdGenerator } from './msg-id.js';
 import { noPostSend, type PostSendHook } from './post-send.js';
 import { InProcessPresence, type Presence } from './presence.js';
 import { SocketLimits, type SocketLimitsOptions } from './socket-limits.js';
+import type { ImAppsRepository, ImGroupsRepository, ImMessagesRepository, ImUsersRepository } from './ports.js';
 import { ImUsersService } from './users.js';
 
 export interface ImModule {
@@ -36,8 +34,18 @@ export interface ImModule {
   postSend: PostSendHook;
 }
 
+/** The IM storage ports; app.ts builds the concrete repositories. */
+export interface ImRepositories {
+  apps: ImAppsRepository;
+  users: ImUsersRepository;
+  groups: ImGroupsRepository;
+  messages: ImMessagesRepository;
+}
+
 export interface ImModuleOptions {
+  /** For the message commit and the fan-out, which write several tables in one transaction. */
   db: Kysely<Database>;
+  repositories: ImRepositories;
   clock: Clock;
   jobs: JobQueue;
   tokenTtlSeconds: number;
@@ -55,10 +63,7 @@ export interface ImModuleOptions {
 
 export function createImModule(options: ImModuleOptions): ImModule {
   const { db, clock, jobs } = options;
-  const appsRepo = kyselyImAppsRepository(db);
-  const usersRepo = kyselyImUsersRepository(db);
-  const groupsRepo = kyselyImGroupsRepository(db);
-  const messagesRepo = kyselyImMessagesRepository(db);
+  const { apps: appsRepo, users: usersRepo, groups: groupsRepo, messages: messagesRepo } = options.repositories;
   const ids = new IdGenerator(clock);
   const presence = options.presence ?? new InProcessPresence();
 

@@ -18,7 +18,6 @@ import type { Database } from '../../storage/schema.js';
 import type { Capabilities } from '../../storage/types.js';
 import type { PubSub } from '../coordination/ports.js';
 import type { Job, JobHandler, JobQueue, JobResult, NewJob, WorkerOptions } from './ports.js';
-import type { JobsTable } from './tables.js';
 
 const DEFAULT_LEASE_MS = 60_000;
 
@@ -57,7 +56,7 @@ function hotQueries() {
 }
 
 /** What a claim reads of a job row (not the lease columns nor the last error). */
-type ClaimedRow = Pick<Selectable<JobsTable>, 'id' | 'queue' | 'payload' | 'attempts' | 'ordering_key' | 'run_at' | 'created_at'>;
+type ClaimedRow = Pick<Selectable<Database['jobs']>, 'id' | 'queue' | 'payload' | 'attempts' | 'ordering_key' | 'run_at' | 'created_at'>;
 const CLAIMED_COLUMNS = sql.raw('id, queue, payload, attempts, ordering_key, run_at, created_at');
 
 interface Registration {

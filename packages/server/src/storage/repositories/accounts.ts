@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { AccountsRepository, NewUser, SkillGroup, Tenant, User } from '../../modules/accounts/ports.js';
-import type { TenantsTable, UsersTable } from '../../modules/accounts/tables.js';
+import type { TenantsTable, UsersTable } from '../tables/accounts.js';
 import type { Database } from '../schema.js';
 
 /** A tenant's row as the accounts port sees it (the channel's group commit reads it too). */

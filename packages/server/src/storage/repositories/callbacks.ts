@@ -5,7 +5,7 @@ import { MAX_CALLBACK_RULES } from '@parley/protocol';
 import { parseBanState, type BanState } from '../../modules/callbacks/ban.js';
 import type { CallbackRule, CallbacksRepository, CallbackSettings, RuleFilters, StoredRecord } from '../../modules/callbacks/ports.js';
 import type { UnsignedRecord } from '../../modules/callbacks/record.js';
-import type { CallbackRulesTable, CallbackStoredTable } from '../../modules/callbacks/tables.js';
+import type { CallbackRulesTable, CallbackStoredTable } from '../tables/callbacks.js';
 import { isUniqueViolation } from '../errors.js';
 import { limitParam } from '../precompiled.js';
 import type { Database } from '../schema.js';

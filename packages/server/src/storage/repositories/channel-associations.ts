@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { AgentInfo, Association, AssociationsRepository, RoutingDirectory } from '../../modules/channel/ports.js';
-import type { RestChannelsTable } from '../../modules/channel/tables.js';
-import type { UsersTable } from '../../modules/accounts/tables.js';
+import type { RestChannelsTable } from '../tables/channel.js';
+import type { UsersTable } from '../tables/accounts.js';
 import type { Database } from '../schema.js';
 
 const toAssociation = (row: Selectable<RestChannelsTable>): Association => ({

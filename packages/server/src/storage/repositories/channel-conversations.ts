@@ -11,7 +11,7 @@ import type {
   TenantInfo,
   VisitorProfile,
 } from '../../modules/channel/ports.js';
-import type { ChannelMessagesTable, ConversationsTable } from '../../modules/channel/tables.js';
+import type { ChannelMessagesTable, ConversationsTable } from '../tables/channel.js';
 import { isUniqueViolation } from '../errors.js';
 import { GroupCommitter, type BatchMemo } from '../group-commit.js';
 import { limitParam, precompiled, precompiledInsertId, type DirectRunner } from '../precompiled.js';

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { DeliveriesRepository, Delivery, DeliveryAttempt } from '../../modules/channel/ports.js';
-import type { DeliveriesTable, DeliveryAttemptsTable } from '../../modules/channel/tables.js';
+import type { DeliveriesTable, DeliveryAttemptsTable } from '../tables/channel.js';
 import type { Database } from '../schema.js';
 import { limitParam } from '../precompiled.js';
 

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { ImApp, ImAppsRepository, ImUser, ImUsersRepository } from '../../modules/im/ports.js';
-import type { ImAppsTable, ImUsersTable } from '../../modules/im/tables.js';
+import type { ImAppsTable, ImUsersTable } from '../tables/im.js';
 import type { Database } from '../schema.js';
 
 const toApp = (row: Selectable<ImAppsTable>): ImApp => ({

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { ImGroup, ImGroupsRepository } from '../../modules/im/ports.js';
-import type { ImGroupsTable } from '../../modules/im/tables.js';
+import type { ImGroupsTable } from '../tables/im.js';
 import type { Database } from '../schema.js';
 import { isUniqueViolation } from '../errors.js';
 

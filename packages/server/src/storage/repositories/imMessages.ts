@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import { refKey, type ImMessagesRepository, type MessageRef, type StoredMessage } from '../../modules/im/ports.js';
-import type { ImMessagesTable } from '../../modules/im/tables.js';
+import type { ImMessagesTable } from '../tables/im.js';
 import { copies, limitParam, precompiledSized } from '../precompiled.js';
 import type { Database } from '../schema.js';
 

@@ -12,7 +12,7 @@
  */
 import type { Selectable } from 'kysely';
 import type { VisitorProfile } from '../../modules/channel/ports.js';
-import type { ConversationsTable } from '../../modules/channel/tables.js';
+import type { ConversationsTable } from '../tables/channel.js';
 
 export interface OpenArrival {
   /** The visitor's profile and tags as stored. */

@@ -1,0 +1,86 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const script = fileURLToPath(new URL('../../../../scripts/check-imports.mjs', import.meta.url));
+const roots: string[] = [];
+
+/** A throw-away tree of `packages/<pkg>/src` files, `{ 'server/src/a.ts': "..." }`. */
+function tree(files: Record<string, string>): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'check-imports-'));
+  roots.push(root);
+  for (const [name, text] of Object.entries(files)) {
+    const file = path.join(root, 'packages', name);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, text);
+  }
+  return root;
+}
+
+function check(root?: string) {
+  const result = spawnSync(process.execPath, root ? [script, root] : [script], { encoding: 'utf8' });
+  return { status: result.status, out: result.stdout + result.stderr };
+}
+
+afterEach(() => {
+  for (const root of roots.splice(0)) fs.rmSync(root, { recursive: true, force: true });
+});
+
+describe('scripts/check-imports.mjs', () => {
+  it('passes on this repository', () => {
+    const { status, out } = check();
+    expect(out).toContain('no import cycle');
+    expect(status).toBe(0);
+  });
+
+  it('fails on a cycle and prints it as a chain of files', () => {
+    const root = tree({
+      'server/src/a.ts': "import { b } from './b.js';\nexport const a = () => b;\n",
+      'server/src/b.ts': "import { c } from './dir/index.js';\nexport const b = c;\n",
+      'server/src/dir/index.ts': "export { a as c } from '../a.js';\n",
+      'server/src/ok.ts': "import { a } from './a.js';\nexport const ok = a;\n",
+    });
+    const { status, out } = check(root);
+    expect(status).toBe(1);
+    expect(out).toContain('import cycle among 3 files');
+    expect(out).toContain('packages/server/src/a.ts -> packages/server/src/b.ts -> packages/server/src/dir/index.ts -> packages/server/src/a.ts');
+    expect(out).not.toContain('ok.ts');
+  });
+
+  it('counts type-only imports: a cycle of `import type` fails too', () => {
+    const root = tree({
+      'protocol/src/ports.ts': "import type { Rec } from './record.js';\nexport interface Port { r: Rec }\n",
+      'protocol/src/record.ts': "import type { Port } from './ports.js';\nexport interface Rec { p?: Port }\n",
+    });
+    const { status, out } = check(root);
+    expect(status).toBe(1);
+    expect(out).toContain('packages/protocol/src/ports.ts -> packages/protocol/src/record.ts -> packages/protocol/src/ports.ts');
+  });
+
+  it('fails when code outside storage imports a table definition', () => {
+    const root = tree({
+      'server/src/storage/tables/jobs.ts': 'export interface JobsTable { id: number }\n',
+      'server/src/storage/schema.ts': "import type { JobsTable } from './tables/jobs.js';\nexport interface Database { jobs: JobsTable }\n",
+      'server/src/modules/jobs/queue.ts': "import type { JobsTable } from '../../storage/tables/jobs.js';\nexport type Row = JobsTable;\n",
+    });
+    const { status, out } = check(root);
+    expect(status).toBe(1);
+    expect(out).toContain('packages/server/src/modules/jobs/queue.ts imports packages/server/src/storage/tables/jobs.ts');
+    expect(out).not.toContain('schema.ts imports');
+  });
+
+  it('fails when a module builds a concrete repository instead of app.ts', () => {
+    const root = tree({
+      'server/src/storage/repositories/things.ts': 'export const kyselyThings = () => ({});\n',
+      'server/src/app.ts': "import { kyselyThings } from './storage/repositories/things.js';\nexport const things = kyselyThings();\n",
+      'server/src/modules/things/index.ts': "import { kyselyThings } from '../../storage/repositories/things.js';\nexport const mine = kyselyThings();\n",
+    });
+    const { status, out } = check(root);
+    expect(status).toBe(1);
+    expect(out).toContain('packages/server/src/modules/things/index.ts imports packages/server/src/storage/repositories/things.ts');
+    expect(out).not.toContain('app.ts imports');
+  });
+});
