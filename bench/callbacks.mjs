@@ -19,19 +19,16 @@
  * BENCH_ONLY=a,b,c, BENCH_PROFILE=dir (CPU profile of the child in (a) and (c)), BENCH_TIMELINE=1
  * (the worst latency per second of receipt in (a) and (c)).
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { buildApp } from '../packages/server/dist/app.js';
 import { configFrom } from '../packages/server/dist/config/index.js';
-import { NODE_FLAGS } from '../packages/server/dist/node-flags.js';
-import { cpuSeconds, fmt, freePort, machineSpeedMs, startReceiver, startReceiverProcess, summarise, threadCpuSeconds, threadSplit } from './lib/load.mjs';
+import { startParleyProcess } from './lib/parley-process.mjs';
+import { cpuSeconds, fmt, machineSpeedMs, startReceiver, startReceiverProcess, summarise, threadCpuSeconds, threadSplit } from './lib/load.mjs';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RATE = Number(process.env.BENCH_RATE ?? 2000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
 const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
@@ -70,54 +67,16 @@ async function startParley(env = {}) {
 /**
  * Parley as a child process from the build, as it runs in production: the load generator and the
  * receivers in this process do not share its event loop (a customer's app and server do not
- * either). BENCH_PROFILE=dir writes its CPU profile there.
+ * either).
  */
 async function startParleyChild() {
-  const main = path.join(ROOT, 'packages/server/dist/main.js');
-  if (!fs.existsSync(main)) throw new Error('packages/server/dist/main.js is missing: run npm run build');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-cb-'));
-  const port = await freePort();
-  const child = spawn(process.execPath, [...NODE_FLAGS, ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []), main], {
-    env: {
-      ...process.env,
-      ...BASE_ENV,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      DATABASE_URL: process.env.DATABASE_URL ?? '',
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const origin = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`Parley exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${origin}/readyz`)).ok) break;
-    } catch {
-      /* not up yet */
-    }
-    if (Date.now() > deadline) throw new Error('Parley did not become ready');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const call = async (method, url, token, payload) => {
-    const res = await fetch(`${origin}${url}`, {
-      method,
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: payload === undefined ? undefined : JSON.stringify(payload),
-    });
-    const text = await res.text();
-    if (res.status !== 200) throw new Error(`${method} ${url}: ${res.status} ${text}`);
-    return JSON.parse(text);
-  };
+  const parley = await startParleyProcess({ dataDir, env: BASE_ENV });
   return {
-    call,
-    origin,
+    call: parley.call,
+    origin: parley.origin,
     close: async () => {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
+      await parley.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
