@@ -60,6 +60,11 @@ export const MessageBody = Type.Object({
 });
 export type MessageBody = Static<typeof MessageBody>;
 
+/**
+ * The customer message's rules are described here once: `validateCustomerMessage`
+ * (channel-validate.ts) checks a message against these schemas and words its errors from them.
+ * Properties it does not name are accepted and ignored.
+ */
 export const Visitor = Type.Object({
   user_nickname: Type.Optional(Type.String()),
   true_name: Type.Optional(Type.String()),
@@ -68,7 +73,7 @@ export const Visitor = Type.Object({
   phone: Type.Optional(Type.String()),
   company_name: Type.Optional(Type.String()),
   description: Type.Optional(Type.String()),
-  tags: Type.Optional(Type.Array(Type.String())),
+  tags: Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()])),
 });
 export type Visitor = Static<typeof Visitor>;
 
@@ -98,13 +103,35 @@ export const CustomerMessageExt = Type.Object({
   msgtype: Type.Optional(Type.Object({ order: Type.Optional(OrderCard), track: Type.Optional(TrackCard) })),
 });
 
+/** A media body's address: an http(s) URL (format `http-url`, see schema-check.ts). */
+const MediaUrl = Type.String({ format: 'http-url' });
+const MediaLength = Type.Optional(Type.Integer({ minimum: 0 }));
+
+/** One body of a customer message, told apart by `type` (spec 2.2). */
+export const CustomerMessageBody = Type.Union([
+  Type.Object({ type: Type.Literal('txt'), msg: Type.String({ minLength: 1 }) }),
+  Type.Object({
+    type: Type.Literal('img'),
+    url: MediaUrl,
+    filename: Type.String({ minLength: 1 }),
+    size: Type.Optional(Type.Object({ width: Type.Optional(Type.Integer({ minimum: 0 })), height: Type.Optional(Type.Integer({ minimum: 0 })) })),
+  }),
+  Type.Object({ type: Type.Literal('audio'), url: MediaUrl, filename: Type.String({ minLength: 1 }), length: MediaLength }),
+  Type.Object({ type: Type.Literal('video'), url: MediaUrl, filename: Type.String({ minLength: 1 }), length: MediaLength }),
+]);
+export type CustomerMessageBody = Static<typeof CustomerMessageBody>;
+
+/** At most this many bodies in one customer message. */
+export const MAX_CUSTOMER_BODIES = 20;
+
+/** Properties in the order they are checked: the first broken rule is the one reported. */
 export const CustomerMessage = Type.Object({
-  bodies: Type.Array(MessageBody, { minItems: 1 }),
-  ext: Type.Optional(CustomerMessageExt),
-  msg_id: Type.Optional(Type.String()),
+  bodies: Type.Array(CustomerMessageBody, { minItems: 1, maxItems: MAX_CUSTOMER_BODIES }),
   origin_type: Type.Literal('rest'),
-  from: Type.String({ minLength: 1 }),
-  timestamp: Type.Integer(),
+  from: Type.String({ minLength: 1, maxLength: 256, format: 'non-blank' }),
+  timestamp: Type.Integer({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER }),
+  msg_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  ext: Type.Optional(CustomerMessageExt),
 });
 export type CustomerMessage = Static<typeof CustomerMessage>;
 

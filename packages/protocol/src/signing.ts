@@ -7,7 +7,7 @@
  * Pure functions over node:crypto; no I/O.
  */
 import * as crypto from 'node:crypto';
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 
 export type Bytes = string | Uint8Array;
 
@@ -37,71 +37,21 @@ export function sendMessageStringToSign(input: SendMessageSigningInput): string 
   return [input.method.toUpperCase(), input.path, String(input.expires), md5Hex(input.body)].join('\n');
 }
 
-/** SHA-256's block size in bytes: an HMAC key is padded (or first hashed) to it. */
-const SHA256_BLOCK = 64;
-/** Where a prepared key's inner block and the message are put together (grown when too small). */
-let innerScratch = Buffer.allocUnsafeSlow(1024);
-
 /**
- * An HMAC-SHA256 key prepared once (RFC 2104): the key's inner and outer padded blocks. A server
- * that checks many requests under one secret keeps it: each MAC is then two one-shot SHA-256
- * hashes over buffers that are reused, without OpenSSL's per-MAC context set-up or a native
- * `Hmac` object for the garbage collector to finalise. Where
- * `crypto.hash` is missing (Node before 20.12) it falls back on `createHmac`.
+ * The Client Secret as an HMAC key: its text, or a `KeyObject` made from its UTF-8 bytes once
+ * (`sendMessageKey`). A server that checks many requests under one secret keeps the KeyObject,
+ * so the secret is not re-encoded on every request.
  */
-export class PreparedHmacKey {
-  /** The key XOR ipad. */
-  readonly #inner: Buffer;
-  /** The key XOR opad, then room for the inner digest: the outer hash's whole input. */
-  readonly #outer: Buffer;
-  readonly #key: Buffer;
+export type SendMessageKey = string | KeyObject;
 
-  constructor(key: Bytes) {
-    let bytes = typeof key === 'string' ? Buffer.from(key, 'utf8') : Buffer.from(key);
-    if (bytes.length > SHA256_BLOCK) bytes = createHash('sha256').update(bytes).digest();
-    this.#key = bytes;
-    // The block is the key padded with zeros: XOR-ing a zero with the pad leaves the pad.
-    const padded = (pad: number, room: number) => {
-      const block = Buffer.alloc(SHA256_BLOCK + room, 0);
-      block.fill(pad, 0, SHA256_BLOCK);
-      bytes.forEach((byte, i) => {
-        block[i] = byte ^ pad;
-      });
-      return block;
-    };
-    this.#inner = padded(0x36, 0);
-    this.#outer = padded(0x5c, 32);
-  }
-
-  /** Base64 of the HMAC-SHA256 of the message's UTF-8 bytes. */
-  base64(message: string): string {
-    if (!oneShotHash) return createHmac('sha256', this.#key).update(message).digest('base64');
-    const length = SHA256_BLOCK + Buffer.byteLength(message, 'utf8');
-    if (length > innerScratch.length) innerScratch = Buffer.allocUnsafeSlow(2 * length);
-    this.#inner.copy(innerScratch, 0);
-    innerScratch.write(message, SHA256_BLOCK, 'utf8');
-    // The inner digest as a one-byte string, written straight after the outer block: no Buffer per MAC.
-    this.#outer.write(oneShotHash('sha256', innerScratch.subarray(0, length), 'binary'), SHA256_BLOCK, 'latin1');
-    return oneShotHash('sha256', this.#outer, 'base64');
-  }
-}
-
-/**
- * The Client Secret as an HMAC key: its text, or the key `sendMessageKey` prepared from it. A
- * server that checks many requests under one secret keeps the prepared key.
- */
-export type SendMessageKey = string | PreparedHmacKey;
-
-/** The Client Secret's UTF-8 bytes as a prepared HMAC key (see SendMessageKey). */
-export function sendMessageKey(clientSecret: string): PreparedHmacKey {
-  return new PreparedHmacKey(clientSecret);
+/** The Client Secret's UTF-8 bytes as a secret `KeyObject` for `createHmac` (see SendMessageKey). */
+export function sendMessageKey(clientSecret: string): KeyObject {
+  return createSecretKey(Buffer.from(clientSecret, 'utf8'));
 }
 
 /** Base64 of the raw HMAC-SHA256 of the string to sign, keyed with the Client Secret. */
 export function signSendMessage(clientSecret: SendMessageKey, input: SendMessageSigningInput): string {
-  const toSign = sendMessageStringToSign(input);
-  if (clientSecret instanceof PreparedHmacKey) return clientSecret.base64(toSign);
-  return createHmac('sha256', clientSecret).update(toSign).digest('base64');
+  return createHmac('sha256', clientSecret).update(sendMessageStringToSign(input)).digest('base64');
 }
 
 export function sendMessageAuthorization(clientId: string, signature: string): string {

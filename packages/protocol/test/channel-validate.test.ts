@@ -31,6 +31,13 @@ describe('validateCustomerMessage (contract 3.2 body rules)', () => {
     [{ ...good, ext: { msgtype: { order: { price: 3 } } } }, 'ext.msgtype.order.price'],
     [{ ...good, msg_id: '' }, 'msg_id'],
     [[good], 'body'],
+    [{ ...good, from: '   ' }, 'from'],
+    [{ ...good, from: 'x'.repeat(257) }, 'from'],
+    [{ ...good, msg_id: 'm'.repeat(129) }, 'msg_id'],
+    [{ ...good, timestamp: 2 ** 60 }, 'timestamp'],
+    [{ ...good, bodies: Array.from({ length: 21 }, () => ({ type: 'txt', msg: 'a' })) }, 'bodies'],
+    [{ ...good, bodies: [7] }, 'bodies[0]'],
+    [{ ...good, ext: { visitor: { tags: ['a', 1] } } }, 'ext.visitor.tags[1]'],
   ])('names the field of a bad message (%#: %s)', (message, field) => {
     const result = validateCustomerMessage(message);
     expect(result.ok).toBe(false);
@@ -38,5 +45,38 @@ describe('validateCustomerMessage (contract 3.2 body rules)', () => {
       expect(result.field).toBe(field);
       expect(result.detail.startsWith(field)).toBe(true);
     }
+  });
+
+  it('words each rule from the schema, naming the field', () => {
+    const detail = (message: unknown) => {
+      const result = validateCustomerMessage(message);
+      return result.ok ? 'ok' : result.detail;
+    };
+    expect(detail({ ...good, bodies: [{ type: 'img', url: 'ftp://x/a', filename: 'a' }] })).toBe('bodies[0].url must be an http(s) URL');
+    expect(detail({ ...good, bodies: [{ type: 'loc' }] })).toBe('bodies[0].type must be one of txt, img, audio, video');
+    expect(detail({ ...good, bodies: [{ type: 'audio', url: 'https://x/a', filename: 'a', length: -1 }] })).toBe('bodies[0].length must be a non-negative integer');
+    expect(detail({ ...good, from: ' ' })).toBe('from must be a non-empty string');
+    expect(detail({ ...good, from: 'x'.repeat(257) })).toBe('from must be at most 256 characters');
+    expect(detail({ ...good, origin_type: 'web' })).toBe('origin_type must be "rest"');
+    expect(detail({ ...good, bodies: [] })).toBe('bodies must be a non-empty array');
+    expect(detail({ ...good, bodies: Array.from({ length: 21 }, () => ({ type: 'txt', msg: 'a' })) })).toBe('bodies must hold at most 20 items');
+    expect(detail('x')).toBe('body must be a JSON object');
+  });
+
+  it('accepts null tags, unknown properties, and a body of each kind with its optional fields', () => {
+    const media = { url: 'http://x.example/a', filename: 'a' };
+    const message = {
+      ...good,
+      custom: { anything: true },
+      msg_id: 'm-1',
+      bodies: [
+        { type: 'txt', msg: 'hi' },
+        { type: 'img', ...media, size: { width: 1, height: 2 } },
+        { type: 'audio', ...media, length: 3 },
+        { type: 'video', ...media, length: 0 },
+      ],
+      ext: { queue_id: '1', visitor: { tags: null, phone: '1' }, msgtype: { order: { price: '3' }, track: { title: 't' } } },
+    };
+    expect(validateCustomerMessage(message)).toEqual({ ok: true, message });
   });
 });

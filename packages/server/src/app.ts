@@ -5,7 +5,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import { Redis } from 'ioredis';
 import type { DestinationStream } from 'pino';
@@ -13,7 +13,7 @@ import type { Registry } from 'prom-client';
 import type { Config, ServerLimits } from './config/index.js';
 import { systemClock, type Clock } from './kernel/clock.js';
 import { requestId } from './kernel/ids.js';
-import { lazyChildLoggerFactory, loggerOptions } from './kernel/logger.js';
+import { loggerOptions } from './kernel/logger.js';
 import { bootstrapAccounts, type BootstrapResult } from './modules/accounts/bootstrap.js';
 import { LoginBackoff } from './modules/accounts/login-backoff.js';
 import { Passwords } from './modules/accounts/password.js';
@@ -152,8 +152,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     requestIdHeader: false,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkError,
-    // Per-request loggers are made on their first enabled line (kernel/logger.ts).
-    childLoggerFactory: lazyChildLoggerFactory as unknown as FastifyServerOptions['childLoggerFactory'],
     bodyLimit: config.bodyLimitBytes,
     // Per-IP limits need the client's address, not a load balancer's (http/client-address.ts).
     trustProxy: trusted ? (address: string) => trusted(address) : false,

@@ -1,51 +1,43 @@
-import { pino } from 'pino';
+import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { LazyChildLogger, lazyChildLoggerFactory, loggerOptions } from '../../src/kernel/logger.js';
+import { loggerOptions } from '../../src/kernel/logger.js';
 
-function logger(level: 'info' | 'warn') {
+/** A Fastify app with Parley's logger options whose lines are collected, parsed. */
+function appLogging(level: 'info' | 'warn') {
   const lines: Array<Record<string, unknown>> = [];
-  const log = pino(loggerOptions(level), { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
-  let children = 0;
-  const child = log.child.bind(log);
-  log.child = ((...args: Parameters<typeof child>) => {
-    children++;
-    return child(...args);
-  }) as typeof log.child;
-  return { log, lines, children: () => children };
+  const app = Fastify({
+    logger: { ...loggerOptions(level), stream: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) } },
+    disableRequestLogging: true,
+  });
+  app.get('/log', async (request) => {
+    request.log.info({ password: 'hunter2-secret', nested: { clientSecret: 'abc123' } }, 'first');
+    request.log.error('second');
+    return { ok: true };
+  });
+  return { app, lines };
 }
 
 describe('per-request logger', () => {
-  it('makes no child logger for lines below the level', () => {
-    const { log, lines, children } = logger('warn');
-    const request = new LazyChildLogger(log, { reqId: 'r-1' });
-    request.info({ code: 'invalid_message' }, 'bad request');
-    request.debug('detail');
-    expect(children()).toBe(0);
-    expect(lines).toEqual([]);
-    expect(request.level).toBe('warn');
-    expect(request.isLevelEnabled('info')).toBe(false);
-  });
-
-  it('writes enabled lines through one child that carries the bindings, redacted', () => {
-    const { log, lines, children } = logger('info');
-    const request = new LazyChildLogger(log, { reqId: 'r-2' });
-    request.info({ password: 'hunter2-secret' }, 'first');
-    request.error('second');
-    expect(children()).toBe(1);
-    expect(lines.map((l) => [l.reqId, l.msg, l.level])).toEqual([
-      ['r-2', 'first', 30],
-      ['r-2', 'second', 50],
+  it('writes a request line through a child that carries the request id, with secrets redacted', async () => {
+    const { app, lines } = appLogging('info');
+    const res = await app.inject({ method: 'GET', url: '/log' });
+    expect(res.statusCode).toBe(200);
+    expect(lines.map((l) => [l.msg, l.level])).toEqual([
+      ['first', 30],
+      ['second', 50],
     ]);
+    expect(lines[0]?.reqId).toBeTypeOf('string');
+    expect(lines[1]?.reqId).toBe(lines[0]?.reqId);
     expect(lines[0]?.password).toBe('[redacted]');
-    expect(request.bindings()).toEqual({ reqId: 'r-2' });
+    expect((lines[0]?.nested as Record<string, unknown>).clientSecret).toBe('[redacted]');
+    expect(JSON.stringify(lines)).not.toContain('hunter2-secret');
+    await app.close();
   });
 
-  it('hands options (a route log level) to pino at once', () => {
-    const { log, lines } = logger('warn');
-    const routeLogger = lazyChildLoggerFactory(log, { reqId: 'r-3' }, { level: 'info' }) as typeof log;
-    expect(routeLogger).not.toBeInstanceOf(LazyChildLogger);
-    routeLogger.info('route line');
-    expect(lines.map((l) => l.msg)).toEqual(['route line']);
-    expect(lazyChildLoggerFactory(log, { reqId: 'r-4' }, {})).toBeInstanceOf(LazyChildLogger);
+  it('writes no line below the level', async () => {
+    const { app, lines } = appLogging('warn');
+    await app.inject({ method: 'GET', url: '/log' });
+    expect(lines.map((l) => l.msg)).toEqual(['second']);
+    await app.close();
   });
 });

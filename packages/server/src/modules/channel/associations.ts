@@ -3,7 +3,8 @@
  * generates the Client ID and Client Secret. Only flagship tenants have the REST channel.
  */
 import { randomUUID } from 'node:crypto';
-import { sendMessageKey, type AssociationView, type PreparedHmacKey, type CreateAssociationRequest, type UpdateAssociationRequest } from '@parley/protocol';
+import type { KeyObject } from 'node:crypto';
+import { sendMessageKey, type AssociationView, type CreateAssociationRequest, type UpdateAssociationRequest } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import { randomHex } from '../../kernel/ids.js';
@@ -20,9 +21,9 @@ export interface OpenAssociation extends Association {
   clientSecret: string;
 }
 
-/** What ingest checks a request with: the opened secret also as a prepared HMAC key. */
+/** What ingest checks a request with: the opened secret also as a secret KeyObject for `createHmac`. */
 export interface ClientAssociation extends OpenAssociation {
-  signingKey: PreparedHmacKey;
+  signingKey: KeyObject;
 }
 
 const CACHE_TTL_MS = 5_000;
