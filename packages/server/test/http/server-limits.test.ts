@@ -1,5 +1,5 @@
 /**
- * The HTTP server's limits against slow and idle clients (config.server, app.ts createHttpServer):
+ * The HTTP server's limits against slow and idle clients (config.server, composition/http-server.ts createHttpServer):
  * a body that never completes and headers that never end are answered 408 and the connection
  * closed, on generic routes and on the send-message lane; an idle kept-alive connection is closed;
  * connections beyond the cap are closed as they are accepted. Small limits, over real sockets: the

@@ -72,15 +72,17 @@ describe('scripts/check-imports.mjs', () => {
     expect(out).not.toContain('schema.ts imports');
   });
 
-  it('fails when a module builds a concrete repository instead of app.ts', () => {
+  it('fails when a module builds a concrete repository instead of the composition root (app.ts, composition/)', () => {
     const root = tree({
       'server/src/storage/repositories/things.ts': 'export const kyselyThings = () => ({});\n',
       'server/src/app.ts': "import { kyselyThings } from './storage/repositories/things.js';\nexport const things = kyselyThings();\n",
+      'server/src/composition/repositories.ts': "import { kyselyThings } from '../storage/repositories/things.js';\nexport const built = kyselyThings();\n",
       'server/src/modules/things/index.ts': "import { kyselyThings } from '../../storage/repositories/things.js';\nexport const mine = kyselyThings();\n",
     });
     const { status, out } = check(root);
     expect(status).toBe(1);
     expect(out).toContain('packages/server/src/modules/things/index.ts imports packages/server/src/storage/repositories/things.ts');
     expect(out).not.toContain('app.ts imports');
+    expect(out).not.toContain('composition/repositories.ts imports');
   });
 });

@@ -1,0 +1,42 @@
+/**
+ * What runs with the app rather than per request: the periodic purges (one instance runs each),
+ * the workers started on onReady, and the order things close in on onClose.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Modules } from './modules.js';
+
+/** Expired tokens and media, swept by whichever instance holds the task (config.workers only). */
+export function schedulePeriodicTasks({ config, coordination, accounts, im, channel }: Modules): void {
+  if (!config.workers) return;
+  coordination.singletons.every('accounts.purge-tokens', 10 * 60_000, async () => {
+    await accounts.purgeExpiredTokens();
+  });
+  coordination.singletons.every('im.purge-tokens', 10 * 60_000, async () => {
+    await im.apps.purgeExpiredTokens();
+  });
+  coordination.singletons.every('channel.media-retention', 60 * 60_000, async () => {
+    await channel.media.sweepExpired();
+  });
+}
+
+/** Starts the workers when the app is ready and closes everything when it closes. */
+export function registerLifecycle(app: FastifyInstance, modules: Modules, ownsStorage: boolean): void {
+  const { config, presence, callbacks, jobs, coordination, outbound, storage, redis } = modules;
+  // Workers start once every module has registered its queues.
+  app.addHook('onReady', async () => {
+    await presence?.start();
+    await callbacks.start();
+    if (config.workers) jobs.start();
+  });
+  // Fastify has stopped accepting and finished in-flight requests by now; then let running jobs
+  // (deliveries) finish, and close the outbound pools and storage last.
+  app.addHook('onClose', async () => {
+    await presence?.stop();
+    await coordination.close();
+    await jobs.stop();
+    await callbacks.stop();
+    await outbound.close();
+    if (ownsStorage) await storage.close();
+    if (redis) redis.disconnect();
+  });
+}

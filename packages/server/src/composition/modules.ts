@@ -1,0 +1,149 @@
+/**
+ * The modules built from config, in dependency order: accounts (and bootstrap), coordination,
+ * the job queue, the outbound sender, callbacks, IM (with Redis presence), channel.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Config } from '../config/index.js';
+import type { Clock } from '../kernel/clock.js';
+import { loadOrCreateSecretKey, secretBox } from '../kernel/secret-box.js';
+import { createMetricsRegistry } from '../http/plugins/metrics.js';
+import { bootstrapAccounts } from '../modules/accounts/bootstrap.js';
+import { LoginBackoff } from '../modules/accounts/login-backoff.js';
+import { Passwords } from '../modules/accounts/password.js';
+import { PasswordPool } from '../modules/accounts/password-pool.js';
+import { AccountsService } from '../modules/accounts/service.js';
+import { createCallbacks } from '../modules/callbacks/index.js';
+import { pubsubEventBus } from '../modules/channel/events.js';
+import { createChannelModule } from '../modules/channel/index.js';
+import { inProcessCoordination } from '../modules/coordination/in-process.js';
+import type { Coordination } from '../modules/coordination/ports.js';
+import { redisCoordination } from '../modules/coordination/redis.js';
+import { createImModule } from '../modules/im/index.js';
+import { RedisPresence } from '../modules/im/redis-presence.js';
+import { SqlJobQueue } from '../modules/jobs/sql-queue.js';
+import type { OutboundSender } from '../modules/outbound/ports.js';
+import { UndiciOutboundSender } from '../modules/outbound/sender.js';
+import { ThreadedOutboundSender } from '../modules/outbound/threaded.js';
+import type { Storage } from '../storage/index.js';
+import type { AppDeps, Parley } from './parley.js';
+import { accountsRepository, storageRepositories } from './repositories.js';
+
+/** What the modules are built on: made by buildApp before any module. */
+export interface Foundation {
+  config: Config;
+  deps: AppDeps;
+  clock: Clock;
+  storage: Storage;
+  redis: Redis | undefined;
+  log: FastifyBaseLogger;
+}
+
+/** The services of `app.parley`, and the IM presence (started and stopped with the app). */
+export type Modules = Parley & { presence: RedisPresence | undefined };
+
+export async function buildModules(base: Foundation): Promise<Modules> {
+  const { config, deps, clock, storage, redis, log } = base;
+  const metrics = createMetricsRegistry();
+  const { accounts, passwords, bootstrap } = await buildAccounts(base);
+  const onSingletonError = (name: string, error: unknown) => log.error({ err: error, task: name }, 'periodic task failed');
+  const coordination = redis ? redisCoordination(redis, onSingletonError, config.redisPrefix) : inProcessCoordination(onSingletonError);
+  const jobs = new SqlJobQueue({
+    db: storage.db,
+    capabilities: storage.capabilities,
+    clock,
+    logger: log,
+    ...(coordination.kind === 'redis' ? { pubsub: coordination.pubsub } : {}),
+  });
+  const outbound = deps.outbound ?? outboundSender(config, log);
+  const secrets = secretBox(loadOrCreateSecretKey(config.secretKey, config.dataDir));
+  const repositories = storageRepositories(storage, secrets);
+  const callbacks = createCallbacks({
+    db: storage.db,
+    repo: repositories.callbacks,
+    config: config.callbacks,
+    clock,
+    jobs,
+    outbound,
+    metrics,
+    logger: log,
+    ...(config.workers ? { singletons: coordination.singletons } : {}),
+    // Ban windows, counts and ends shared by every instance.
+    ...(redis ? { redis: { client: redis, prefix: config.redisPrefix } } : {}),
+  });
+  const presence = redisPresence(base, coordination);
+  const im = createImModule({
+    db: storage.db,
+    repositories: repositories.im,
+    clock,
+    jobs,
+    tokenTtlSeconds: config.imTokenTtlSeconds,
+    passwords,
+    sockets: deps.imSockets ?? { bufferBytes: config.imSocketBufferBytes, perUser: config.imSocketsPerUser, perApp: config.imSocketsPerApp },
+    commitConcurrency: storage.capabilities.multiWriter ? 4 : 1,
+    postSend: deps.postSend ?? callbacks.hook,
+    ...(presence ? { presence } : {}),
+  });
+  const imDemoApp = config.seedDemo ? await im.apps.ensureDemoApp() : undefined;
+
+  const channel = createChannelModule({
+    repositories: repositories.channel,
+    clock,
+    accounts,
+    jobs,
+    outbound,
+    secrets,
+    dataDir: config.dataDir,
+    publicUrl: config.publicUrl,
+    media: config.media,
+    metrics,
+    // Live events reach agents on every instance when instances coordinate through Redis.
+    ...(coordination.kind === 'redis' ? { events: pubsubEventBus(coordination.pubsub) } : {}),
+  });
+  accounts.onAgentStatus(async (tenantId, agentId, status) => {
+    if (status === 'online') await channel.dispatcher.agentAvailable(tenantId, agentId);
+  });
+  return { config, clock, storage, metrics, redis, accounts, passwords, bootstrap, jobs, outbound, coordination, channel, im, imDemoApp, callbacks, presence };
+}
+
+/** Accounts, the password pool and back-off, and the bootstrap admin (and demo tenant). */
+async function buildAccounts({ config, clock, storage }: Foundation) {
+  const accountsRepo = accountsRepository(storage);
+  // One pool bounds every password hash of the process; one back-off covers console logins and
+  // IM password grants, so an IP guessing at both is counted once.
+  const passwords = new Passwords(
+    new PasswordPool({ concurrency: config.passwordHashConcurrency, queue: config.passwordHashQueue }),
+    new LoginBackoff(clock),
+  );
+  const accounts = new AccountsService(accountsRepo, clock, config.tokenTtlSeconds, passwords);
+  const bootstrap = await bootstrapAccounts(accountsRepo, clock, {
+    adminUsername: config.adminUsername,
+    adminPassword: config.adminPassword,
+    seedDemo: config.seedDemo,
+  });
+  return { accounts, passwords, bootstrap };
+}
+
+/** The sender for customer-controlled URLs: on a worker thread, or in process. */
+function outboundSender(config: Config, log: FastifyBaseLogger): OutboundSender {
+  const options = {
+    allowPrivate: config.allowPrivateCallbacks,
+    connectionsPerOrigin: config.outboundConnectionsPerOrigin,
+    connectionsPerKey: config.outboundConnectionsPerKey,
+  };
+  return config.outboundThread
+    ? new ThreadedOutboundSender(options, (error) => log.error({ err: error }, 'outbound worker thread failed; the next request starts a new one'))
+    : new UndiciOutboundSender(options);
+}
+
+/** Sockets on another instance are reached through Redis; one instance keeps them in process. */
+function redisPresence({ config, clock, redis, log }: Foundation, coordination: Coordination): RedisPresence | undefined {
+  if (!redis) return undefined;
+  return new RedisPresence({
+    redis,
+    pubsub: coordination.pubsub,
+    clock,
+    prefix: config.redisPrefix,
+    onError: (error) => log.warn({ err: error }, 'IM presence: Redis unreachable'),
+  });
+}

@@ -1,0 +1,120 @@
+/**
+ * Every surface on the Fastify instance: the cross-cutting hooks and plugins, OpenAPI, health,
+ * the console API, media, the send-message route and lane, IM, and the web console.
+ */
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { AUTH_FAILURE_WINDOW_MS } from '../http/auth-failures.js';
+import { clientAddress, type trustProxy } from '../http/client-address.js';
+import { memoryWindow, redisWindow } from '../http/fixed-window.js';
+import { registerInputGuard } from '../http/input-guard.js';
+import { registerBearerAuth } from '../http/plugins/bearer.js';
+import { registerErrorHandling } from '../http/plugins/errors.js';
+import { registerHttpMetrics } from '../http/plugins/metrics.js';
+import { registerRateLimit } from '../http/plugins/rate-limit.js';
+import { docsContentSecurityPolicy, registerSecurityHeaders } from '../http/plugins/security-headers.js';
+import { accountsRoutes, TAKEN_NAMES_PER_HOUR, TAKEN_NAMES_WINDOW_MS } from '../http/routes/api/accounts.js';
+import { channelAssociationRoutes } from '../http/routes/api/channel-associations.js';
+import { channelConversationRoutes } from '../http/routes/api/channel-conversations.js';
+import { channelEventRoutes } from '../http/routes/api/channel-events.js';
+import { channelIngestRoutes } from '../http/routes/api/channel-ingest.js';
+import { channelMediaRoutes } from '../http/routes/api/channel-media.js';
+import { consoleRoutes } from '../http/routes/console.js';
+import { healthRoutes } from '../http/routes/health.js';
+import { imRoutes } from '../http/routes/im/index.js';
+import { mediaRoutes } from '../http/routes/media.js';
+import { SendMessageLane } from '../http/send-message-lane.js';
+import '../http/types.js';
+import { requestIdOf, type LaneSlot, type ParleyFastify } from './http-server.js';
+
+/** Hooks and plugins every route shares, OpenAPI and health; returns the metrics observer. */
+async function registerCommon(app: ParleyFastify) {
+  const { storage, metrics, redis } = app.parley;
+  app.decorateRequest('startedAt', 0);
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (request, reply) => {
+    request.startedAt = Date.now();
+    reply.header('x-request-id', request.id);
+  });
+  // Only JSON is accepted on generic routes; text/plain would otherwise be parsed as a string.
+  app.removeContentTypeParser('text/plain');
+
+  registerErrorHandling(app);
+  registerSecurityHeaders(app);
+  registerInputGuard(app);
+  const observeRequest = registerHttpMetrics(app, metrics);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'Parley', version: '0.1.0', description: 'Customer-service REST channel and IM post-send callbacks' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, transformStaticCSP: docsContentSecurityPolicy });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(healthRoutes, {
+    storage,
+    metrics,
+    extraChecks: redis ? [async function redis_ping() { await redis.ping(); }] : [],
+  });
+  return observeRequest;
+}
+
+/** Registers every surface on `app` (its `parley` decorated) and sets the send-message lane. */
+export async function registerSurfaces(app: ParleyFastify, lane: LaneSlot, trusted: ReturnType<typeof trustProxy>): Promise<void> {
+  const observeRequest = await registerCommon(app);
+  const { config, clock, redis, accounts, channel, im, callbacks } = app.parley;
+
+  // Fixed windows on the injected clock, or in Redis (shared by instances) when it is configured.
+  const fixedWindow = (name: string, max: number, windowMs: number) =>
+    redis ? redisWindow(redis, `${config.redisPrefix}${name}`, { max, windowMs }) : memoryWindow(clock, { max, windowMs });
+
+  // Customer-service console API: bearer auth and a per-client rate limit.
+  await app.register(async (api) => {
+    await registerRateLimit(api, {
+      max: config.apiRateLimitPerMinute,
+      timeWindowMs: 60_000,
+      redis,
+      nameSpace: `${config.redisPrefix}rl-api-`,
+    });
+    registerBearerAuth(api, accounts);
+    await api.register(accountsRoutes, { accounts, takenNames: fixedWindow('rl-taken-names-', TAKEN_NAMES_PER_HOUR, TAKEN_NAMES_WINDOW_MS) });
+    await api.register(channelAssociationRoutes, { channel });
+    await api.register(channelConversationRoutes, { channel });
+    await api.register(channelMediaRoutes, { channel });
+    await api.register(channelEventRoutes, { channel, accounts });
+  });
+  // Uploaded media, public by unguessable id, on a path of their own.
+  await app.register(mediaRoutes, { channel });
+  // The send-message API: HMAC-authenticated, raw-body surface of its own (no bearer, no /api
+  // limit: a per-association limit of its own, shared by instances through Redis when they are).
+  // The lane serves it on sockets; the route documents it and serves the rest.
+  const failureWindow = (name: string) => fixedWindow(name, config.authFailuresPerMinute, AUTH_FAILURE_WINDOW_MS);
+  const ingestLimits = { own: fixedWindow('rl-channel-', config.channelRateLimitPerSecond, 1000), failures: failureWindow('rl-channel-fail-') };
+  await app.register(channelIngestRoutes, { ingest: channel.ingest, limits: ingestLimits });
+  const sendMessageLane = new SendMessageLane({
+    ingest: channel.ingest,
+    limits: ingestLimits,
+    observe: observeRequest,
+    log: app.log,
+    requestId: requestIdOf,
+    clientAddress: (req) => clientAddress(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'], trusted),
+  });
+  lane.current = sendMessageLane;
+  app.addHook('preClose', async () => sendMessageLane.close());
+
+  // IM surface: /management/apps and /{org}/{app}/... with its own auth and per-app rate limit.
+  await app.register(imRoutes, {
+    im,
+    accounts,
+    limits: { own: fixedWindow('rl-im-', config.imRateLimitPerSecond, 1000), failures: failureWindow('rl-im-fail-') },
+    heartbeatMs: config.imHeartbeatSeconds * 1000,
+    callbacks: callbacks.service,
+    recentCallbacks: callbacks.recent,
+  });
+  // The web console (static bundle) at /console; `/` leads there.
+  await app.register(consoleRoutes, { dir: config.consoleDir });
+}
