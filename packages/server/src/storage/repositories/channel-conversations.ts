@@ -1,135 +1,23 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { ConversationState, DeliveryStatus, MessageBody } from '@parley/protocol';
 import type {
   AcceptedMessage,
-  Conversation,
   ConversationDetails,
   ConversationsRepository,
   IncomingMessage,
   RoutingDirectory,
-  StoredMessage,
   TenantInfo,
   VisitorProfile,
 } from '../../modules/channel/ports.js';
-import type { ChannelMessagesTable, ConversationsTable } from '../tables/channel.js';
+import type { ConversationsTable } from '../tables/channel.js';
 import { isUniqueViolation } from '../errors.js';
 import { GroupCommitter, type BatchMemo } from '../group-commit.js';
 import { limitParam, precompiled, precompiledInsertId, type DirectRunner } from '../precompiled.js';
 import type { Database } from '../schema.js';
 import { toTenant } from './accounts.js';
 import { kyselyRoutingDirectory, toAgentInfo } from './channel-associations.js';
+import { toConversation, toMessage, withDeliveries } from './channel-conversation-rows.js';
+import { claimAgent, leastLoadedAgent, lockAgentWithRoom, moveConversation } from './channel-agent-claims.js';
 import { OpenConversations, type LearntArrivals, type OpenArrival } from './open-conversations.js';
-
-/** A conversation as the ports see it; `updatedAt` overrides the row's (a message just touched it). */
-const toConversation = (row: Selectable<ConversationsTable>, updatedAt = row.updated_at): Conversation => ({
-  id: row.id,
-  tenantId: row.tenant_id,
-  channelId: row.channel_id,
-  visitorId: row.visitor_id,
-  customerId: row.customer_id,
-  state: row.state,
-  queueId: row.queue_id,
-  agentId: row.agent_id,
-  vip: row.vip === 1,
-  queuedAt: row.queued_at,
-  createdAt: row.created_at,
-  updatedAt,
-  closedAt: row.closed_at,
-});
-
-const toMessage = (row: Selectable<ChannelMessagesTable>): StoredMessage => ({
-  id: row.id,
-  conversationId: row.conversation_id,
-  channelId: row.channel_id,
-  direction: row.direction,
-  msgId: row.msg_id,
-  agentId: row.agent_id,
-  bodies: JSON.parse(row.bodies) as MessageBody[],
-  ext: JSON.parse(row.ext) as Record<string, unknown>,
-  timestamp: row.timestamp,
-  createdAt: row.created_at,
-});
-
-type Delivered = StoredMessage & { delivery: { id: string; status: DeliveryStatus; lastError: string | null } | null };
-
-async function withDeliveries(db: Kysely<Database>, rows: Selectable<ChannelMessagesTable>[]): Promise<Delivered[]> {
-  const agentIds = rows.filter((r) => r.direction === 'agent').map((r) => r.id);
-  const deliveries = agentIds.length
-    ? await db.selectFrom('deliveries').select(['id', 'status', 'message_id', 'last_error']).where('message_id', 'in', agentIds).execute()
-    : [];
-  const byMessage = new Map(deliveries.map((d) => [d.message_id, { id: d.id, status: d.status, lastError: d.last_error }]));
-  return rows.map((row) => ({ ...toMessage(row), delivery: byMessage.get(row.id) ?? null }));
-}
-
-/** Online agents of a queue with their open-conversation count; least loaded with room first. */
-async function leastLoadedAgent(db: Kysely<Database>, queueId: number): Promise<number | undefined> {
-  const rows = await db
-    .selectFrom('users as u')
-    .innerJoin('agent_queues as q', 'q.user_id', 'u.id')
-    .select((eb) => [
-      'u.id as id',
-      'u.max_sessions as max',
-      eb
-        .selectFrom('conversations as c')
-        .select(eb.fn.countAll<number>().as('n'))
-        .whereRef('c.agent_id', '=', 'u.id')
-        .where('c.state', '=', 'processing')
-        .as('load'),
-    ])
-    .where('q.queue_id', '=', queueId)
-    .where('u.status', '=', 'online')
-    .execute();
-  const free = rows
-    .map((r) => ({ id: r.id, max: r.max, load: Number(r.load ?? 0) }))
-    .filter((r) => r.load < r.max)
-    .sort((a, b) => a.load - b.load || a.id - b.id);
-  return free[0]?.id;
-}
-
-/**
- * Locks the agent's row (a no-op UPDATE: a row lock on PostgreSQL, the write lock on SQLite) and
- * tells whether the agent still has room. Concurrent assignments to one agent on several
- * instances thus queue on the row, and each sees the others' committed conversations.
- */
-async function lockAgentWithRoom(trx: Kysely<Database>, agentId: number): Promise<boolean> {
-  const agent = await trx.updateTable('users').set({ max_sessions: sql`max_sessions` }).where('id', '=', agentId).returning('max_sessions').executeTakeFirst();
-  if (!agent) return false;
-  const load = await trx
-    .selectFrom('conversations')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('agent_id', '=', agentId)
-    .where('state', '=', 'processing')
-    .executeTakeFirst();
-  return Number(load?.n ?? 0) < agent.max_sessions;
-}
-
-/** The least-loaded agent of the queue whose room holds under its row lock (see above). */
-async function claimAgent(trx: Kysely<Database>, queueId: number): Promise<number | undefined> {
-  for (let tries = 0; tries < 3; tries++) {
-    const agentId = await leastLoadedAgent(trx, queueId);
-    if (agentId === undefined || (await lockAgentWithRoom(trx, agentId))) return agentId;
-  }
-  return undefined;
-}
-
-type Move = Parameters<ConversationsRepository['assign']>[2];
-
-async function moveConversation(db: Kysely<Database>, id: number, from: ConversationState[], to: Move, now: number): Promise<boolean> {
-  const result = await db
-    .updateTable('conversations')
-    .set({
-      state: to.state,
-      agent_id: to.agentId,
-      updated_at: now,
-      ...(to.queueId !== undefined ? { queue_id: to.queueId } : {}),
-      ...(to.requeueAt !== undefined ? { queued_at: to.requeueAt } : {}),
-      ...(to.state === 'closed' ? { closed_at: now } : {}),
-    })
-    .where('id', '=', id)
-    .where('state', 'in', from)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
-}
 
 const MAX_TRIES = 4;
 
