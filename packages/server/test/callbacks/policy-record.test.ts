@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { callbackSecurity, md5Hex, verifyStandardWebhook } from '@parley/protocol';
 import type { MessageEvent } from '../../src/modules/im/post-send.js';
 import { classifyAttempt, characterCount, MAX_ANSWER_BYTES, nextStep } from '../../src/modules/callbacks/policy.js';
-import { recordsOf, routeRecords, ruleMatches, signedBody, signedRequest } from '../../src/modules/callbacks/record.js';
+import { recordsOf, routeRecords, ruleMatches } from '../../src/modules/callbacks/record.js';
+import { signedBody, signedRequest } from '../../src/modules/callbacks/record-signing.js';
 import type { RuleFilters } from '../../src/modules/callbacks/ports.js';
 
 const ok = (status: number | undefined, body = '', truncated = false) => ({ status, body, bodyTruncated: truncated, latencyMs: 1 });

@@ -19,7 +19,8 @@ import type { CallbackEvents, RuleRef } from './events.js';
 import { classifyAttempt, MAX_ANSWER_BYTES, nextStep, type AttemptOutcome } from './policy.js';
 import type { CallbackRule, CallbacksRepository, StoredRecord } from './ports.js';
 import { ResendPacer } from './resend-pacer.js';
-import { signedRequest, type UnsignedRecord } from './record.js';
+import type { UnsignedRecord } from './record.js';
+import { signedRequest } from './record-signing.js';
 
 export const RESEND_QUEUE = 'callbacks.resend';
 export const ruleQueue = (ruleId: number): string => `callbacks.rule.${ruleId}`;
