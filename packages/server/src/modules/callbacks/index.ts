@@ -1,6 +1,6 @@
 /**
- * The callbacks module assembled over the repository app.ts passes in: rule cache, ban registry, delivery engine,
- * post-send hook, service, metrics and the periodic ban/retention tick.
+ * The callbacks module assembled over the repository the composition root passes in: rule cache, ban store,
+ * delivery engine, post-send hook, service, metrics and the periodic ban/retention tick.
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -44,9 +44,9 @@ export interface CallbacksModule {
   stop(): Promise<void>;
 }
 
-export function createCallbacks(deps: {
+export interface CallbacksDeps {
   db: Kysely<Database>;
-  /** The storage port (app.ts builds it; rule secrets are sealed at rest inside it). */
+  /** The storage port (the composition root builds it; rule secrets are sealed at rest inside it). */
   repo: CallbacksRepository;
   config: CallbacksConfig;
   clock: Clock;
@@ -58,7 +58,9 @@ export function createCallbacks(deps: {
   singletons?: Singletons;
   /** Ban state shared by all instances; without it ban state lives in this process. */
   redis?: { client: Redis; prefix: string };
-}): CallbacksModule {
+}
+
+export function createCallbacks(deps: CallbacksDeps): CallbacksModule {
   const { db, repo, config, clock, jobs, outbound, logger } = deps;
   const events = new CallbackEvents();
   observeCallbacks(events, deps.metrics, logger);
@@ -66,17 +68,7 @@ export function createCallbacks(deps: {
   recent.observe(events);
   const directory = new RuleDirectory(repo, clock);
   const onBanError = (error: unknown) => logger.error({ err: error }, 'callback rule ban state: storage failed');
-  const bans: BanStore = deps.redis
-    ? new RedisBanStore({
-        redis: deps.redis.client,
-        prefix: deps.redis.prefix,
-        repo,
-        clock,
-        events,
-        lookup: async (ruleId) => directory.rule(ruleId),
-        onError: onBanError,
-      })
-    : new BanRegistry(repo, clock, events, onBanError);
+  const bans = createBanStore(deps, events, directory, onBanError);
   const delivery = new CallbackDelivery(
     { db, repo, directory, bans, jobs, outbound, clock, events },
     {
@@ -109,10 +101,7 @@ export function createCallbacks(deps: {
     recent,
     async start() {
       delivery.install();
-      // Rules with jobs left from a previous run (crash, restart) get their workers back.
-      for (const id of await repo.allRuleIds()) {
-        if ((await jobs.depth(ruleQueue(id))) > 0) delivery.ensureWorker(id);
-      }
+      await resumeRules(repo, jobs, delivery);
       // Ban expiry and retention run on one instance at a time (Redis lock with several instances).
       if (deps.singletons) {
         deps.singletons.every('callbacks.ban-expiry', TICK_MS, () => bans.tick());
@@ -129,4 +118,26 @@ export function createCallbacks(deps: {
       await bans.flush();
     },
   };
+}
+
+/** Ban state in Redis (shared by all instances) when it is configured, else in this process. */
+function createBanStore(deps: CallbacksDeps, events: CallbackEvents, directory: RuleDirectory, onError: (error: unknown) => void): BanStore {
+  const { repo, clock } = deps;
+  if (!deps.redis) return new BanRegistry(repo, clock, events, onError);
+  return new RedisBanStore({
+    redis: deps.redis.client,
+    prefix: deps.redis.prefix,
+    repo,
+    clock,
+    events,
+    lookup: async (ruleId) => directory.rule(ruleId),
+    onError,
+  });
+}
+
+/** Rules with jobs left from a previous run (crash, restart) get their workers back. */
+async function resumeRules(repo: CallbacksRepository, jobs: JobQueue, delivery: CallbackDelivery): Promise<void> {
+  for (const id of await repo.allRuleIds()) {
+    if ((await jobs.depth(ruleQueue(id))) > 0) delivery.ensureWorker(id);
+  }
 }

@@ -24,7 +24,6 @@ import { principalOf } from '../../plugins/bearer.js';
 import { clearSessionCookie, requestToken, setSessionCookie } from '../../plugins/session-cookie.js';
 import { list, ok } from './envelope.js';
 
-
 /**
  * Login names are global (a login e-mail names one person, and login takes no tenant), so a
  * tenant admin who picks a taken name learns that it is taken. The answer is the same 409 whoever
@@ -43,8 +42,19 @@ export interface AccountsRoutesOptions {
 
 const isTakenName = (error: unknown) => error instanceof AppError && error.code === 'conflict' && error.params.resource === 'User';
 
+/** The Fastify instance with TypeBox typing, as the plugin receives it. */
+type ApiApp = Parameters<FastifyPluginAsyncTypebox>[0];
+
 /** Contract section 2: login, tenants, skill groups, agents. */
 export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsRoutesOptions> = async (app, { accounts, takenNames }) => {
+  sessionRoutes(app, accounts);
+  tenantRoutes(app, accounts);
+  skillGroupRoutes(app, accounts);
+  agentRoutes(app, accounts, takenNames);
+};
+
+/** Sign-in and sign-out: a bearer token for integrators, the session cookie for the console. */
+function sessionRoutes(app: ApiApp, accounts: AccountsService): void {
   app.post(
     '/api/login',
     {
@@ -73,7 +83,10 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsRoutesOptions> = 
       return ok({ signed_out: true });
     },
   );
+}
 
+/** Tenants: created and listed by the system admin, read and configured by their own users. */
+function tenantRoutes(app: ApiApp, accounts: AccountsService): void {
   app.post(
     '/api/tenants',
     { schema: { tags: ['accounts'], summary: 'Create a tenant with its first admin (system admin)', body: CreateTenantRequest, response: { 200: ApiEntity(TenantView) } } },
@@ -111,7 +124,10 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsRoutesOptions> = 
       return ok(await accounts.setVipTags(request.params.tenantId, request.body.vip_tags));
     },
   );
+}
 
+/** Skill groups (queues) of a tenant. */
+function skillGroupRoutes(app: ApiApp, accounts: AccountsService): void {
   app.post(
     '/api/tenants/:tenantId/skill-groups',
     { schema: { tags: ['accounts'], summary: 'Create a skill group', params: TenantParams, body: CreateSkillGroupRequest, response: { 200: ApiEntity(SkillGroupView) } } },
@@ -129,7 +145,10 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsRoutesOptions> = 
       return list(await accounts.listSkillGroups(request.params.tenantId));
     },
   );
+}
 
+/** Agents and tenant admins of a tenant: creation (under the taken-name budget), listing, status. */
+function agentRoutes(app: ApiApp, accounts: AccountsService, takenNames: FixedWindowLimiter): void {
   app.post(
     '/api/tenants/:tenantId/agents',
     { schema: { tags: ['accounts'], summary: 'Create an agent or tenant admin', params: TenantParams, body: CreateAgentRequest, response: { 200: ApiEntity(AgentView) } } },
@@ -174,4 +193,4 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsRoutesOptions> = 
       return ok(await accounts.setAgentStatus(tenantId, agentId, request.body.status));
     },
   );
-};
+}

@@ -17,6 +17,10 @@ import { imAppOf } from './context.js';
 
 const NameParams = Type.Object({ name: RuleName });
 const DateParams = Type.Object({ date: Type.String({ maxLength: 32 }) });
+const tags = ['callbacks'];
+
+/** The Fastify instance with TypeBox typing, as the plugin receives it. */
+type ImApp = Parameters<FastifyPluginAsyncTypebox>[0];
 
 /**
  * Callback configuration (contract 4.4) and the exception store (4.6). Every route needs an
@@ -24,8 +28,14 @@ const DateParams = Type.Object({ date: Type.String({ maxLength: 32 }) });
  * scope's per-app limit answers 429 `reach_limit`.
  */
 export const imCallbackRoutes: FastifyPluginAsyncTypebox<{ callbacks: CallbacksService; recent?: RecentAttempts | undefined }> = async (app, { callbacks, recent }) => {
-  const tags = ['callbacks'];
+  switchRoutes(app, callbacks);
+  ruleRoutes(app, callbacks);
+  if (recent) recentAttemptRoutes(app, recent);
+  exceptionStoreRoutes(app, callbacks);
+};
 
+/** The callback service and exception-store switches of the app. */
+function switchRoutes(app: ImApp, callbacks: CallbacksService): void {
   app.get('/callbacks/service', { schema: { tags, summary: 'Read the callback and exception-store switches' } }, async (request) => {
     const imApp = imAppOf(request);
     return imData(request, imApp, await callbacks.settings(imApp.id));
@@ -38,7 +48,10 @@ export const imCallbackRoutes: FastifyPluginAsyncTypebox<{ callbacks: CallbacksS
       return imData(request, imApp, await callbacks.updateSettings(imApp.id, request.body));
     },
   );
+}
 
+/** Callback rules: create, list, read, change, delete, and replace the secret. */
+function ruleRoutes(app: ImApp, callbacks: CallbacksService): void {
   app.get('/callbacks/rules', { schema: { tags, summary: 'List the callback rules' } }, async (request) => {
     const imApp = imAppOf(request);
     return imEntities(request, imApp, await callbacks.listRules(imApp.id));
@@ -69,25 +82,29 @@ export const imCallbackRoutes: FastifyPluginAsyncTypebox<{ callbacks: CallbacksS
     const imApp = imAppOf(request);
     return imData(request, imApp, await callbacks.rotateSecret(imApp.id, request.params.name));
   });
+}
 
-  if (recent) {
-    app.get(
-      '/callbacks/deliveries/recent',
-      {
-        schema: {
-          tags,
-          summary: 'Recent callback attempts of this instance and per-minute counts by result (console live tail)',
-          querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })) }, { additionalProperties: false }),
-          response: { 200: ImEnvelope(RecentCallbacks) },
-        },
+/** Recent attempts of this instance, for the console's live tail. */
+function recentAttemptRoutes(app: ImApp, recent: RecentAttempts): void {
+  app.get(
+    '/callbacks/deliveries/recent',
+    {
+      schema: {
+        tags,
+        summary: 'Recent callback attempts of this instance and per-minute counts by result (console live tail)',
+        querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })) }, { additionalProperties: false }),
+        response: { 200: ImEnvelope(RecentCallbacks) },
       },
-      async (request) => {
-        const imApp = imAppOf(request);
-        return imData(request, imApp, recent.view(imApp.id, request.query.limit ?? 50));
-      },
-    );
-  }
+    },
+    async (request) => {
+      const imApp = imAppOf(request);
+      return imData(request, imApp, recent.view(imApp.id, request.query.limit ?? 50));
+    },
+  );
+}
 
+/** The exception store: its keys, the stored records of a date key, and their re-send. */
+function exceptionStoreRoutes(app: ImApp, callbacks: CallbacksService): void {
   app.get('/callbacks/storage/info', { schema: { tags, summary: 'Keys of the exception store with their size and re-send count' } }, async (request) => {
     const imApp = imAppOf(request);
     return imData(request, imApp, await callbacks.storageInfo(imApp.id));
@@ -120,4 +137,4 @@ export const imCallbackRoutes: FastifyPluginAsyncTypebox<{ callbacks: CallbacksS
       return page.cursor === undefined ? body : { ...body, cursor: page.cursor };
     },
   );
-};
+}
