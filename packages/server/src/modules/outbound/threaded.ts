@@ -13,8 +13,8 @@
  * engines retry such failures as they would a refused connection) and the next request starts a
  * new worker.
  */
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startSiblingWorker } from '../../kernel/worker-file.js';
 import type { OutboundRequest, OutboundResult, OutboundSender } from './ports.js';
 import { assertAllowedUrl, noResponse, type UndiciSenderOptions } from './sender.js';
 import { TurnBatch } from './turn-batch.js';
@@ -30,15 +30,6 @@ interface Call {
 const CLOSE_GRACE_MS = 10_000;
 
 const failure = (message: string): OutboundResult => noResponse({ kind: 'connection', message });
-
-/**
- * The compiled worker sits next to this file. Run from the TypeScript sources (the test runner),
- * this module takes it from the build, which `npm test` makes first.
- */
-function workerFile(): string {
-  const here = fileURLToPath(import.meta.url);
-  return here.endsWith('.ts') ? here.replace(/[\\/]src[\\/](modules[\\/]outbound[\\/])threaded\.ts$/, '/dist/$1worker.js') : fileURLToPath(new URL('./worker.js', import.meta.url));
-}
 
 export class ThreadedOutboundSender implements OutboundSender {
   private worker: Worker | undefined;
@@ -104,7 +95,7 @@ export class ThreadedOutboundSender implements OutboundSender {
 
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(workerFile(), { workerData: this.options });
+    const worker = startSiblingWorker(import.meta.url, 'worker', { workerData: this.options });
     worker.unref();
     let loaded = () => {};
     this.ready = new Promise<void>((resolve) => (loaded = resolve));

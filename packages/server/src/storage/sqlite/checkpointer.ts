@@ -21,8 +21,9 @@
  * At rest the WAL starts over at the first write after a checkpoint.
  */
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startSiblingWorker } from '../../kernel/worker-file.js';
+import type { CheckpointWorkerData } from './checkpoint-worker.js';
 
 /** Pages after which the service's own connection checkpoints (and so the WAL starts over), see above. */
 export const SAFETY_NET_PAGES = 32768;
@@ -36,25 +37,6 @@ export const WAL_SIZE_LIMIT_BYTES = 160 * 1024 * 1024;
 const START_AT_BYTES = 1000 * 4096;
 const WATCH_INTERVAL_MS = 1000;
 const CHECKPOINT_INTERVAL_MS = 50;
-
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
-const db = new Database(workerData.file);
-db.pragma('busy_timeout = 0');
-const timer = setInterval(() => {
-  try {
-    db.pragma('wal_checkpoint(PASSIVE)');
-  } catch (error) {
-    // SQLITE_BUSY and the like: the next tick tries again.
-  }
-}, workerData.intervalMs);
-parentPort.on('message', () => {
-  clearInterval(timer);
-  db.close();
-  parentPort.close();
-});
-`;
 
 export class BackgroundCheckpointer {
   private worker: Worker | undefined;
@@ -84,8 +66,8 @@ export class BackgroundCheckpointer {
   }
 
   private start(): void {
-    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, file: this.file, intervalMs: CHECKPOINT_INTERVAL_MS } });
+    const workerData: CheckpointWorkerData = { file: this.file, intervalMs: CHECKPOINT_INTERVAL_MS };
+    const worker = startSiblingWorker(import.meta.url, 'checkpoint-worker', { workerData });
     worker.unref();
     // A failed worker only means checkpoints fall back to the service's own connection.
     worker.on('error', () => undefined);
