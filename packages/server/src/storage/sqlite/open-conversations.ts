@@ -21,13 +21,20 @@ export type LearntArrivals = Map<string, KnownArrival>;
 export class OpenConversations {
   private readonly entries = new Map<string, KnownArrival>();
   private epoch: number | undefined;
-  /** The epoch, read once per write transaction. */
-  readonly readEpoch = precompiled((db) => db.selectFrom('conversation_epoch').select('n').where('id', '=', sql.lit(1)));
+  private readonly epochQuery = precompiled((db) => db.selectFrom('conversation_epoch').select('n').where('id', '=', sql.lit(1)));
 
   constructor(private readonly maxEntries = 50_000) {}
 
   static key(channelId: number, customerId: string): string {
     return `${channelId}\u0000${customerId}`;
+  }
+
+  /** Reads the epoch inside a write transaction and syncs to it; answers it. */
+  async syncIn(trx: Kysely<Database>): Promise<number> {
+    const [row] = await this.epochQuery(trx, []);
+    const epoch = Number(row?.n);
+    this.sync(epoch);
+    return epoch;
   }
 
   /** Called with the epoch read inside a write transaction, before any `get` in it. */
@@ -80,11 +87,7 @@ export class OpenConversationsInTransaction {
 
   /** The customer's open conversation, valid in this transaction (or undefined). */
   async get(channelId: number, customerId: string): Promise<KnownArrival | undefined> {
-    if (this.epoch === undefined) {
-      const [row] = await this.memory.readEpoch(this.trx, []);
-      this.epoch = Number(row?.n);
-      this.memory.sync(this.epoch);
-    }
+    if (this.epoch === undefined) this.epoch = await this.memory.syncIn(this.trx);
     const key = this.keyOf(channelId, customerId);
     return this.learnt.get(key) ?? this.memory.get(key);
   }
