@@ -7,6 +7,7 @@ import type { SecretBox } from '../kernel/secret-box.js';
 import type { Storage } from '../storage/index.js';
 import { kyselyAccountsRepository } from '../storage/repositories/accounts.js';
 import { kyselyCallbacksRepository } from '../storage/repositories/callbacks.js';
+import { kyselyArrivalStore } from '../storage/repositories/channel-arrivals.js';
 import { kyselyAssociationsRepository, kyselyRoutingDirectory } from '../storage/repositories/channel-associations.js';
 import { kyselyConversationsRepository } from '../storage/repositories/channel-conversations.js';
 import { kyselyDeliveriesRepository } from '../storage/repositories/channel-deliveries.js';
@@ -14,6 +15,7 @@ import { kyselyMediaRepository } from '../storage/repositories/channel-media.js'
 import { kyselyImAppsRepository, kyselyImUsersRepository } from '../storage/repositories/imApps.js';
 import { kyselyImGroupsRepository } from '../storage/repositories/imGroups.js';
 import { kyselyImMessagesRepository } from '../storage/repositories/imMessages.js';
+import { OpenConversations } from '../storage/sqlite/open-conversations.js';
 
 /** The accounts repository, built first: bootstrap needs it before the other modules exist. */
 export function accountsRepository(storage: Storage) {
@@ -22,8 +24,8 @@ export function accountsRepository(storage: Storage) {
 
 export function storageRepositories(storage: Storage, secrets: SecretBox) {
   const { db } = storage;
-  // A single writer (SQLite) may keep known customers' open conversations in memory and needs
-  // no per-tenant lock around a media upload's quota check.
+  // A single writer (SQLite, whose migration 040 keeps the conversation epoch) may remember known
+  // customers' open conversations, and needs no per-tenant lock around a media upload's quota check.
   const singleWriter = !storage.capabilities.multiWriter;
   return {
     callbacks: kyselyCallbacksRepository(db, secrets),
@@ -36,7 +38,8 @@ export function storageRepositories(storage: Storage, secrets: SecretBox) {
     channel: {
       associations: kyselyAssociationsRepository(db),
       directory: kyselyRoutingDirectory(db),
-      conversations: kyselyConversationsRepository(db, { rememberOpenConversations: singleWriter, direct: storage.direct }),
+      arrivals: kyselyArrivalStore(db, { openConversations: singleWriter ? new OpenConversations() : undefined, direct: storage.direct }),
+      conversations: kyselyConversationsRepository(db),
       deliveries: kyselyDeliveriesRepository(db),
       media: kyselyMediaRepository(db, { lockTenant: !singleWriter }),
     },

@@ -5,6 +5,7 @@
 import type { AccountsTables } from './tables/accounts.js';
 import type { CallbacksTables } from './tables/callbacks.js';
 import type { ChannelTables } from './tables/channel.js';
+import type { ConversationEpochTables } from './tables/conversation-epoch.js';
 import type { ImTables } from './tables/im.js';
 import type { JobsTables } from './tables/jobs.js';
 
@@ -14,6 +15,6 @@ export interface MigrationsTable {
   applied_at: number;
 }
 
-export interface Database extends AccountsTables, JobsTables, ChannelTables, ImTables, CallbacksTables {
+export interface Database extends AccountsTables, JobsTables, ChannelTables, ConversationEpochTables, ImTables, CallbacksTables {
   parley_migrations: MigrationsTable;
 }

@@ -10,10 +10,12 @@ import type { JobQueue } from '../jobs/ports.js';
 import type { OutboundSender } from '../outbound/ports.js';
 import type { Registry } from 'prom-client';
 import { countingEventBus } from './metrics.js';
+import { CustomerMessageAcceptor } from './accept.js';
+import type { ArrivalStore } from './arrival-store.js';
+import { Dispatcher } from './assignment.js';
 import { AssociationsService } from './associations.js';
 import { ConversationsService } from './conversations.js';
 import { DeliveriesService } from './deliveries.js';
-import { Dispatcher } from './dispatcher.js';
 import { inProcessEventBus, type ChannelEventBus } from './events.js';
 import { IngestService } from './ingest.js';
 import { MediaStore, type MediaLimits } from './media.js';
@@ -42,6 +44,8 @@ export interface ChannelModule {
 export interface ChannelRepositories {
   associations: AssociationsRepository;
   directory: RoutingDirectory;
+  /** Where customer messages are written (group-committed; on a single writer, known customers are remembered). */
+  arrivals: ArrivalStore;
   conversations: ConversationsRepository;
   deliveries: DeliveriesRepository;
   media: MediaRepository;
@@ -80,7 +84,7 @@ export function createChannelModule(deps: ChannelDeps): ChannelModule {
   deps.jobs.work<PushJob>(CHANNEL_PUSH_QUEUE, pusher.handle, { concurrency: deps.pushConcurrency ?? 8, leaseMs: 30_000 });
   return {
     associations,
-    ingest: new IngestService(associations, conversationsRepo, events, deps.clock),
+    ingest: new IngestService(associations, new CustomerMessageAcceptor(deps.repositories.arrivals), events, deps.clock),
     conversations: new ConversationsService(conversationsRepo, directory, dispatcher, events, deps.jobs, deps.clock),
     deliveries: new DeliveriesService(deliveriesRepo, associations, deps.jobs, events, deps.clock),
     dispatcher,

@@ -17,10 +17,10 @@ import {
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import { inspectJson, jsonSyntaxDetail } from '../../kernel/input-checks.js';
+import type { CustomerMessageAcceptor } from './accept.js';
 import type { AssociationsService } from './associations.js';
 import type { ChannelEventBus } from './events.js';
-import type { ConversationsRepository, VisitorProfile } from './ports.js';
-import { resolveRoute } from './routing.js';
+import type { VisitorProfile } from './ports.js';
 
 export interface SendMessageRequest {
   tenantId: number;
@@ -38,7 +38,7 @@ export type ChargeAssociation = (tenantId: number, channelId: number) => number 
 export class IngestService {
   constructor(
     private readonly associations: AssociationsService,
-    private readonly conversations: ConversationsRepository,
+    private readonly acceptor: CustomerMessageAcceptor,
     private readonly events: ChannelEventBus,
     private readonly clock: Clock,
   ) {}
@@ -94,9 +94,9 @@ export class IngestService {
     const message = checked.message;
 
     const ext = message.ext ?? {};
-    // The tenant is read and the route decided inside the (group-committed) write, so that the
-    // hot path makes no database round trip of its own before it.
-    const accepted = await this.conversations.acceptCustomerMessage({
+    // The tenant is read and the route decided inside the (group-committed) write (accept.ts),
+    // so that the hot path makes no database round trip of its own before it.
+    const accepted = await this.acceptor.accept({
       tenantId: association.tenantId,
       channelId: association.id,
       customerId: message.from,
@@ -106,11 +106,8 @@ export class IngestService {
       timestamp: message.timestamp,
       profile: profileOf(message),
       tags: Array.isArray(ext.visitor?.tags) ? ext.visitor.tags : undefined,
-      plan: (tenant, directory) => {
-        if (!tenant) throw new AppError('not_found', { resource: `Tenant ${association.tenantId}` });
-        if (tenant.edition !== 'flagship') throw new AppError('edition_not_supported', { edition: tenant.edition, feature: 'the REST channel' });
-        return { vipTags: tenant.vipTags, route: () => resolveRoute(directory, tenant, association.agentQueueId, ext) };
-      },
+      associationQueueId: association.agentQueueId,
+      hints: ext,
       now: this.clock.now(),
     });
 

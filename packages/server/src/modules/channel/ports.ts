@@ -1,6 +1,7 @@
 /**
- * Storage ports of the REST channel. Each method is atomic; the Kysely implementations live in
- * src/storage/repositories/channel*.ts and work on both engines.
+ * Storage ports of the REST channel (the customer-message write has its own: arrival-store.ts).
+ * Each method is atomic; the Kysely implementations live in src/storage/repositories/channel*.ts
+ * and work on both engines.
  */
 import type { Kysely } from 'kysely';
 import type { ConversationState, DeliveryStatus, MessageBody, VISITOR_STRING_FIELDS } from '@parley/protocol';
@@ -92,35 +93,37 @@ export interface StoredMessage {
   createdAt: number;
 }
 
-export interface IncomingMessage {
-  tenantId: number;
-  channelId: number;
-  customerId: string;
-  msgId: string;
-  bodies: MessageBody[];
-  ext: Record<string, unknown>;
-  timestamp: number;
-  /** Profile fields given with this message; merged over the stored ones. */
-  profile: VisitorProfile;
-  /** Tags given with this message (replace the stored ones), or undefined to keep them. */
-  tags: string[] | undefined;
-  /**
-   * Runs inside the write, on its transaction: checks the tenant (throwing AppError to refuse
-   * the message) and says which tags are VIP and where a new conversation goes.
-   */
-  plan(tenant: TenantInfo | undefined, directory: RoutingDirectory): {
-    vipTags: string[];
-    route: () => Promise<{ queueId: number; agentId: number | null }>;
-  };
-  now: number;
+/** An online agent of a queue: its id, how many conversations it may process at once, and how many it is processing. */
+export interface AgentLoad {
+  id: number;
+  max: number;
+  load: number;
 }
 
-export interface AcceptedMessage {
-  duplicate: boolean;
-  msgId: string;
-  conversation: Conversation;
-  /** True when this message opened the conversation. */
-  opened: boolean;
+/** Storage's side of agent assignment: it answers loads and locks rows; modules/channel/assignment.ts decides. */
+export interface AgentClaims {
+  /** The online agents of a queue with their load. */
+  agentLoads(queueId: number): Promise<AgentLoad[]>;
+  /**
+   * Locks the agent's row until the transaction ends (a row lock on PostgreSQL, the write lock on
+   * SQLite) and answers its load then; undefined when there is no such agent. Concurrent claims of
+   * one agent on several instances thus queue on the row, and each sees the others' commits.
+   */
+  lockAgent(agentId: number): Promise<AgentLoad | undefined>;
+}
+
+/** A conversation's move to another state, agent or queue. */
+export interface ConversationMove {
+  state: ConversationState;
+  agentId: number | null;
+  queueId?: number;
+  requeueAt?: number;
+}
+
+/** One transaction in which assignment.ts claims an agent and moves a conversation to them. */
+export interface AssignmentTransaction extends AgentClaims {
+  /** Moves the conversation if it is still in a `from` state; false when it was not. */
+  move(id: number, from: ConversationState[], to: ConversationMove, now: number): Promise<boolean>;
 }
 
 export interface ConversationFilter {
@@ -137,25 +140,16 @@ export interface ConversationDetails {
 }
 
 export interface ConversationsRepository {
-  /** Stores a customer message: de-duplicates by msg_id, keeps the visitor, joins or opens the conversation. */
-  acceptCustomerMessage(input: IncomingMessage): Promise<AcceptedMessage>;
   get(tenantId: number, id: number): Promise<Conversation | undefined>;
   details(tenantId: number, ids: number[]): Promise<ConversationDetails[]>;
   /** Ids in display order: waiting ones VIP first then by queue time; others most recent first. */
   list(tenantId: number, filter: ConversationFilter, limit: number): Promise<number[]>;
-  /**
-   * Moves a conversation if it is still in `from` state; false when it was not. With
-   * `withinCapacity`, also false when the agent already holds max_sessions open conversations
-   * (checked under a lock on the agent, so concurrent instances cannot overshoot).
-   */
-  assign(
-    id: number,
-    from: ConversationState[],
-    to: { state: ConversationState; agentId: number | null; queueId?: number; requeueAt?: number; withinCapacity?: boolean },
-    now: number,
-  ): Promise<boolean>;
-  /** The online agent of `queueId` with free capacity and the fewest open conversations. */
-  leastLoadedAgent(queueId: number): Promise<number | undefined>;
+  /** Moves a conversation if it is still in a `from` state; false when it was not. */
+  assign(id: number, from: ConversationState[], to: ConversationMove, now: number): Promise<boolean>;
+  /** The online agents of a queue with their load (outside any transaction). */
+  agentLoads(queueId: number): Promise<AgentLoad[]>;
+  /** Runs `step` in one transaction (assignment.ts: lock the agent, check its room, move the conversation). */
+  inAssignment<T>(step: (tx: AssignmentTransaction) => Promise<T>): Promise<T>;
   /** The head of a queue's waiting line. */
   nextWaiting(queueId: number): Promise<number | undefined>;
   history(conversationId: number): Promise<Array<StoredMessage & { delivery: { id: string; status: DeliveryStatus; lastError: string | null } | null }>>;

@@ -1,15 +1,15 @@
 /**
- * Agent assignment in storage: the least-loaded online agent of a queue, claimed under its row
- * lock so that concurrent assignments on several instances never exceed `max_sessions`, and the
- * guarded state move of a conversation.
+ * Agent assignment's storage side (AgentClaims, modules/channel/ports.ts): the loads of a queue's
+ * online agents, an agent's row locked with its load, and the guarded state move of a
+ * conversation. Which agent gets a conversation is decided in modules/channel/assignment.ts.
  */
 import { sql, type Kysely } from 'kysely';
 import type { ConversationState } from '@parley/protocol';
-import type { ConversationsRepository } from '../../modules/channel/ports.js';
+import type { AgentLoad, ConversationMove } from '../../modules/channel/ports.js';
 import type { Database } from '../schema.js';
 
-/** Online agents of a queue with their open-conversation count; least loaded with room first. */
-export async function leastLoadedAgent(db: Kysely<Database>, queueId: number): Promise<number | undefined> {
+/** Online agents of a queue with their count of conversations in processing. */
+export async function agentLoads(db: Kysely<Database>, queueId: number): Promise<AgentLoad[]> {
   const rows = await db
     .selectFrom('users as u')
     .innerJoin('agent_queues as q', 'q.user_id', 'u.id')
@@ -26,42 +26,26 @@ export async function leastLoadedAgent(db: Kysely<Database>, queueId: number): P
     .where('q.queue_id', '=', queueId)
     .where('u.status', '=', 'online')
     .execute();
-  const free = rows
-    .map((r) => ({ id: r.id, max: r.max, load: Number(r.load ?? 0) }))
-    .filter((r) => r.load < r.max)
-    .sort((a, b) => a.load - b.load || a.id - b.id);
-  return free[0]?.id;
+  return rows.map((r) => ({ id: r.id, max: r.max, load: Number(r.load ?? 0) }));
 }
 
 /**
  * Locks the agent's row (a no-op UPDATE: a row lock on PostgreSQL, the write lock on SQLite) and
- * tells whether the agent still has room. Concurrent assignments to one agent on several
- * instances thus queue on the row, and each sees the others' committed conversations.
+ * answers its load under that lock.
  */
-export async function lockAgentWithRoom(trx: Kysely<Database>, agentId: number): Promise<boolean> {
+export async function lockAgent(trx: Kysely<Database>, agentId: number): Promise<AgentLoad | undefined> {
   const agent = await trx.updateTable('users').set({ max_sessions: sql`max_sessions` }).where('id', '=', agentId).returning('max_sessions').executeTakeFirst();
-  if (!agent) return false;
+  if (!agent) return undefined;
   const load = await trx
     .selectFrom('conversations')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('agent_id', '=', agentId)
     .where('state', '=', 'processing')
     .executeTakeFirst();
-  return Number(load?.n ?? 0) < agent.max_sessions;
+  return { id: agentId, max: agent.max_sessions, load: Number(load?.n ?? 0) };
 }
 
-/** The least-loaded agent of the queue whose room holds under its row lock (see above). */
-export async function claimAgent(trx: Kysely<Database>, queueId: number): Promise<number | undefined> {
-  for (let tries = 0; tries < 3; tries++) {
-    const agentId = await leastLoadedAgent(trx, queueId);
-    if (agentId === undefined || (await lockAgentWithRoom(trx, agentId))) return agentId;
-  }
-  return undefined;
-}
-
-export type Move = Parameters<ConversationsRepository['assign']>[2];
-
-export async function moveConversation(db: Kysely<Database>, id: number, from: ConversationState[], to: Move, now: number): Promise<boolean> {
+export async function moveConversation(db: Kysely<Database>, id: number, from: ConversationState[], to: ConversationMove, now: number): Promise<boolean> {
   const result = await db
     .updateTable('conversations')
     .set({

@@ -4,30 +4,31 @@
  */
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStorage, type Storage } from '../../src/storage/index.js';
-import { kyselyConversationsRepository } from '../../src/storage/repositories/channel-conversations.js';
-import { OpenConversations, type OpenArrival } from '../../src/storage/repositories/open-conversations.js';
-import { FakeClock } from '../helpers/clock.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/engines.js';
+import { CustomerMessageAcceptor } from '../../../src/modules/channel/accept.js';
+import type { KnownArrival } from '../../../src/modules/channel/arrival-store.js';
+import { openStorage, type Storage } from '../../../src/storage/index.js';
+import { kyselyArrivalStore } from '../../../src/storage/repositories/channel-arrivals.js';
+import { OpenConversations } from '../../../src/storage/sqlite/open-conversations.js';
+import { FakeClock } from '../../helpers/clock.js';
+import { createTestDatabase, type TestDatabase } from '../../helpers/engines.js';
 
-const arrival = (conversationId: number): OpenArrival => ({
+const arrival = (conversationId: number): KnownArrival => ({
   profile: {},
   tags: [],
   conversation: {
     id: conversationId,
-    tenant_id: 1,
-    channel_id: 1,
-    visitor_id: 1,
-    customer_id: 'c',
+    tenantId: 1,
+    channelId: 1,
+    visitorId: 1,
+    customerId: 'c',
     state: 'waiting',
-    queue_id: 1,
-    agent_id: null,
-    vip: 0,
-    queued_at: 0,
-    created_at: 0,
-    updated_at: 0,
-    closed_at: null,
-    last_message_id: null,
+    queueId: 1,
+    agentId: null,
+    vip: false,
+    queuedAt: 0,
+    createdAt: 0,
+    updatedAt: 0,
+    closedAt: null,
   },
 });
 
@@ -130,9 +131,10 @@ describe('conversation epoch triggers (SQLite)', () => {
       .returning('id')
       .executeTakeFirstOrThrow();
     // The memory on, as the service runs SQLite: from the second message on, the customer is known.
-    const repo = kyselyConversationsRepository(db, { rememberOpenConversations: true });
+    const store = kyselyArrivalStore(db, { openConversations: new OpenConversations() });
+    const acceptor = new CustomerMessageAcceptor(store, async () => ({ queueId: 1, agentId: null, rule: 'tenant' }));
     const message = (n: number, now: number) =>
-      repo.acceptCustomerMessage({
+      acceptor.accept({
         tenantId: tenant.id,
         channelId: channel.id,
         customerId: 'known',
@@ -142,7 +144,8 @@ describe('conversation epoch triggers (SQLite)', () => {
         timestamp: now,
         profile: {},
         tags: undefined,
-        plan: () => ({ vipTags: ['vip'], route: async () => ({ queueId: 1, agentId: null }) }),
+        associationQueueId: null,
+        hints: {},
         now,
       });
 
