@@ -1,16 +1,19 @@
 /**
- * The node:http server and the Fastify instance on it: request ids, body and parameter limits,
- * proxy trust, validation options, and the send-message lane in front of Fastify's handler.
+ * The node:http server and the Fastify instance on it: request ids and the access log (the
+ * pipeline's, http/pipeline.ts), body and parameter limits, proxy trust, validation options, and
+ * the send-message lane in front of Fastify's handler.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
-import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Config, ServerLimits } from '../config/index.js';
 import type { trustProxy } from '../http/client-address.js';
 import { buildValidatorPerPart } from '../http/input-guard.js';
-import { frameworkError, MAX_PARAM_LENGTH } from '../http/plugins/errors.js';
-import type { SendMessageLane } from '../http/send-message-lane.js';
-import { requestId } from '../kernel/ids.js';
+import { MAX_PARAM_LENGTH } from '../http/failures.js';
+import { requestIdOf } from '../http/pipeline.js';
+import { frameworkError } from '../http/plugins/errors.js';
+import { PipelineLogController } from '../http/plugins/pipeline.js';
+import type { SendMessageLane } from '../http/send-message/lane.js';
 import { loggerOptions } from '../kernel/logger.js';
 import type { AppDeps } from './parley.js';
 
@@ -28,12 +31,6 @@ export function createHttpServer(limits: ServerLimits, listener: RequestListener
   return server;
 }
 
-/** A request's id: its `x-request-id` when that is a short token, else a new one. */
-export function requestIdOf(req: IncomingMessage): string {
-  const given = req.headers['x-request-id'];
-  return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : requestId();
-}
-
 /** Where the send-message lane is set once the channel module exists (composition/routes.ts). */
 export interface LaneSlot {
   current?: SendMessageLane;
@@ -41,13 +38,14 @@ export interface LaneSlot {
 
 /**
  * The Fastify instance, never listening. The send-message lane serves its route on the socket
- * before Fastify sees the request (http/send-message-lane.ts); until `lane.current` is set every
+ * before Fastify sees the request (http/send-message/lane.ts); until `lane.current` is set every
  * request goes to Fastify.
  */
 export function createFastify(config: Config, deps: AppDeps, lane: LaneSlot, trusted: ReturnType<typeof trustProxy>) {
   return Fastify({
     logger: deps.logStream ? { ...loggerOptions(config.logLevel), stream: deps.logStream } : loggerOptions(config.logLevel),
-    genReqId: requestIdOf,
+    genReqId: (req) => requestIdOf(req.headers),
+    logController: new PipelineLogController(),
     serverFactory: (handler) => createHttpServer(config.server, (req, res) => {
       if (!lane.current?.handle(req, res)) handler(req, res);
     }),
@@ -57,7 +55,8 @@ export function createFastify(config: Config, deps: AppDeps, lane: LaneSlot, tru
     bodyLimit: config.bodyLimitBytes,
     // Per-IP limits need the client's address, not a load balancer's (http/client-address.ts).
     trustProxy: trusted ? (address: string) => trusted(address) : false,
-    return503OnClosing: true,
+    // The pipeline's closing step answers instead, in the surface's envelope (http/pipeline.ts).
+    return503OnClosing: false,
     // Coercion for query strings, params and headers only (http/input-guard.ts).
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
     schemaController: { compilersFactory: { buildValidator: buildValidatorPerPart() } },

@@ -9,10 +9,12 @@ import { clientAddress, type trustProxy } from '../http/client-address.js';
 import { memoryWindow, redisWindow } from '../http/fixed-window.js';
 import { registerInputGuard } from '../http/input-guard.js';
 import { registerBearerAuth } from '../http/plugins/bearer.js';
+import { HttpPipeline } from '../http/pipeline.js';
 import { registerErrorHandling } from '../http/plugins/errors.js';
-import { registerHttpMetrics } from '../http/plugins/metrics.js';
+import { httpMetrics } from '../http/plugins/metrics.js';
+import { registerPipeline } from '../http/plugins/pipeline.js';
 import { registerRateLimit } from '../http/plugins/rate-limit.js';
-import { docsContentSecurityPolicy, registerSecurityHeaders } from '../http/plugins/security-headers.js';
+import { docsContentSecurityPolicy } from '../http/plugins/security-headers.js';
 import { accountsRoutes, TAKEN_NAMES_PER_HOUR, TAKEN_NAMES_WINDOW_MS } from '../http/routes/api/accounts.js';
 import { channelAssociationRoutes } from '../http/routes/api/channel-associations.js';
 import { channelConversationRoutes } from '../http/routes/api/channel-conversations.js';
@@ -23,26 +25,22 @@ import { consoleRoutes } from '../http/routes/console.js';
 import { healthRoutes } from '../http/routes/health.js';
 import { imRoutes } from '../http/routes/im/index.js';
 import { mediaRoutes } from '../http/routes/media.js';
-import { SendMessageLane } from '../http/send-message-lane.js';
+import { SendMessageLane } from '../http/send-message/lane.js';
+import { sendMessageRoute } from '../http/send-message/serve.js';
 import '../http/types.js';
-import { requestIdOf, type LaneSlot, type ParleyFastify } from './http-server.js';
+import type { LaneSlot, ParleyFastify } from './http-server.js';
 
-/** Hooks and plugins every route shares, OpenAPI and health; returns the metrics observer. */
-async function registerCommon(app: ParleyFastify) {
+/** The pipeline every route shares (the lane too), the input guard, OpenAPI and health. */
+async function registerCommon(app: ParleyFastify): Promise<HttpPipeline> {
   const { storage, metrics, redis } = app.parley;
-  app.decorateRequest('startedAt', 0);
+  const pipeline = new HttpPipeline(httpMetrics(metrics));
+  registerPipeline(app, pipeline);
   app.decorateRequest('principal', null);
-  app.addHook('onRequest', async (request, reply) => {
-    request.startedAt = Date.now();
-    reply.header('x-request-id', request.id);
-  });
   // Only JSON is accepted on generic routes; text/plain would otherwise be parsed as a string.
   app.removeContentTypeParser('text/plain');
 
   registerErrorHandling(app);
-  registerSecurityHeaders(app);
   registerInputGuard(app);
-  const observeRequest = registerHttpMetrics(app, metrics);
 
   await app.register(swagger, {
     openapi: {
@@ -60,12 +58,12 @@ async function registerCommon(app: ParleyFastify) {
     metrics,
     extraChecks: redis ? [async function redis_ping() { await redis.ping(); }] : [],
   });
-  return observeRequest;
+  return pipeline;
 }
 
 /** Registers every surface on `app` (its `parley` decorated) and sets the send-message lane. */
 export async function registerSurfaces(app: ParleyFastify, lane: LaneSlot, trusted: ReturnType<typeof trustProxy>): Promise<void> {
-  const observeRequest = await registerCommon(app);
+  const pipeline = await registerCommon(app);
   const { config, clock, redis, accounts, channel, im, callbacks } = app.parley;
 
   // Fixed windows on the injected clock, or in Redis (shared by instances) when it is configured.
@@ -93,18 +91,17 @@ export async function registerSurfaces(app: ParleyFastify, lane: LaneSlot, trust
   // limit: a per-association limit of its own, shared by instances through Redis when they are).
   // The lane serves it on sockets; the route documents it and serves the rest.
   const failureWindow = (name: string) => fixedWindow(name, config.authFailuresPerMinute, AUTH_FAILURE_WINDOW_MS);
-  const ingestLimits = { own: fixedWindow('rl-channel-', config.channelRateLimitPerSecond, 1000), failures: failureWindow('rl-channel-fail-') };
-  await app.register(channelIngestRoutes, { ingest: channel.ingest, limits: ingestLimits });
-  const sendMessageLane = new SendMessageLane({
-    ingest: channel.ingest,
-    limits: ingestLimits,
-    observe: observeRequest,
+  const sendMessage = sendMessageRoute(channel.ingest, {
+    own: fixedWindow('rl-channel-', config.channelRateLimitPerSecond, 1000),
+    failures: failureWindow('rl-channel-fail-'),
+  });
+  await app.register(channelIngestRoutes, { route: sendMessage });
+  lane.current = new SendMessageLane({
+    pipeline,
+    route: sendMessage,
     log: app.log,
-    requestId: requestIdOf,
     clientAddress: (req) => clientAddress(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'], trusted),
   });
-  lane.current = sendMessageLane;
-  app.addHook('preClose', async () => sendMessageLane.close());
 
   // IM surface: /management/apps and /{org}/{app}/... with its own auth and per-app rate limit.
   await app.register(imRoutes, {

@@ -10,7 +10,7 @@ import AjvCompiler from '@fastify/ajv-compiler';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../kernel/errors.js';
 import { inspectJson, isCleanText, textProblem, type InputFault } from '../kernel/input-checks.js';
-import { surfaceCode } from './plugins/errors.js';
+import { surfaceCode } from './failures.js';
 import { requestSurface } from './surface.js';
 
 export function inputError(request: FastifyRequest, fault: InputFault): AppError {

@@ -58,16 +58,20 @@ interface RawRequest {
   url?: string;
   host?: string;
   ip?: string;
-  socket?: { remotePort?: number };
+  headers?: { host?: string };
+  socket?: { remoteAddress?: string; remotePort?: number };
 }
 
-/** Fastify's request serializer, with the URL's credentials redacted. */
+/**
+ * Fastify's request serializer, with the URL's credentials redacted. A plain node:http request
+ * (the send-message lane's) has no `host` or `ip`: its Host header and socket peer stand in.
+ */
 export function serializeRequest(req: RawRequest): Record<string, unknown> {
   return {
     method: req.method,
     url: redactUrl(req.url ?? ''),
-    host: req.host,
-    remoteAddress: req.ip,
+    host: req.host ?? req.headers?.host,
+    remoteAddress: req.ip ?? req.socket?.remoteAddress,
     remotePort: req.socket?.remotePort,
   };
 }

@@ -1,8 +1,10 @@
 /**
- * The send-message lane (src/http/send-message-lane.ts) serves the route on real sockets in front
+ * The send-message lane (src/http/send-message/lane.ts) serves the route on real sockets in front
  * of Fastify. These tests go over sockets and compare with what Fastify's own route answers
- * through inject() for the same request: same status, envelope and headers, one rate budget, the
- * same metrics. The functional rules of the API run over both in channel/ingest.test.ts.
+ * through inject() for the same request: same status, envelope and headers, one rate budget; and
+ * the socket's own cases (chunked bodies, a client that leaves, what it leaves to Fastify). The
+ * pipeline's steps on both transports are in pipeline.test.ts; the functional rules of the API
+ * run over both in channel/ingest.test.ts.
  */
 import net from 'node:net';
 import { sendMessageAuthorization, signSendMessage } from '@parley/protocol';
@@ -10,8 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, createTenant, createTestApp, login, type TestApp } from '../helpers/app.js';
 import { createAssociation, customerMessage, postRaw, type PostOptions, type RawResponse, type TestAssociation } from '../helpers/channel.js';
 import type { FakeClock } from '../helpers/clock.js';
-
-const ROUTE = '/api/tenants/:tenantId/rest/channels/:channelId/messages';
 
 /** Sends one request through inject() (Fastify's route) even though the app listens. */
 const viaInject = (t: TestApp, assoc: TestAssociation, body: string, options: PostOptions = {}) => postRaw(t.app, assoc, body, { ...options, inject: true });
@@ -87,15 +87,6 @@ describe('send-message lane over sockets', () => {
     });
     expect(comparable(overSocket)).toEqual(comparable(viaRoute));
     expect(overSocket.body.requestId ?? overSocket.headers['x-request-id']).toBe(overSocket.headers['x-request-id']);
-  });
-
-  it('echoes a valid x-request-id in the header and the envelope, and replaces an invalid one', async () => {
-    const given = await postRaw(t.app, assoc, customerMessage({ from: 'rid' }), { authorization: null, headers: { 'x-request-id': 'trace-42.a' } });
-    expect(given.headers['x-request-id']).toBe('trace-42.a');
-    expect(given.body.requestId).toBe('trace-42.a');
-    const invalid = await postRaw(t.app, assoc, customerMessage({ from: 'rid' }), { authorization: null, headers: { 'x-request-id': 'not valid!' } });
-    expect(invalid.headers['x-request-id']).not.toBe('not valid!');
-    expect(invalid.body.requestId).toBe(invalid.headers['x-request-id']);
   });
 
   it('shares one budget per association with the route, and opens a new window when the clock moves on', async () => {
@@ -180,55 +171,5 @@ describe('send-message lane over sockets', () => {
     expect(url).not.toBe(assoc.postMessageUrl);
     const res = await postRaw(t.app, assoc, customerMessage({ from: 'encoded' }), { url });
     expect(res.status).toBe(200);
-  });
-
-  it('counts its answers in the HTTP metrics under the route pattern', async () => {
-    nextWindow();
-    const metric = async (status: number) => {
-      const text = (await t.app.inject('/metrics')).body;
-      const line = text.split('\n').find((l) => l.startsWith(`parley_http_requests_total{method="POST",route="${ROUTE}",status="${status}"}`));
-      return Number(line?.split(' ').pop() ?? 0);
-    };
-    const [ok, unauthorized] = [await metric(200), await metric(401)];
-    await postRaw(t.app, assoc, customerMessage({ from: 'm-1' }));
-    await postRaw(t.app, assoc, customerMessage({ from: 'm-2' }), { authorization: null });
-    expect(await metric(200)).toBe(ok + 1);
-    expect(await metric(401)).toBe(unauthorized + 1);
-  });
-});
-
-describe('send-message lane while the app closes', () => {
-  it('answers a request that arrives after close began with 503 service_unavailable and Connection: close', async () => {
-    const t = await createTestApp('sqlite', { env: { PARLEY_API_RATE_LIMIT: '100000' } });
-    const root = await login(t.app, ADMIN.username, ADMIN.password);
-    const tenant = await createTenant(t.app, root, 'Closing');
-    const assoc = await createAssociation(t.app, tenant.adminToken, tenant.tenantId, 'http://127.0.0.1:9/hook');
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const port = (t.app.server.address() as net.AddressInfo).port;
-    const first = customerMessage({ from: 'closing-1' });
-    const second = customerMessage({ from: 'closing-2' });
-    const [h1, h2] = [signedHeaders(assoc, first), signedHeaders(assoc, second)];
-    const request = (body: string, h: Record<string, string>) =>
-      `POST ${assoc.postMessageUrl} HTTP/1.1\r\nhost: x\r\nauthorization: ${h.authorization}\r\nx-auth-expires: -1\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n`;
-    let closed: Promise<void> | undefined;
-    const text = await exchange(
-      port,
-      (socket) => {
-        // The first request is in flight (its body not yet complete) when close begins; the
-        // second is pipelined behind it on the same connection.
-        socket.write(request(first, h1) + first.slice(0, 5));
-        setTimeout(() => {
-          closed = t.close();
-          setTimeout(() => socket.write(first.slice(5) + request(second, h2) + second), 20);
-        }, 20);
-      },
-      (got) => (got.match(/HTTP\/1\.1 /g) ?? []).length >= 2 && got.includes('service_unavailable'),
-    );
-    await closed;
-    const answers = text.split(/(?=HTTP\/1\.1 )/);
-    expect(answers[0]).toMatch(/^HTTP\/1\.1 200 /);
-    expect(answers[1]).toMatch(/^HTTP\/1\.1 503 /);
-    expect(answers[1]?.toLowerCase()).toContain('connection: close');
-    expect(answers[1]).toContain('"errorCode":"service_unavailable"');
   });
 });

@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ObserveRequest } from '../pipeline.js';
 
 /** One registry per app instance, so several apps in one process (tests) never collide. */
 export function createMetricsRegistry(): Registry {
@@ -8,10 +8,8 @@ export function createMetricsRegistry(): Registry {
   return registry;
 }
 
-/** Counts one answered request; the route is its pattern, so label cardinality stays bounded. */
-export type ObserveRequest = (method: string, route: string, status: number, seconds: number) => void;
-
-export function registerHttpMetrics(app: FastifyInstance, registry: Registry): ObserveRequest {
+/** The pipeline's metrics step: requests and latency by method, route pattern and status, in `registry`. */
+export function httpMetrics(registry: Registry): ObserveRequest {
   const requests = new Counter({
     name: 'parley_http_requests_total',
     help: 'HTTP requests by method, route and status',
@@ -25,13 +23,9 @@ export function registerHttpMetrics(app: FastifyInstance, registry: Registry): O
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
-  const observe: ObserveRequest = (method, route, status, seconds) => {
+  return (method, route, status, seconds) => {
     const labels = { method, route, status: String(status) };
     requests.inc(labels);
     latency.observe(labels, seconds);
   };
-  app.addHook('onResponse', async (request, reply) => {
-    observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
-  });
-  return observe;
 }

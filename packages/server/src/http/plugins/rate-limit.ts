@@ -2,7 +2,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { AppError } from '../../kernel/errors.js';
-import { surfaceCode } from './errors.js';
+import { surfaceCode } from '../failures.js';
 import { requestSurface } from '../surface.js';
 
 export interface RateLimitOptions {

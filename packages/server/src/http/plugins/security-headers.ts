@@ -1,25 +1,7 @@
-import type { FastifyInstance } from 'fastify';
-
 /**
- * Every response Fastify sends carries a Content-Security-Policy and `nosniff`. Routes that
- * serve pages set their own policy (the console, the API docs, media) and keep it; everything
- * else is data, which a browser must never run or frame, whatever it contains.
+ * The pages' own Content-Security-Policies. Data answers get theirs from the pipeline's
+ * security-headers step (http/pipeline.ts), which keeps a policy a route set itself.
  */
-export const DATA_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none'";
-
-/** Headers the send-message lane and hijacked replies (event streams) write themselves. */
-export const SECURITY_HEADERS = Object.freeze({
-  'content-security-policy': DATA_CONTENT_SECURITY_POLICY,
-  'x-content-type-options': 'nosniff',
-});
-
-export function registerSecurityHeaders(app: FastifyInstance): void {
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', DATA_CONTENT_SECURITY_POLICY);
-    reply.header('x-content-type-options', 'nosniff');
-    done(null, payload);
-  });
-}
 
 /** Swagger UI sets style attributes as it expands operations; styles cannot run script. */
 const DOCS_STYLE_SRC = "style-src 'self' 'unsafe-inline'";

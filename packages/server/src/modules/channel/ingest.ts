@@ -30,6 +30,8 @@ export interface SendMessageRequest {
   authorization: string | undefined;
   expires: string | undefined;
   rawBody: Buffer;
+  /** The two headers above as `assertAuthorizationPresent` answered them, when the caller checked them already. */
+  credentials?: { auth: ParsedHmacAuthorization; expires: string };
 }
 
 /** Charges a request to its association's rate limit: 0, or the seconds until there is room. */
@@ -60,7 +62,7 @@ export class IngestService {
    * requests never use the association's budget.
    */
   async receive(request: SendMessageRequest, charge?: ChargeAssociation): Promise<SendMessageResult> {
-    const { auth, expires } = IngestService.assertAuthorizationPresent(request.authorization, request.expires);
+    const { auth, expires } = request.credentials ?? IngestService.assertAuthorizationPresent(request.authorization, request.expires);
 
     const association = await this.associations.byClient(auth.clientId);
     if (!association || association.tenantId !== request.tenantId || association.id !== request.channelId) {

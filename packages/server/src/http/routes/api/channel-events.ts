@@ -5,7 +5,7 @@ import { AppError } from '../../../kernel/errors.js';
 import { assertTenantAccess, type AccountsService } from '../../../modules/accounts/service.js';
 import type { ChannelModule } from '../../../modules/channel/index.js';
 import { requestToken } from '../../plugins/bearer.js';
-import { SECURITY_HEADERS } from '../../plugins/security-headers.js';
+import { SECURITY_HEADERS } from '../../pipeline.js';
 
 const HEARTBEAT_MS = 15_000;
 

@@ -10,7 +10,8 @@ import { imData } from '../../../modules/im/envelope.js';
 import type { ImModule } from '../../../modules/im/index.js';
 import type { MessageChatType } from '../../../modules/im/post-send.js';
 import { requestSurface } from '../../surface.js';
-import { sendError, toAppError } from '../../plugins/errors.js';
+import { failure } from '../../pipeline.js';
+import { sendError } from '../../plugins/errors.js';
 import { imAppOf } from './context.js';
 
 type Target = 'users' | 'chatgroups' | 'chatrooms';
@@ -22,11 +23,11 @@ function assertReceivers(target: Target, to: string[], field: string): void {
 }
 
 export const imMessageRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> = async (app, { im }) => {
+  // The pipeline's errors step, with Easemob's answer to a body over the limit.
   app.setErrorHandler((error, request, reply) => {
     const tooLarge = (error as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE';
-    const appError = tooLarge ? new AppError('message_send_error', { detail: 'message is too large' }) : toAppError(error, requestSurface(request));
-    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
-    return sendError(reply, request, appError);
+    const thrown = tooLarge ? new AppError('message_send_error', { detail: 'message is too large' }) : error;
+    return sendError(reply, request, failure(thrown, request, requestSurface(request)));
   });
 
   const bodyLimit = IM_LIMITS.messageBytes;
