@@ -19,7 +19,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { AppError } from '../../kernel/errors.js';
-import { IngestService, type ChargeAssociation, type SendMessageRequest } from '../../modules/channel/ingest.js';
+import type { IngestService, SendMessageRequest } from '../../modules/channel/ingest.js';
+import { readCredentials, type ChargeAssociation } from '../../modules/channel/send-message-signature.js';
 import { failureKey, noteFailure, tooMany, type GuardedLimits } from '../auth-failures.js';
 import { ClientGone, failureAnswer, readBody, type Answer, type RequestFacts } from '../pipeline.js';
 
@@ -96,7 +97,7 @@ function admitSendMessage(limits: GuardedLimits, input: SendMessageInput): Crede
 
 function admitted(retryAfter: number, headers: IncomingHttpHeaders): Credentials {
   if (retryAfter > 0) throw tooMany('rate_limited', retryAfter);
-  return IngestService.assertAuthorizationPresent(headerValue(headers.authorization), headerValue(headers['x-auth-expires']));
+  return readCredentials(headerValue(headers.authorization), headerValue(headers['x-auth-expires']));
 }
 
 /** Answers of a request that did not prove it holds the association's secret. */

@@ -17,6 +17,7 @@ import { AssociationsService } from './associations.js';
 import { ConversationsService } from './conversations.js';
 import { DeliveriesService } from './deliveries.js';
 import { inProcessEventBus, type ChannelEventBus } from './events.js';
+import { SendMessageSignature } from './send-message-signature.js';
 import { IngestService } from './ingest.js';
 import { MediaStore, type MediaLimits } from './media.js';
 import type {
@@ -84,7 +85,7 @@ export function createChannelModule(deps: ChannelDeps): ChannelModule {
   deps.jobs.work<PushJob>(CHANNEL_PUSH_QUEUE, pusher.handle, { concurrency: deps.pushConcurrency ?? 8, leaseMs: 30_000 });
   return {
     associations,
-    ingest: new IngestService(associations, new CustomerMessageAcceptor(deps.repositories.arrivals), events, deps.clock),
+    ingest: new IngestService(new SendMessageSignature(associations, deps.clock), new CustomerMessageAcceptor(deps.repositories.arrivals), events, deps.clock),
     conversations: new ConversationsService(conversationsRepo, directory, dispatcher, events, deps.jobs, deps.clock),
     deliveries: new DeliveriesService(deliveriesRepo, associations, deps.jobs, events, deps.clock),
     dispatcher,

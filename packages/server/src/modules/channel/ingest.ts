@@ -1,85 +1,32 @@
 /**
- * The send-message API (spec 4.1/5.1, contract 3.2): authenticate a customer's server by the
- * HMAC over the exact bytes it sent, then validate, route and store the message durably.
- * Order of checks: Authorization present -> tenant and edition -> channel -> Client ID owns it
- * -> signature -> the association's rate -> expiry -> JSON -> message rules. Nothing is parsed before the signature holds.
+ * The send-message API (spec 4.1/5.1, contract 3.2): once the signature holds
+ * (send-message-signature.ts), parse and validate the message, hand it to the acceptor (accept.ts)
+ * and publish what happened. Order after the signature: JSON -> message rules -> accept.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  parseHmacAuthorization,
-  validateCustomerMessage,
-  verifySendMessage,
-  VISITOR_STRING_FIELDS,
-  type CustomerMessage,
-  type ParsedHmacAuthorization,
-  type SendMessageResult,
-} from '@parley/protocol';
-import type { Clock } from '../../kernel/clock.js';
+import { validateCustomerMessage, VISITOR_STRING_FIELDS, type CustomerMessage, type SendMessageResult } from '@parley/protocol';
 import { AppError } from '../../kernel/errors.js';
+import type { Clock } from '../../kernel/clock.js';
 import { inspectJson, jsonSyntaxDetail } from '../../kernel/input-checks.js';
 import type { CustomerMessageAcceptor } from './accept.js';
-import type { AssociationsService } from './associations.js';
 import type { ChannelEventBus } from './events.js';
 import type { VisitorProfile } from './ports.js';
+import type { ChargeAssociation, SendMessageSignature, SignedSendMessage } from './send-message-signature.js';
 
-export interface SendMessageRequest {
-  tenantId: number;
-  channelId: number;
-  /** The request path exactly as received, without the query string. */
-  path: string;
-  authorization: string | undefined;
-  expires: string | undefined;
-  rawBody: Buffer;
-  /** The two headers above as `assertAuthorizationPresent` answered them, when the caller checked them already. */
-  credentials?: { auth: ParsedHmacAuthorization; expires: string };
-}
-
-/** Charges a request to its association's rate limit: 0, or the seconds until there is room. */
-export type ChargeAssociation = (tenantId: number, channelId: number) => number | Promise<number>;
+/** A send-message request as the HTTP layer hands it over: what the signature covers. */
+export type SendMessageRequest = SignedSendMessage;
 
 export class IngestService {
   constructor(
-    private readonly associations: AssociationsService,
+    private readonly signature: SendMessageSignature,
     private readonly acceptor: CustomerMessageAcceptor,
     private readonly events: ChannelEventBus,
     private readonly clock: Clock,
   ) {}
 
-  /** Cheap header check, run before the body is read; answers the parsed Authorization and the trimmed X-Auth-Expires. */
-  static assertAuthorizationPresent(authorization: string | undefined, expires: string | undefined): { auth: ParsedHmacAuthorization; expires: string } {
-    const auth = parseHmacAuthorization(authorization);
-    if (!auth) throw new AppError('missing_authorization');
-    const trimmed = expires?.trim();
-    if (trimmed === undefined || !/^-?\d{1,16}$/.test(trimmed)) {
-      throw new AppError('missing_authorization', {}, { cause: new Error('X-Auth-Expires missing or not an integer') });
-    }
-    return { auth, expires: trimmed };
-  }
-
-  /**
-   * `charge`, when given, is called once the signature holds and answers 0, or the seconds to
-   * wait when the association is over its rate (then 429 `rate_limited`): unauthenticated
-   * requests never use the association's budget.
-   */
+  /** `charge` is the association's rate, charged once the signature holds (send-message-signature.ts). */
   async receive(request: SendMessageRequest, charge?: ChargeAssociation): Promise<SendMessageResult> {
-    const { auth, expires } = request.credentials ?? IngestService.assertAuthorizationPresent(request.authorization, request.expires);
-
-    const association = await this.associations.byClient(auth.clientId);
-    if (!association || association.tenantId !== request.tenantId || association.id !== request.channelId) {
-      // Tell an unknown tenant or channel (404), a standard tenant (403) and a Client ID that
-      // does not own the channel (401) apart.
-      await this.associations.require(request.tenantId, request.channelId);
-      throw new AppError('invalid_client');
-    }
-    const signed = { method: 'POST', path: request.path, expires, body: request.rawBody };
-    if (!verifySendMessage(association.signingKey, signed, auth.signature)) throw new AppError('invalid_signature');
-    if (charge) {
-      const charged = charge(request.tenantId, request.channelId);
-      const wait = typeof charged === 'number' ? charged : await charged;
-      if (wait > 0) throw new AppError('rate_limited', { retryAfter: wait }, { headers: { 'retry-after': String(wait) } });
-    }
-    const expiresAt = Number(expires);
-    if (expiresAt > 0 && expiresAt < this.clock.now()) throw new AppError('signature_expired', { expires: new Date(expiresAt).toISOString() });
+    const association = await this.signature.verify(request, charge);
 
     let parsed: unknown;
     try {
