@@ -14,6 +14,7 @@ import { kyselyMediaRepository } from '../storage/repositories/channel-media.js'
 import { kyselyImAppsRepository, kyselyImUsersRepository } from '../storage/repositories/imApps.js';
 import { kyselyImGroupsRepository } from '../storage/repositories/imGroups.js';
 import { kyselyImMessagesRepository } from '../storage/repositories/imMessages.js';
+import { directRunnerOf } from '../storage/sqlite/direct-runner.js';
 
 /** The accounts repository, built first: bootstrap needs it before the other modules exist. */
 export function accountsRepository(storage: Storage) {
@@ -36,7 +37,7 @@ export function storageRepositories(storage: Storage, secrets: SecretBox) {
     channel: {
       associations: kyselyAssociationsRepository(db),
       directory: kyselyRoutingDirectory(db),
-      conversations: kyselyConversationsRepository(db, { rememberOpenConversations: singleWriter, direct: storage.direct }),
+      conversations: kyselyConversationsRepository(db, { rememberOpenConversations: singleWriter, direct: storage.capabilities.directStatements ? directRunnerOf(db) : undefined }),
       deliveries: kyselyDeliveriesRepository(db),
       media: kyselyMediaRepository(db, { lockTenant: !singleWriter }),
     },

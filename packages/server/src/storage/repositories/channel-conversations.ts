@@ -11,7 +11,8 @@ import type {
 import type { ConversationsTable } from '../tables/channel.js';
 import { isUniqueViolation } from '../errors.js';
 import { GroupCommitter, type BatchMemo } from '../group-commit.js';
-import { limitParam, precompiled, precompiledInsertId, type DirectRunner } from '../precompiled.js';
+import { limitParam, precompiled, precompiledInsertId } from '../precompiled.js';
+import type { DirectRunner } from '../sqlite/direct-runner.js';
 import type { Database } from '../schema.js';
 import { toTenant } from './accounts.js';
 import { kyselyRoutingDirectory, toAgentInfo } from './channel-associations.js';
