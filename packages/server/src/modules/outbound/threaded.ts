@@ -15,9 +15,9 @@
  */
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { Batcher } from '../../kernel/batcher.js';
 import type { OutboundRequest, OutboundResult, OutboundSender } from './ports.js';
 import { assertAllowedUrl, noResponse, type UndiciSenderOptions } from './sender.js';
-import { TurnBatch } from './turn-batch.js';
 import type { WorkerAnswer, WorkerCall } from './worker.js';
 
 interface Call {
@@ -43,7 +43,8 @@ function workerFile(): string {
 export class ThreadedOutboundSender implements OutboundSender {
   private worker: Worker | undefined;
   private nextId = 1;
-  private readonly outbox = new TurnBatch<Call>((calls) => this.handOver(calls));
+  /** Requests posted in one turn, handed to the worker together on the next. */
+  private readonly outbox = new Batcher<Call>({ run: (calls) => this.handOver(calls) });
   /** Requests handed to the current worker, by id. */
   private readonly inFlight = new Map<number, Call>();
   private closed = false;
