@@ -8,12 +8,12 @@ import { Batcher } from '../../src/kernel/batcher.js';
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** A run function whose batches the test ends by hand. */
-function manualRun<I>() {
+/** A run function whose batches the test ends by hand; each item's value is the item itself. */
+function manualRun<I, O = I>() {
   const started: Array<{ items: I[]; end: (error?: Error) => void }> = [];
   const run = (items: I[]) =>
-    new Promise<I[]>((resolve, reject) => {
-      started.push({ items, end: (error) => (error ? reject(error) : resolve(items)) });
+    new Promise<O[]>((resolve, reject) => {
+      started.push({ items, end: (error) => (error ? reject(error) : resolve(items as unknown as O[])) });
     });
   return { started, run };
 }
@@ -62,7 +62,7 @@ describe('Batcher: when a batch starts and what it holds', () => {
   });
 
   it('runs at most `concurrency` batches at once, all started on the same turn', async () => {
-    const { started, run } = manualRun<number>();
+    const { started, run } = manualRun<number, void>();
     const batcher = new Batcher<number>({ run, maxBatch: 1, concurrency: 2 });
     const all = [1, 2, 3].map((n) => batcher.submit(n));
     await nextTurn();
@@ -187,7 +187,7 @@ describe('Batcher: join (one promise per batch) and push (none)', () => {
   });
 
   it('join: when the joined items span several batches, the promise waits for the last of them', async () => {
-    const { started, run } = manualRun<number>();
+    const { started, run } = manualRun<number, void>();
     const batcher = new Batcher<number>({ run, maxBatch: 1, concurrency: 2 });
     let settled = false;
     const shared = batcher.join(1).then(() => (settled = true));
