@@ -5,7 +5,9 @@
 // - table definitions (server storage/tables/) are imported only by storage itself;
 // - concrete repositories (server storage/repositories/) are imported only by other
 //   repositories and the composition root (server app.ts and the composition/ folder whose
-//   steps it runs); modules get them as ports.
+//   steps it runs); modules get them as ports;
+// - the SQL job queue (server storage/jobs/) is imported only by the composition root; modules
+//   get it as the JobQueue port.
 // `node scripts/check-imports.mjs [root]` checks another tree (the tests use fixtures).
 //
 // `import type` / `export type` edges count too: a type-only cycle is harmless at run time but
@@ -31,6 +33,11 @@ const BOUNDARIES = [
     from: (file) =>
       file === `${SERVER}app.ts` || file.startsWith(`${SERVER}composition/`) || file.startsWith(`${SERVER}storage/repositories/`),
     rule: 'concrete repositories are built only in the composition root (app.ts, composition/)',
+  },
+  {
+    target: `${SERVER}storage/jobs/`,
+    from: (file) => file === `${SERVER}app.ts` || file.startsWith(`${SERVER}composition/`),
+    rule: 'the SQL job queue is built only in the composition root (app.ts, composition/); modules use the JobQueue port',
   },
 ];
 const SOURCE = /\.(ts|tsx|mts)$/;

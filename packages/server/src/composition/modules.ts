@@ -21,11 +21,11 @@ import type { Coordination } from '../modules/coordination/ports.js';
 import { redisCoordination } from '../modules/coordination/redis.js';
 import { createImModule } from '../modules/im/index.js';
 import { RedisPresence } from '../modules/im/redis-presence.js';
-import { SqlJobQueue } from '../modules/jobs/sql-queue.js';
 import type { OutboundSender } from '../modules/outbound/ports.js';
 import { UndiciOutboundSender } from '../modules/outbound/sender.js';
 import { ThreadedOutboundSender } from '../modules/outbound/threaded.js';
 import type { Storage } from '../storage/index.js';
+import { SqlJobQueue } from '../storage/jobs/sql-queue.js';
 import type { AppDeps, Parley } from './parley.js';
 import { accountsRepository, storageRepositories } from './repositories.js';
 

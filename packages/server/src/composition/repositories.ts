@@ -16,6 +16,7 @@ import { kyselyImAppsRepository, kyselyImUsersRepository } from '../storage/repo
 import { kyselyImGroupsRepository } from '../storage/repositories/imGroups.js';
 import { kyselyImMessagesRepository } from '../storage/repositories/imMessages.js';
 import { OpenConversations } from '../storage/sqlite/open-conversations.js';
+import { directRunnerOf } from '../storage/sqlite/direct-runner.js';
 
 /** The accounts repository, built first: bootstrap needs it before the other modules exist. */
 export function accountsRepository(storage: Storage) {
@@ -38,7 +39,7 @@ export function storageRepositories(storage: Storage, secrets: SecretBox) {
     channel: {
       associations: kyselyAssociationsRepository(db),
       directory: kyselyRoutingDirectory(db),
-      arrivals: kyselyArrivalStore(db, { openConversations: singleWriter ? new OpenConversations() : undefined, direct: storage.direct }),
+      arrivals: kyselyArrivalStore(db, { openConversations: singleWriter ? new OpenConversations() : undefined, direct: storage.capabilities.directStatements ? directRunnerOf(db) : undefined }),
       conversations: kyselyConversationsRepository(db),
       deliveries: kyselyDeliveriesRepository(db),
       media: kyselyMediaRepository(db, { lockTenant: !singleWriter }),

@@ -5,26 +5,20 @@
  * after the COMMIT that made its write durable.
  *
  * If any write of a batch fails, the whole batch is rolled back and each write is run again in a
- * transaction of its own, so one bad write never takes others down (failures are rare: the
- * optimistic path saves a savepoint round trip per write). One batch runs at a time per process,
- * so batches of one process never wait on each other's row locks.
+ * transaction of its own (the batcher's `retry-each`), so one bad write never takes others down
+ * (failures are rare: the optimistic path saves a savepoint round trip per write). One batch runs
+ * at a time per process, so batches of one process never wait on each other's row locks.
  */
 import type { Kysely } from 'kysely';
-import { runDirectly, type DirectRunner } from './precompiled.js';
+import { Batcher } from '../kernel/batcher.js';
 import type { Database } from './schema.js';
-
-interface Pending<I, O> {
-  input: I;
-  resolve: (value: O) => void;
-  reject: (error: unknown) => void;
-}
+import { runDirectly, type DirectRunner } from './sqlite/direct-runner.js';
 
 /** Values a write may share with the other writes of its batch (same transaction), e.g. a row read by all. */
 export type BatchMemo = Map<string, unknown>;
 
 export class GroupCommitter<I, O> {
-  private queue: Array<Pending<I, O>> = [];
-  private running = false;
+  private readonly batcher: Batcher<I, O>;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -36,50 +30,24 @@ export class GroupCommitter<I, O> {
       /** SQLite: the batch's precompiled statements go straight to the driver. */
       direct?: DirectRunner;
     } = {},
-  ) {}
+  ) {
+    this.batcher = new Batcher<I, O>({ run: (inputs) => this.commit(inputs), maxBatch: options.maxBatch ?? 256, failure: 'retry-each' });
+  }
 
   submit(input: I): Promise<O> {
-    return new Promise<O>((resolve, reject) => {
-      this.queue.push({ input, resolve, reject });
-      if (!this.running) void this.drain();
-    });
+    return this.batcher.submit(input);
   }
 
-  private async drain(): Promise<void> {
-    this.running = true;
-    try {
-      while (this.queue.length > 0) {
-        // With better-sqlite3 a whole transaction runs in microtasks, so nothing else would
-        // get a turn: yield once so that requests already read off the sockets can join.
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        const batch = this.queue.splice(0, this.options.maxBatch ?? 256);
-        if (!(await this.runBatch(batch)) && batch.length > 1) {
-          for (const item of batch) await this.runBatch([item]);
-        }
-      }
-    } finally {
-      this.running = false;
-    }
-  }
-
-  /** Commits the batch and settles its callers; false when it was rolled back (callers unsettled). */
-  private async runBatch(batch: Array<Pending<I, O>>): Promise<boolean> {
-    let values: O[];
+  /** Writes `inputs` in one transaction; answers their values once it committed. */
+  private async commit(inputs: I[]): Promise<O[]> {
     const memo: BatchMemo = new Map();
-    try {
-      values = await this.db.transaction().execute(async (trx) => {
-        if (this.options.direct) runDirectly(trx, this.options.direct);
-        const out: O[] = [];
-        for (const item of batch) out.push(await this.write(trx, item.input, memo));
-        return out;
-      });
-    } catch (error) {
-      if (batch.length > 1) return false;
-      (batch[0] as Pending<I, O>).reject(error);
-      return true;
-    }
+    const values = await this.db.transaction().execute(async (trx) => {
+      if (this.options.direct) runDirectly(trx, this.options.direct);
+      const out: O[] = [];
+      for (const input of inputs) out.push(await this.write(trx, input, memo));
+      return out;
+    });
     this.options.afterCommit?.(memo);
-    batch.forEach((item, i) => item.resolve(values[i] as O));
-    return true;
+    return values;
   }
 }

@@ -23,7 +23,6 @@ export async function openStorage(config: Pick<Config, 'databaseUrl' | 'dataDir'
       schemaVersion,
       ping: opened.ping,
       close: opened.close,
-      ...('direct' in opened ? { direct: opened.direct } : {}),
     };
   } catch (error) {
     await opened.close();

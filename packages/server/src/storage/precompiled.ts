@@ -2,37 +2,12 @@
  * Queries built and compiled once, then run with fresh parameters: on the hottest paths Kysely's
  * per-call building and compiling costs several times what the statement itself does.
  * `build` uses placeholder values; the parameters passed at run time must follow the order in
- * which they appear in the compiled SQL (their count is checked).
+ * which they appear in the compiled SQL (their count is checked). On a transaction that has a
+ * direct runner (storage/sqlite/direct-runner.ts) they go straight to the driver.
  */
 import { CompiledQuery, sql, type Compilable, type InsertQueryBuilder, type InsertResult, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from './schema.js';
-
-/** What a statement that returns no rows did: rows it changed, and the rowid it inserted last. */
-export interface RunOutcome {
-  changes: number | bigint;
-  lastInsertRowid: number | bigint;
-}
-
-/**
- * SQLite only: runs SQL on the engine's one connection, synchronously, and answers its rows
- * (none for a statement that returns none). Only valid while the caller holds that connection,
- * as a transaction's callback does. `run`, when present, runs a statement that returns no rows
- * and answers what it did (precompiledInsertId takes the new row's id from it).
- */
-export type DirectRunner = ((sql: string, params: readonly unknown[]) => unknown[]) & {
-  run?: (sql: string, params: readonly unknown[]) => RunOutcome;
-};
-
-const directly = new WeakMap<Kysely<Database>, DirectRunner>();
-
-/**
- * Precompiled statements run on `trx` (a transaction, or a handle that holds the connection)
- * go straight to the driver instead of through Kysely's executor, which costs more than a short
- * statement itself. Non-precompiled queries on `trx` go through Kysely, on the same connection.
- */
-export function runDirectly(trx: Kysely<Database>, runner: DirectRunner): void {
-  directly.set(trx, runner);
-}
+import { directRunnerIn } from './sqlite/direct-runner.js';
 
 /** Refuses `params` that do not match the compiled statement's placeholders in number. */
 function checkParams(compiled: CompiledQuery<unknown>, params: readonly unknown[], size?: number): void {
@@ -45,7 +20,7 @@ function checkParams(compiled: CompiledQuery<unknown>, params: readonly unknown[
 /** Runs a compiled statement with `params`, which must match its placeholders in number. */
 async function run<R>(db: Kysely<Database>, compiled: CompiledQuery<R>, params: readonly unknown[], size?: number): Promise<R[]> {
   checkParams(compiled, params, size);
-  const runner = directly.get(db);
+  const runner = directRunnerIn(db);
   if (runner) return runner(compiled.sql, params) as R[];
   const result = await db.executeQuery(CompiledQuery.raw(compiled.sql, [...params]) as CompiledQuery<R>);
   return result.rows;
@@ -71,7 +46,7 @@ export function precompiledInsertId<T extends keyof Database>(build: (db: Kysely
       const insert = build(db);
       compiled = { plain: insert.compile(), returningId: insert.returning(sql<number>`id`.as('id')).compile() };
     }
-    const runner = directly.get(db);
+    const runner = directRunnerIn(db);
     if (runner?.run) {
       checkParams(compiled.plain, params);
       const outcome = runner.run(compiled.plain.sql, params);

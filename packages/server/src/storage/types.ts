@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import type { DirectRunner } from './precompiled.js';
 import type { Database } from './schema.js';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -15,13 +14,16 @@ export interface Capabilities {
   readonly listenNotify: boolean;
   /** Several processes may write concurrently (false: one writer process at a time). */
   readonly multiWriter: boolean;
+  /**
+   * Inside a transaction, precompiled statements can run straight on the driver, synchronously
+   * (SQLite: storage/sqlite/direct-runner.ts, its runner from `directRunnerOf(db)`).
+   */
+  readonly directStatements: boolean;
 }
 
 export interface Storage {
   readonly db: Kysely<Database>;
   readonly capabilities: Capabilities;
-  /** SQLite: run a statement on the one connection, inside a transaction's callback (precompiled.ts). */
-  readonly direct?: DirectRunner;
   /** Schema version after migrations. */
   readonly schemaVersion: number;
   /** Cheap round trip used by /readyz. */

@@ -3,7 +3,7 @@
  * ONE fan-out job, and each caller is answered only once its message is stored.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqlJobQueue } from '../../src/modules/jobs/sql-queue.js';
+import { SqlJobQueue } from '../../src/storage/jobs/sql-queue.js';
 import { FANOUT_QUEUE, MessageCommitter, type FanoutPayload } from '../../src/modules/im/commit.js';
 import { IdGenerator } from '../../src/modules/im/msg-id.js';
 import type { StoredMessage } from '../../src/modules/im/ports.js';

@@ -85,4 +85,16 @@ describe('scripts/check-imports.mjs', () => {
     expect(out).not.toContain('app.ts imports');
     expect(out).not.toContain('composition/repositories.ts imports');
   });
+
+  it('fails when a module builds the SQL job queue instead of the composition root', () => {
+    const root = tree({
+      'server/src/storage/jobs/sql-queue.ts': 'export class SqlJobQueue {}\n',
+      'server/src/composition/modules.ts': "import { SqlJobQueue } from '../storage/jobs/sql-queue.js';\nexport const jobs = new SqlJobQueue();\n",
+      'server/src/modules/im/index.ts': "import { SqlJobQueue } from '../../storage/jobs/sql-queue.js';\nexport const mine = new SqlJobQueue();\n",
+    });
+    const { status, out } = check(root);
+    expect(status).toBe(1);
+    expect(out).toContain('packages/server/src/modules/im/index.ts imports packages/server/src/storage/jobs/sql-queue.ts');
+    expect(out).not.toContain('composition/modules.ts imports');
+  });
 });

@@ -8,6 +8,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BackgroundCheckpointer, SAFETY_NET_PAGES, WAL_SIZE_LIMIT_BYTES } from '../../src/storage/sqlite/checkpointer.js';
+import { directRunnerOf } from '../../src/storage/sqlite/direct-runner.js';
 import { openSqlite } from '../../src/storage/sqlite/open.js';
 
 describe('background WAL checkpointer', () => {
@@ -69,10 +70,11 @@ describe('background WAL checkpointer', () => {
     const file = path.join(dir, 'parley.db');
     const storage = openSqlite(file);
     cleanups.push(() => storage.close());
-    storage.direct('CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB NOT NULL)', []);
+    const direct = directRunnerOf(storage.db)!;
+    direct('CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB NOT NULL)', []);
     // One row of 4,000 bytes fills about one page: `rows` pages in one transaction.
     const write = (rows: number) =>
-      storage.direct('WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < ?) INSERT INTO t (v) SELECT randomblob(4000) FROM c', [rows]);
+      direct('WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < ?) INSERT INTO t (v) SELECT randomblob(4000) FROM c', [rows]);
     const walFrames = () => Math.floor(fs.statSync(`${file}-wal`).size / (4096 + 24));
     const databaseBytes = () => fs.statSync(file).size;
     // The WAL header's checkpoint sequence number (bytes 12-15) counts the times the WAL started over.

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GroupCommitter } from '../../src/storage/group-commit.js';
 import type { Storage } from '../../src/storage/index.js';
-import { precompiled, type DirectRunner } from '../../src/storage/precompiled.js';
+import { precompiled } from '../../src/storage/precompiled.js';
+import { directRunnerOf, type DirectRunner } from '../../src/storage/sqlite/direct-runner.js';
 import { FakeClock } from '../helpers/clock.js';
 import { createTestStorage, ENGINES } from '../helpers/engines.js';
 
@@ -62,7 +63,7 @@ describe('group commit on sqlite with the direct runner', () => {
 
   const counting: DirectRunner = (sql, params) => {
     ran++;
-    return storage.direct!(sql, params);
+    return directRunnerOf(storage.db)!(sql, params);
   };
   const names = async () => (await storage.db.selectFrom('skill_groups').select('name').where('tenant_id', '=', tenantId).orderBy('name').execute()).map((r) => r.name);
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Job, JobResult } from '../../src/modules/jobs/ports.js';
-import { SqlJobQueue } from '../../src/modules/jobs/sql-queue.js';
+import { SqlJobQueue } from '../../src/storage/jobs/sql-queue.js';
 import type { Storage } from '../../src/storage/index.js';
 import { FakeClock } from '../helpers/clock.js';
 import { ENGINES, createTestStorage } from '../helpers/engines.js';

@@ -4,7 +4,8 @@
  * Kysely and (SQLite) through the direct runner without RETURNING.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { copies, precompiledInsertId, precompiledSized, runDirectly, type DirectRunner } from '../../src/storage/precompiled.js';
+import { copies, precompiledInsertId, precompiledSized } from '../../src/storage/precompiled.js';
+import { directRunnerOf, runDirectly, type DirectRunner } from '../../src/storage/sqlite/direct-runner.js';
 import type { Storage } from '../../src/storage/index.js';
 import { FakeClock } from '../helpers/clock.js';
 import { ENGINES, createTestStorage } from '../helpers/engines.js';
@@ -72,7 +73,7 @@ describe.each(ENGINES)('one-row inserts that answer the new id on %s', (engine) 
 
   it.runIf(engine === 'sqlite')('runs the insert without RETURNING on the direct runner, with the same answers', async () => {
     const ran: string[] = [];
-    const direct = storage.direct!;
+    const direct = directRunnerOf(storage.db)!;
     const counting: DirectRunner = Object.assign((sql: string, params: readonly unknown[]) => direct(sql, params), {
       run: (sql: string, params: readonly unknown[]) => {
         ran.push(sql);

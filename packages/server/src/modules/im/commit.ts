@@ -11,6 +11,7 @@
  * SQLite has one writer, so one commit runs at a time; engines with several writers run a few.
  */
 import type { Kysely } from 'kysely';
+import { Batcher } from '../../kernel/batcher.js';
 import { isUniqueViolation } from '../../storage/errors.js';
 import type { Database } from '../../storage/schema.js';
 import type { JobQueue } from '../jobs/ports.js';
@@ -28,70 +29,39 @@ export interface FanoutPayload {
 const MAX_BATCH = 500;
 const MAX_ID_ATTEMPTS = 3;
 
-interface Waiting {
-  messages: StoredMessage[];
-  resolve(): void;
-  reject(error: unknown): void;
-}
-
 export class MessageCommitter {
-  private readonly waiting: Waiting[] = [];
+  private readonly batcher: Batcher<StoredMessage[]>;
   /**
    * Live-delivery bookkeeping: `onCommitting` runs synchronously just before the transaction that
    * writes the messages commits (their ids are final then), `onAborted` when it did not commit.
    */
   onCommitting: ((messages: StoredMessage[]) => void) | undefined;
   onAborted: ((messages: StoredMessage[]) => void) | undefined;
-  private active = 0;
-  private scheduled = false;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly repo: ImMessagesRepository,
     private readonly jobs: JobQueue,
     private readonly ids: IdGenerator,
-    private readonly maxConcurrent: number,
-  ) {}
+    maxConcurrent: number,
+  ) {
+    // A batch holds at most MAX_BATCH messages; a failed one fails all its senders.
+    this.batcher = new Batcher<StoredMessage[]>({
+      run: (batch) => this.write(batch),
+      maxBatch: MAX_BATCH,
+      weight: (messages) => messages.length,
+      concurrency: maxConcurrent,
+      failure: 'reject-all',
+    });
+  }
 
   /** Resolves once `messages` and their fan-out job are committed. */
   commit(messages: StoredMessage[]): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.waiting.push({ messages, resolve, reject });
-      this.pump();
-    });
+    return this.batcher.submit(messages);
   }
 
-  private pump(): void {
-    // Start writing on the next turn of the event loop, not now: a whole better-sqlite3
-    // transaction runs in microtasks, so a write started here would run before the requests
-    // already read off other sockets get a turn, and every batch would hold one message.
-    if (this.scheduled || this.active >= this.maxConcurrent || this.waiting.length === 0) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      this.startBatches();
-    });
-  }
-
-  private startBatches(): void {
-    while (this.active < this.maxConcurrent && this.waiting.length > 0) {
-      const batch: Waiting[] = [];
-      let count = 0;
-      while (this.waiting.length > 0 && (batch.length === 0 || count + (this.waiting[0] as Waiting).messages.length <= MAX_BATCH)) {
-        const next = this.waiting.shift() as Waiting;
-        batch.push(next);
-        count += next.messages.length;
-      }
-      this.active++;
-      void this.write(batch).finally(() => {
-        this.active--;
-        this.pump();
-      });
-    }
-  }
-
-  private async write(batch: Waiting[]): Promise<void> {
-    const all = batch.flatMap((w) => w.messages);
+  private async write(batch: StoredMessage[][]): Promise<void> {
+    const all = batch.flat();
     for (let attempt = 1; ; attempt++) {
       try {
         await this.db.transaction().execute(async (trx) => {
@@ -109,11 +79,9 @@ export class MessageCommitter {
           for (const m of all) m.msgId = this.ids.next();
           continue;
         }
-        for (const w of batch) w.reject(error);
-        return;
+        throw error;
       }
     }
     this.jobs.notify(FANOUT_QUEUE);
-    for (const w of batch) w.resolve();
   }
 }

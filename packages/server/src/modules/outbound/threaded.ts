@@ -14,10 +14,10 @@
  * new worker.
  */
 import type { Worker } from 'node:worker_threads';
+import { Batcher } from '../../kernel/batcher.js';
 import { startSiblingWorker } from '../../kernel/worker-file.js';
 import type { OutboundRequest, OutboundResult, OutboundSender } from './ports.js';
 import { assertAllowedUrl, noResponse, type UndiciSenderOptions } from './sender.js';
-import { TurnBatch } from './turn-batch.js';
 import type { WorkerAnswer, WorkerCall } from './worker.js';
 
 interface Call {
@@ -34,7 +34,8 @@ const failure = (message: string): OutboundResult => noResponse({ kind: 'connect
 export class ThreadedOutboundSender implements OutboundSender {
   private worker: Worker | undefined;
   private nextId = 1;
-  private readonly outbox = new TurnBatch<Call>((calls) => this.handOver(calls));
+  /** Requests posted in one turn, handed to the worker together on the next. */
+  private readonly outbox = new Batcher<Call>({ run: (calls) => this.handOver(calls) });
   /** Requests handed to the current worker, by id. */
   private readonly inFlight = new Map<number, Call>();
   private closed = false;

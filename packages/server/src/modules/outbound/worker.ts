@@ -3,9 +3,9 @@
  * batch of requests the main thread posts with batches of results, one per request id.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { Batcher } from '../../kernel/batcher.js';
 import type { OutboundRequest, OutboundResult } from './ports.js';
 import { noResponse, UndiciOutboundSender, type UndiciSenderOptions } from './sender.js';
-import { TurnBatch } from './turn-batch.js';
 
 export type WorkerCall = Array<[id: number, request: OutboundRequest]>;
 export type WorkerResults = Array<[id: number, result: OutboundResult]>;
@@ -18,7 +18,7 @@ if (!port) throw new Error('outbound worker: run me with new Worker()');
 const sender = new UndiciOutboundSender(workerData as UndiciSenderOptions);
 
 // Results that complete in the same turn go back in one message.
-const answers = new TurnBatch<[id: number, result: OutboundResult]>((batch: WorkerResults) => port.postMessage(batch));
+const answers = new Batcher<[id: number, result: OutboundResult]>({ run: (batch: WorkerResults) => port.postMessage(batch) });
 const answer = (id: number, result: OutboundResult) => answers.push([id, result]);
 
 // Loaded: the main thread may stop waiting for a warm-up.

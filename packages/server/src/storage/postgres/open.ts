@@ -9,6 +9,7 @@ export const postgresCapabilities: Capabilities = Object.freeze({
   skipLocked: true,
   listenNotify: true,
   multiWriter: true,
+  directStatements: false,
 });
 
 // BIGINT (int8) and NUMERIC counts come back as strings by default; Parley's ids and millisecond

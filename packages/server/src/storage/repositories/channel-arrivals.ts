@@ -19,7 +19,8 @@ import type { AgentLoad, Conversation, RoutingDirectory, TenantInfo, VisitorProf
 import type { ConversationsTable } from '../tables/channel.js';
 import { isUniqueViolation } from '../errors.js';
 import { GroupCommitter, type BatchMemo } from '../group-commit.js';
-import { precompiled, precompiledInsertId, type DirectRunner } from '../precompiled.js';
+import { precompiled, precompiledInsertId } from '../precompiled.js';
+import type { DirectRunner } from '../sqlite/direct-runner.js';
 import type { Database } from '../schema.js';
 import type { OpenConversations, OpenConversationsInTransaction } from '../sqlite/open-conversations.js';
 import { toTenant } from './accounts.js';

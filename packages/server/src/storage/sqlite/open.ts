@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
-import type { DirectRunner } from '../precompiled.js';
 import type { Database } from '../schema.js';
 import type { Capabilities } from '../types.js';
+import { attachDirectRunner, createDirectRunner } from './direct-runner.js';
 import { BackgroundCheckpointer, SAFETY_NET_PAGES, WAL_SIZE_LIMIT_BYTES } from './checkpointer.js';
 import { sqliteMigrations } from './migrations/index.js';
 
@@ -13,6 +13,7 @@ export const sqliteCapabilities: Capabilities = Object.freeze({
   skipLocked: false,
   listenNotify: false,
   multiWriter: false,
+  directStatements: true,
 });
 
 const STATEMENT_CACHE_SIZE = 500;
@@ -61,17 +62,9 @@ export function openSqlite(file: string) {
   const checkpointer = new BackgroundCheckpointer(file);
   const statements = withStatementCache(raw);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
-  // What Kysely's SQLite connection does with a statement, without its executor around it.
-  const direct: DirectRunner = Object.assign(
-    (text: string, params: readonly unknown[]) => {
-      const statement = statements.prepare(text);
-      return statement.reader ? statement.all(params) : (statement.run(params), []);
-    },
-    { run: (text: string, params: readonly unknown[]) => statements.prepare(text).run(params) },
-  );
+  attachDirectRunner(db, createDirectRunner(statements));
   return {
     db,
-    direct,
     capabilities: sqliteCapabilities,
     migrations: sqliteMigrations,
     ping: async () => {

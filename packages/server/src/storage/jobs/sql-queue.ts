@@ -11,13 +11,14 @@
 import { EventEmitter } from 'node:events';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Logger } from 'pino';
+import { Batcher } from '../../kernel/batcher.js';
 import type { Clock } from '../../kernel/clock.js';
 import { randomHex } from '../../kernel/ids.js';
-import { copies, limitParam, precompiledSized } from '../../storage/precompiled.js';
-import type { Database } from '../../storage/schema.js';
-import type { Capabilities } from '../../storage/types.js';
-import type { PubSub } from '../coordination/ports.js';
-import type { Job, JobHandler, JobQueue, JobResult, NewJob, WorkerOptions } from './ports.js';
+import type { PubSub } from '../../modules/coordination/ports.js';
+import type { Job, JobHandler, JobQueue, JobResult, NewJob, WorkerOptions } from '../../modules/jobs/ports.js';
+import { copies, limitParam, precompiledSized } from '../precompiled.js';
+import type { Database } from '../schema.js';
+import type { Capabilities } from '../types.js';
 
 const DEFAULT_LEASE_MS = 60_000;
 
@@ -85,6 +86,12 @@ export class SqlJobQueue implements JobQueue {
   /** Leases in memory instead of in the rows: only when one process owns the database. */
   private readonly memoryLeases: boolean;
   private readonly q = hotQueries();
+  /**
+   * Finished jobs are deleted in one statement per turn of the event loop rather than one each:
+   * under load this halves the statements per job. A caller resumes after its delete; the
+   * deletes of successive turns do not wait for each other.
+   */
+  private readonly deletes = new Batcher<number>({ run: (ids) => this.deleteIds(ids), concurrency: Infinity });
 
   constructor(private readonly opts: SqlJobQueueOptions) {
     this.events.setMaxListeners(0);
@@ -336,27 +343,7 @@ export class SqlJobQueue implements JobQueue {
       await update.execute();
       return;
     }
-    await this.deleteSoon(job.id);
-  }
-
-  private pendingDeletes: number[] = [];
-  private deleteFlush: Promise<void> | undefined;
-
-  /**
-   * Finished jobs are deleted in one statement per turn of the event loop rather than one each:
-   * under load this halves the statements per job. The caller's promise settles after the delete.
-   */
-  private deleteSoon(id: number): Promise<void> {
-    this.pendingDeletes.push(id);
-    this.deleteFlush ??= new Promise<void>((resolve, reject) => {
-      setImmediate(() => {
-        const ids = this.pendingDeletes;
-        this.pendingDeletes = [];
-        this.deleteFlush = undefined;
-        this.deleteIds(ids).then(resolve, reject);
-      });
-    });
-    return this.deleteFlush;
+    await this.deletes.join(job.id);
   }
 
   private async deleteIds(ids: number[]): Promise<void> {
