@@ -34,14 +34,20 @@ interface Waiting {
   reject(error: unknown): void;
 }
 
+/**
+ * Live-delivery bookkeeping (live-deliveries.ts): `onCommitting` runs synchronously just before the
+ * transaction that writes the messages commits (their ids are final then), `onAborted` when it
+ * did not commit.
+ */
+export interface CommitHooks {
+  onCommitting?: (messages: StoredMessage[]) => void;
+  onAborted?: (messages: StoredMessage[]) => void;
+}
+
 export class MessageCommitter {
   private readonly waiting: Waiting[] = [];
-  /**
-   * Live-delivery bookkeeping: `onCommitting` runs synchronously just before the transaction that
-   * writes the messages commits (their ids are final then), `onAborted` when it did not commit.
-   */
-  onCommitting: ((messages: StoredMessage[]) => void) | undefined;
-  onAborted: ((messages: StoredMessage[]) => void) | undefined;
+  private readonly onCommitting: CommitHooks['onCommitting'];
+  private readonly onAborted: CommitHooks['onAborted'];
   private active = 0;
   private scheduled = false;
 
@@ -51,7 +57,11 @@ export class MessageCommitter {
     private readonly jobs: JobQueue,
     private readonly ids: IdGenerator,
     private readonly maxConcurrent: number,
-  ) {}
+    hooks: CommitHooks = {},
+  ) {
+    this.onCommitting = hooks.onCommitting;
+    this.onAborted = hooks.onAborted;
+  }
 
   /** Resolves once `messages` and their fan-out job are committed. */
   commit(messages: StoredMessage[]): Promise<void> {
