@@ -9,7 +9,8 @@
  * needs no timer: the committer marks the messages in flight inside the transaction (`committing`)
  * and releases them if it throws (`aborted`); otherwise it answers the sender, whose `deliver`
  * releases them in `finally`. A job therefore only ever waits for a push already under way, which
- * ends with its presence calls (the Redis presence gives up with the client's retries).
+ * ends when its presence calls do; a presence backend that never answers would hold the job's own
+ * presence calls just the same, so there is no bound of its own.
  *
  * Guarantees, in this process:
  * - a receiver online at commit gets the message once: from the push, or from the job when the
