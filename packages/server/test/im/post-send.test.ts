@@ -80,7 +80,7 @@ describe.each(ENGINES)('IM post-send hook and fan-out idempotency on %s', (engin
       t.app.parley.storage.db.selectFrom('im_offline').select('msg_id').where('username', '=', 'dan').where('msg_id', '=', Number(msgId)).execute();
     expect(await offlineRows()).toHaveLength(1);
 
-    const result = await t.app.parley.im.delivery.handle({ id: 0, queue: 'im.fanout', payload: { messages: [{ appId, msgId }] } satisfies FanoutPayload, attempts: 1, orderingKey: null, runAt: 0, createdAt: 0 });
+    const result = await t.app.parley.im.fanout.handle({ id: 0, queue: 'im.fanout', payload: { messages: [{ appId, msgId }] } satisfies FanoutPayload, attempts: 1, orderingKey: null, runAt: 0, createdAt: 0 });
     expect(result).toEqual({ status: 'done' });
     expect(events.length).toBe(before);
     expect(await offlineRows()).toHaveLength(1);

@@ -29,14 +29,20 @@ export interface FanoutPayload {
 const MAX_BATCH = 500;
 const MAX_ID_ATTEMPTS = 3;
 
+/**
+ * Live-delivery bookkeeping (live-deliveries.ts): `onCommitting` runs synchronously just before the
+ * transaction that writes the messages commits (their ids are final then), `onAborted` when it
+ * did not commit.
+ */
+export interface CommitHooks {
+  onCommitting?: (messages: StoredMessage[]) => void;
+  onAborted?: (messages: StoredMessage[]) => void;
+}
+
 export class MessageCommitter {
   private readonly batcher: Batcher<StoredMessage[]>;
-  /**
-   * Live-delivery bookkeeping: `onCommitting` runs synchronously just before the transaction that
-   * writes the messages commits (their ids are final then), `onAborted` when it did not commit.
-   */
-  onCommitting: ((messages: StoredMessage[]) => void) | undefined;
-  onAborted: ((messages: StoredMessage[]) => void) | undefined;
+  private readonly onCommitting: CommitHooks['onCommitting'];
+  private readonly onAborted: CommitHooks['onAborted'];
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -44,7 +50,10 @@ export class MessageCommitter {
     private readonly jobs: JobQueue,
     private readonly ids: IdGenerator,
     maxConcurrent: number,
+    hooks: CommitHooks = {},
   ) {
+    this.onCommitting = hooks.onCommitting;
+    this.onAborted = hooks.onAborted;
     // A batch holds at most MAX_BATCH messages; a failed one fails all its senders.
     this.batcher = new Batcher<StoredMessage[]>({
       run: (batch) => this.write(batch),

@@ -1,6 +1,10 @@
 /**
- * The IM module assembled: services over the repositories app.ts passes in, presence and the fan-out handler. app.ts
- * builds it once and exposes it as `app.parley.im`.
+ * The IM module assembled: services over the repositories app.ts passes in, presence, the live
+ * push and the fan-out handler. app.ts builds it once and exposes it as `app.parley.im`.
+ *
+ * Built in dependency order, each part getting what it calls in its constructor: the live
+ * deliveries first, then the committer (which marks messages in flight) and the messages service
+ * (which pushes them after commit), then the fan-out handler (which waits for that push).
  */
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../kernel/clock.js';
@@ -8,9 +12,11 @@ import type { Database } from '../../storage/schema.js';
 import type { Passwords } from '../accounts/password.js';
 import type { JobQueue } from '../jobs/ports.js';
 import { ImAppsService } from './apps.js';
-import { ImDelivery } from './delivery.js';
-import { ImGroupsService } from './groups.js';
 import { FANOUT_QUEUE, MessageCommitter, type FanoutPayload } from './commit.js';
+import { Drains } from './drains.js';
+import { Fanout } from './fanout.js';
+import { ImGroupsService } from './groups.js';
+import { LiveDeliveries } from './live-deliveries.js';
 import { ImMessagesService } from './messages.js';
 import { ModerationService } from './moderation.js';
 import { IdGenerator } from './msg-id.js';
@@ -26,12 +32,13 @@ export interface ImModule {
   groups: ImGroupsService;
   moderation: ModerationService;
   messages: ImMessagesService;
-  delivery: ImDelivery;
+  /** The `im.fanout` job handler. */
+  fanout: Fanout;
+  /** Pushes of a user's stored messages to their sockets (the socket route drains on connect). */
+  drains: Drains;
   presence: Presence;
   /** Outbound buffer bound and socket caps, shared by every socket protocol. */
   sockets: SocketLimits;
-  /** The hook called by every fan-out; replaceable until the first message (callbacks install theirs). */
-  postSend: PostSendHook;
 }
 
 /** The IM storage ports; app.ts builds the concrete repositories. */
@@ -49,6 +56,7 @@ export interface ImModuleOptions {
   clock: Clock;
   jobs: JobQueue;
   tokenTtlSeconds: number;
+  /** Called by every fan-out in its transaction (the callbacks module's hook); default: none. */
   postSend?: PostSendHook;
   presence?: Presence;
   /** The socket bounds, or the options to make them with. */
@@ -71,25 +79,25 @@ export function createImModule(options: ImModuleOptions): ImModule {
   const users = new ImUsersService(usersRepo, clock, options.passwords);
   const groups = new ImGroupsService(groupsRepo, users, ids, clock);
   const moderation = new ModerationService(appsRepo, clock);
-  const committer = new MessageCommitter(db, messagesRepo, jobs, ids, options.commitConcurrency ?? 1);
-  const messages = new ImMessagesService(committer, messagesRepo, users, groups, moderation, ids, clock);
-
-  const module: ImModule = {
-    apps,
-    users,
-    groups,
-    moderation,
-    messages,
+  const live = new LiveDeliveries(presence, groupsRepo, clock);
+  const committer = new MessageCommitter(db, messagesRepo, jobs, ids, options.commitConcurrency ?? 1, { onCommitting: live.committing, onAborted: live.aborted });
+  const messages = new ImMessagesService(committer, messagesRepo, users, groups, moderation, ids, clock, live);
+  const drains = new Drains(messagesRepo, presence, clock);
+  const fanout = new Fanout({
+    db,
+    messages: messagesRepo,
+    groups: groupsRepo,
     presence,
-    sockets: options.sockets instanceof SocketLimits ? options.sockets : new SocketLimits(options.sockets),
+    jobs,
     postSend: options.postSend ?? noPostSend,
-    delivery: undefined as unknown as ImDelivery,
-  };
-  module.delivery = new ImDelivery(db, messagesRepo, groupsRepo, presence, jobs, () => module.postSend, clock, (appId) => apps.appkeyOf(appId));
-  committer.onCommitting = module.delivery.expectLive;
-  committer.onAborted = module.delivery.releaseLive;
-  messages.afterCommit = module.delivery.deliverLive;
-  presence.onDrainRequest((appId, username) => void module.delivery.drain(appId, username));
-  jobs.work<FanoutPayload>(FANOUT_QUEUE, module.delivery.handle, { concurrency: options.fanoutConcurrency ?? 8, leaseMs: 30_000 });
-  return module;
+    clock,
+    appkeyOf: (appId) => apps.appkeyOf(appId),
+    live,
+    drains,
+  });
+  presence.onDrainRequest((appId, username) => void drains.drain(appId, username));
+  jobs.work<FanoutPayload>(FANOUT_QUEUE, fanout.handle, { concurrency: options.fanoutConcurrency ?? 8, leaseMs: 30_000 });
+
+  const sockets = options.sockets instanceof SocketLimits ? options.sockets : new SocketLimits(options.sockets);
+  return { apps, users, groups, moderation, messages, fanout, drains, presence, sockets };
 }

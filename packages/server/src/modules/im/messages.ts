@@ -9,12 +9,12 @@ import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import type { MessageCommitter } from './commit.js';
 import type { ImGroupsService } from './groups.js';
+import type { LiveDeliveries } from './live-deliveries.js';
 import type { ModerationService } from './moderation.js';
 import type { IdGenerator } from './msg-id.js';
 import type { ImApp, ImMessagesRepository, StoredMessage } from './ports.js';
 import type { MessageBody, MessageChatType, MessageSource } from './post-send.js';
 import { validUsername, type ImUsersService } from './users.js';
-
 
 export interface SendInput {
   from: string;
@@ -36,9 +36,6 @@ export interface Accepted {
 
 
 export class ImMessagesService {
-  /** Runs after the messages committed, before the caller answers (live delivery). */
-  afterCommit: ((messages: StoredMessage[]) => Promise<void>) | undefined;
-
   constructor(
     private readonly committer: MessageCommitter,
     private readonly repo: ImMessagesRepository,
@@ -47,6 +44,8 @@ export class ImMessagesService {
     private readonly moderation: ModerationService,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
+    /** Pushes committed messages to the receivers online now, before the caller answers. */
+    private readonly live: Pick<LiveDeliveries, 'deliver'>,
   ) {}
 
   async send(app: ImApp, input: SendInput): Promise<Accepted[]> {
@@ -66,7 +65,8 @@ export class ImMessagesService {
       payload: { bodies: input.bodies, ext: input.ext },
     }));
     await this.committer.commit(messages);
-    await this.afterCommit?.(messages);
+    // The committer marked them in flight; deliver releases them for the fan-out job, even when it throws.
+    await this.live.deliver(messages);
     return messages.map((m) => ({ target: m.to, msgId: m.msgId, timestamp }));
   }
 

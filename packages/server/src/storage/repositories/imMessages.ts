@@ -63,7 +63,11 @@ function hotQueries() {
 }
 
 export function kyselyImMessagesRepository(db: Kysely<Database>): ImMessagesRepository {
-  const q = hotQueries();
+  return { ...messageWrites(db, hotQueries()), ...offlineReads(db) };
+}
+
+/** Accepting and fanning out: the precompiled statements, in chunks. */
+function messageWrites(db: Kysely<Database>, q: ReturnType<typeof hotQueries>) {
   return {
     async insertMessages(trx, messages) {
       for (const chunk of chunks(messages, CHUNK)) {
@@ -99,6 +103,12 @@ export function kyselyImMessagesRepository(db: Kysely<Database>): ImMessagesRepo
         await q.storeOffline(trx, chunk.length, params);
       }
     },
+  } satisfies Pick<ImMessagesRepository, 'insertMessages' | 'pendingFanout' | 'markFanoutDone' | 'storeOffline'>;
+}
+
+/** A user's stored messages: the drain's claim, the count and the status endpoints. */
+function offlineReads(db: Kysely<Database>) {
+  return {
     async claimOffline(appId, username, now, limit) {
       return db.transaction().execute(async (trx) => {
         const ids = await trx
@@ -157,5 +167,5 @@ export function kyselyImMessagesRepository(db: Kysely<Database>): ImMessagesRepo
         .executeTakeFirst();
       return row?.status;
     },
-  };
+  } satisfies Pick<ImMessagesRepository, 'claimOffline' | 'countOffline' | 'offlineStatus'>;
 }

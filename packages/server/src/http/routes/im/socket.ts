@@ -154,12 +154,12 @@ export async function imSocketRoutes(app: FastifyInstance, { im, heartbeatMs }: 
       socket.on('error', () => undefined);
 
       // Stored messages first, then online; drain again for anything stored in between.
-      void im.delivery
+      void im.drains
         .drain(imApp.id, username)
         .then(() => {
           if (lease.active) im.presence.markReady(imApp.id, username, connection);
         })
-        .then(() => im.delivery.drain(imApp.id, username));
+        .then(() => im.drains.drain(imApp.id, username));
     },
   );
 }
