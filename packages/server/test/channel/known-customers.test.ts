@@ -1,6 +1,6 @@
 /**
  * Messages from customers whose open conversation is already known. On SQLite the send-message
- * path keeps those conversations in memory (storage/repositories/open-conversations.ts); whatever
+ * path keeps those conversations in memory (storage/sqlite/open-conversations.ts); whatever
  * else changes a conversation must be seen by the next message. On PostgreSQL every message reads
  * them: the same behaviour is asserted on both engines.
  */
