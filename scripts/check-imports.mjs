@@ -17,6 +17,7 @@ import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { join, dirname, resolve, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { listSources, SOURCE } from './lib/source-files.mjs';
 
 const root = resolve(process.argv[2] ?? resolve(dirname(fileURLToPath(import.meta.url)), '..'));
 const SERVER = 'packages/server/src/';
@@ -40,17 +41,7 @@ const BOUNDARIES = [
     rule: 'the SQL job queue is built only in the composition root (app.ts, composition/); modules use the JobQueue port',
   },
 ];
-const SOURCE = /\.(ts|tsx|mts)$/;
 
-function listSources(dir) {
-  const out = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...listSources(path));
-    else if (SOURCE.test(name) && !name.endsWith('.d.ts')) out.push(path);
-  }
-  return out;
-}
 
 /** Resolves a relative specifier the way TypeScript's NodeNext/bundler resolution does for our code. */
 function resolveSpecifier(from, specifier) {

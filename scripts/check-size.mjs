@@ -5,27 +5,17 @@
 //   packages/server/src and packages/protocol/src. A function's length is the span of its lines,
 //   nested functions included, so a factory returning an object of closures counts all of them.
 // `node scripts/check-size.mjs [root]` checks another tree (the tests use fixtures).
-import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join, dirname, resolve, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { listSources } from './lib/source-files.mjs';
 
 export const MAX_FILE_LINES = 400;
 export const MAX_FUNCTION_LINES = 80;
 const root = resolve(process.argv[2] ?? resolve(dirname(fileURLToPath(import.meta.url)), '..'));
-const SOURCE = /\.(ts|tsx|mts)$/;
 const FUNCTION_ROOTS = ['packages/server/src', 'packages/protocol/src'];
 
-function listSources(dir) {
-  if (!existsSync(dir)) return [];
-  const out = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...listSources(path));
-    else if (SOURCE.test(name) && !name.endsWith('.d.ts')) out.push(path);
-  }
-  return out;
-}
 
 /** Lines as `wc -l` and editors count them: a final newline ends the last line, it opens no new one. */
 function lineCount(text) {

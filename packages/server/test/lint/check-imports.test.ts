@@ -1,33 +1,7 @@
-import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { lintFixtures } from '../helpers/lint-fixtures.js';
 
-const script = fileURLToPath(new URL('../../../../scripts/check-imports.mjs', import.meta.url));
-const roots: string[] = [];
-
-/** A throw-away tree of `packages/<pkg>/src` files, `{ 'server/src/a.ts': "..." }`. */
-function tree(files: Record<string, string>): string {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'check-imports-'));
-  roots.push(root);
-  for (const [name, text] of Object.entries(files)) {
-    const file = path.join(root, 'packages', name);
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, text);
-  }
-  return root;
-}
-
-function check(root?: string) {
-  const result = spawnSync(process.execPath, root ? [script, root] : [script], { encoding: 'utf8' });
-  return { status: result.status, out: result.stdout + result.stderr };
-}
-
-afterEach(() => {
-  for (const root of roots.splice(0)) fs.rmSync(root, { recursive: true, force: true });
-});
+const { tree, check } = lintFixtures('check-imports.mjs');
 
 describe('scripts/check-imports.mjs', () => {
   it('passes on this repository', () => {

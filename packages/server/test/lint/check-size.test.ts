@@ -1,29 +1,7 @@
-import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { lintFixtures } from '../helpers/lint-fixtures.js';
 
-const script = fileURLToPath(new URL('../../../../scripts/check-size.mjs', import.meta.url));
-const roots: string[] = [];
-
-/** A throw-away tree of `packages/<pkg>/src` files, `{ 'server/src/a.ts': "..." }`. */
-function tree(files: Record<string, string>): string {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'check-size-'));
-  roots.push(root);
-  for (const [name, text] of Object.entries(files)) {
-    const file = path.join(root, 'packages', name);
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, text);
-  }
-  return root;
-}
-
-function check(root: string) {
-  const result = spawnSync(process.execPath, [script, root], { encoding: 'utf8' });
-  return { status: result.status, out: result.stdout + result.stderr };
-}
+const { tree, check } = lintFixtures('check-size.mjs');
 
 /** `count` lines of statements, each indented by `indent` and ended by a newline. */
 const statements = (count: number, indent = '  ') =>
@@ -38,10 +16,6 @@ const declared = (name: string, total: number) => `export function ${name}() {\n
 const arrow = (name: string, total: number) => `export const ${name} = () => {\n${statements(total - 2)}};\n`;
 /** A class method spanning `total` lines (the class adds one line above and one below). */
 const method = (name: string, total: number) => `  ${name}() {\n${statements(total - 2, '    ')}  }\n`;
-
-afterEach(() => {
-  for (const root of roots.splice(0)) fs.rmSync(root, { recursive: true, force: true });
-});
 
 describe('scripts/check-size.mjs', () => {
   it('passes a tree where every file has at most 400 lines and every function at most 80', () => {
