@@ -25,26 +25,44 @@ const ROLES = ['admin', 'agent'] as const;
 const failures = <const S extends readonly number[]>(...statuses: S) =>
   Object.fromEntries(statuses.map((s) => [s, ApiErrorSchema])) as { [K in S[number]]: typeof ApiErrorSchema };
 
-/** Contract 3.3: the agents' side of REST-channel conversations. */
+const listSchema = {
+  tags,
+  security,
+  summary: 'List conversations: waiting ones in queue order, others most recent first; filters and cursor pages',
+  description:
+    'An agent sees the conversations assigned to them and those of their skill groups; a tenant admin all of the tenant. ' +
+    '`from`/`to` bound `updatedAt` (inclusive); `cursor` is the previous page\'s, null on the last page.',
+  params: TenantParams,
+  querystring: ConversationQuery,
+  response: { 200: ConversationPage, ...failures(400, 401, 403) },
+};
+
+const acceptSchema = {
+  tags,
+  security,
+  summary: 'Take a waiting conversation of one of your skill groups (a tenant admin: any)',
+  params: ConversationParams,
+  response: { 200: ApiEntity(ConversationView), ...failures(400, 401, 403, 404, 409) },
+};
+
+const replySchema = {
+  tags,
+  security,
+  summary: 'Reply to the customer (pushed to the callback address)',
+  description: '409 `conversation_state` unless the conversation is accepted and open; 403 when another agent holds it.',
+  params: ConversationParams,
+  body: SendReplyRequest,
+  response: { 200: ApiEntity(SendReplyResult), ...failures(400, 401, 403, 404, 409) },
+};
+
+/** Contract 3.3 and 6.3: the agents' side of REST-channel conversations. */
 export const channelConversationRoutes: FastifyPluginAsyncTypebox<{ channel: ChannelModule }> = async (app, { channel }) => {
   const { conversations } = channel;
   const base = '/api/tenants/:tenantId/conversations';
 
   app.get(
     base,
-    {
-      schema: {
-        tags,
-        security,
-        summary: 'List conversations: waiting ones in queue order, others most recent first; filters and cursor pages',
-        description:
-          'An agent sees the conversations assigned to them and those of their skill groups; a tenant admin all of the tenant. ' +
-          '`from`/`to` bound `updatedAt` (inclusive); `cursor` is the previous page\'s, null on the last page.',
-        params: TenantParams,
-        querystring: ConversationQuery,
-        response: { 200: ConversationPage, ...failures(400, 401, 403) },
-      },
-    },
+    { schema: listSchema },
     async (request) => {
       const principal = principalOf(request);
       assertTenantAccess(principal, request.params.tenantId, ROLES);
@@ -65,15 +83,7 @@ export const channelConversationRoutes: FastifyPluginAsyncTypebox<{ channel: Cha
 
   app.post(
     `${base}/:id/accept`,
-    {
-      schema: {
-        tags,
-        security,
-        summary: 'Take a waiting conversation of one of your skill groups (a tenant admin: any)',
-        params: ConversationParams,
-        response: { 200: ApiEntity(ConversationView), ...failures(400, 401, 403, 404, 409) },
-      },
-    },
+    { schema: acceptSchema },
     async (request) => {
       const principal = principalOf(request);
       assertTenantAccess(principal, request.params.tenantId, ROLES);
@@ -109,17 +119,7 @@ export const channelConversationRoutes: FastifyPluginAsyncTypebox<{ channel: Cha
 
   app.post(
     `${base}/:id/messages`,
-    {
-      schema: {
-        tags,
-        security,
-        summary: 'Reply to the customer (pushed to the callback address)',
-        description: '409 `conversation_state` unless the conversation is accepted and open; 403 when another agent holds it.',
-        params: ConversationParams,
-        body: SendReplyRequest,
-        response: { 200: ApiEntity(SendReplyResult), ...failures(400, 401, 403, 404, 409) },
-      },
-    },
+    { schema: replySchema },
     async (request) => {
       const principal = principalOf(request);
       assertTenantAccess(principal, request.params.tenantId, ROLES);
