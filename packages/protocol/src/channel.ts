@@ -228,11 +228,25 @@ export type ConversationState = Static<typeof ConversationState>;
 export const ConversationParams = Type.Object({ tenantId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
 export type ConversationParams = Static<typeof ConversationParams>;
 
+/** The most conversations one page of the list holds, and how many without `limit`. */
+export const CONVERSATION_PAGE_MAX = 100;
+export const CONVERSATION_PAGE_DEFAULT = 20;
+
+const epochMs = (description: string) => Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description });
+
 export const ConversationQuery = Type.Object(
   {
     state: Type.Optional(ConversationState),
     queue_id: Type.Optional(Type.String({ pattern: '^\\d{1,16}$' })),
     mine: Type.Optional(Type.Boolean()),
+    agent_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Conversations held (or, closed, last held) by this agent' })),
+    customer: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'The customer id (`from` of their messages)' })),
+    q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Text of a txt message, case-insensitive substring' })),
+    label: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: "One of the customer's tags (ext.visitor.tags)" })),
+    from: Type.Optional(epochMs('updated_at at or after this time (epoch ms)')),
+    to: Type.Optional(epochMs('updated_at at or before this time (epoch ms)')),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: CONVERSATION_PAGE_MAX, description: `Page size (default ${CONVERSATION_PAGE_DEFAULT})` })),
+    cursor: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,200}$', description: "The previous page's `cursor`" })),
   },
   { additionalProperties: false },
 );
@@ -280,9 +294,42 @@ export const ConversationView = Type.Object({
   vip: Type.Boolean(),
   channelId: Type.Integer(),
   createdAt: Type.Integer(),
+  /** The last message or change of state. */
+  updatedAt: Type.Integer(),
+  closedAt: Type.Union([Type.Integer(), Type.Null()]),
   lastMessage: Type.Union([MessageView, Type.Null()]),
 });
 export type ConversationView = Static<typeof ConversationView>;
+
+/** A page of the conversation list: `cursor` asks for the next one (null: this is the last). */
+export const ConversationPage = Type.Object(
+  { status: Type.Literal('OK'), entities: Type.Array(ConversationView), total: Type.Integer(), cursor: Type.Union([Type.String(), Type.Null()]) },
+  {
+    examples: [
+      {
+        status: 'OK',
+        entities: [
+          {
+            id: 41,
+            state: 'closed',
+            queue_id: '12',
+            agent: { id: 7, username: 'lily@example.com', nickname: 'Lily', avatar: null },
+            visitor: { customer_id: 'wx_openid123', user_nickname: 'Wang', true_name: null, qq: null, email: null, phone: null, company_name: null, description: null, tags: ['gold'] },
+            vip: true,
+            channelId: 3,
+            createdAt: 1893455940000,
+            updatedAt: 1893456240000,
+            closedAt: 1893456240000,
+            lastMessage: null,
+          },
+        ],
+        total: 1,
+        cursor: 'ci4xODkzNDU2MjQwMDAwLjQx',
+      },
+    ],
+  },
+);
+export type ConversationPage = Static<typeof ConversationPage>;
 
 export const TransferRequest = Type.Object(
   { agent_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })), queue_id: Type.Optional(Type.String({ pattern: '^\\d{1,16}$' })) },

@@ -219,6 +219,8 @@ export class ParleyApi {
     const params = new URLSearchParams();
     if (query.state) params.set('state', query.state);
     if (query.mine) params.set('mine', 'true');
+    // The list is paged (default 20); the workspace shows up to the largest page.
+    params.set('limit', '100');
     return this.list(`/api/tenants/${tenantId}/conversations?${params.toString()}`, signal);
   }
 

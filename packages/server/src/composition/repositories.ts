@@ -40,7 +40,7 @@ export function storageRepositories(storage: Storage, secrets: SecretBox) {
       associations: kyselyAssociationsRepository(db),
       directory: kyselyRoutingDirectory(db),
       arrivals: kyselyArrivalStore(db, { openConversations: singleWriter ? new OpenConversations() : undefined, direct: storage.capabilities.directStatements ? directRunnerOf(db) : undefined }),
-      conversations: kyselyConversationsRepository(db),
+      conversations: kyselyConversationsRepository(db, { engine: storage.capabilities.engine }),
       deliveries: kyselyDeliveriesRepository(db),
       media: kyselyMediaRepository(db, { lockTenant: !singleWriter }),
     },

@@ -35,7 +35,7 @@ describe.runIf(ENGINES.includes('postgres'))('assignment across two instances on
   }
 
   async function conversations(w: { adminToken: string; tenantId: number }, state: string) {
-    const res = await call(one.app, w.adminToken, 'GET', `/api/tenants/${w.tenantId}/conversations?state=${state}`);
+    const res = await call(one.app, w.adminToken, 'GET', `/api/tenants/${w.tenantId}/conversations?state=${state}&limit=100`);
     return res.body.entities as Array<{ id: number; agent: { id: number } | null }>;
   }
 

@@ -1,20 +1,21 @@
 /**
- * The agents' side (contract 3.3): conversation lists in queue order, accept, transfer, close,
- * history, and replies, each reply stored together with its push job.
+ * The agents' side (contract 3.3, 6.3): conversation lists (queue order for waiting ones, filters,
+ * keyset pages), accept, transfer, close, history, and replies, each reply stored together with
+ * its push job. Who sees what: a tenant admin every conversation of the tenant; an agent those
+ * assigned to them (a closed one: held when it closed) and those of their skill groups.
  */
 import { randomUUID } from 'node:crypto';
-import type { AgentReplyBody, ConversationQuery, ConversationView, MessageView, SendReplyResult, TransferRequest } from '@parley/protocol';
+import { CONVERSATION_PAGE_DEFAULT, type AgentReplyBody, type ConversationQuery, type ConversationView, type MessageView, type SendReplyResult, type TransferRequest } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Principal } from '../accounts/service.js';
 import type { JobQueue } from '../jobs/ports.js';
 import type { Dispatcher } from './assignment.js';
 import type { ChannelEventBus } from './events.js';
-import type { AgentInfo, Conversation, ConversationDetails, ConversationsRepository, RoutingDirectory, StoredMessage } from './ports.js';
+import { decodeConversationCursor, encodeConversationCursor } from './conversation-cursor.js';
+import type { AgentInfo, Conversation, ConversationDetails, ConversationFilter, ConversationOrder, ConversationsRepository, RoutingDirectory, StoredMessage } from './ports.js';
 import { CHANNEL_PUSH_QUEUE, pushOrderingKey, type PushJob } from './push.js';
 import { buildReplyPush, profileWithNulls } from './reply-body.js';
-
-const LIST_LIMIT = 200;
 
 const agentRef = (a: AgentInfo | undefined) => (a ? { id: a.id, username: a.username, nickname: a.nickname, avatar: a.avatar } : null);
 
@@ -59,22 +60,36 @@ export class ConversationsService {
       vip: c.vip,
       channelId: c.channelId,
       createdAt: c.createdAt,
+      updatedAt: c.updatedAt,
+      closedAt: c.closedAt,
       lastMessage: last ? messageView(last, lastAgent, c.customerId) : null,
     };
   }
 
-  async list(tenantId: number, principal: Principal, query: ConversationQuery): Promise<ConversationView[]> {
-    const ids = await this.repo.list(
-      tenantId,
-      {
-        ...(query.state ? { state: query.state } : {}),
-        ...(query.queue_id ? { queueId: Number(query.queue_id) } : {}),
-        ...(query.mine ? { agentId: principal.userId } : {}),
-      },
-      LIST_LIMIT,
-    );
-    const details = await this.repo.details(tenantId, ids);
-    return Promise.all(details.map((d) => this.view(d)));
+  /** One page of the list: waiting ones in queue order, others most recent first; `cursor` for the next page. */
+  async list(tenantId: number, principal: Principal, query: ConversationQuery): Promise<{ entities: ConversationView[]; cursor: string | null }> {
+    if (query.mine && query.agent_id !== undefined && query.agent_id !== principal.userId) return { entities: [], cursor: null };
+    const order: ConversationOrder = query.state === 'waiting' ? 'queue' : 'recent';
+    const limit = query.limit ?? CONVERSATION_PAGE_DEFAULT;
+    const filter: ConversationFilter = {
+      ...(query.state ? { state: query.state } : {}),
+      ...(query.queue_id ? { queueId: Number(query.queue_id) } : {}),
+      ...(query.agent_id !== undefined ? { agentId: query.agent_id } : {}),
+      ...(query.mine ? { agentId: principal.userId } : {}),
+      ...(query.customer !== undefined ? { customerId: query.customer } : {}),
+      ...(query.q !== undefined ? { text: query.q.toLowerCase() } : {}),
+      ...(query.label !== undefined ? { label: query.label } : {}),
+      ...(query.from !== undefined ? { updatedFrom: query.from } : {}),
+      ...(query.to !== undefined ? { updatedTo: query.to } : {}),
+      ...(principal.role === 'agent' ? { visibleTo: { agentId: principal.userId, queueIds: await this.directory.queueIdsOfAgent(principal.userId) } } : {}),
+    };
+    const after = query.cursor === undefined ? undefined : decodeConversationCursor(query.cursor, order);
+    // One row more than the page says whether another page follows.
+    const rows = await this.repo.list(tenantId, filter, { order, limit: limit + 1, ...(after ? { after } : {}) });
+    const page = rows.slice(0, limit);
+    const details = await this.repo.details(tenantId, page.map((r) => r.id));
+    const entities = await Promise.all(details.map((d) => this.view(d)));
+    return { entities, cursor: rows.length > limit ? encodeConversationCursor(order, page[page.length - 1]!) : null };
   }
 
   async require(tenantId: number, id: number): Promise<Conversation> {
@@ -83,20 +98,26 @@ export class ConversationsService {
     return conv;
   }
 
-  async get(tenantId: number, id: number): Promise<ConversationView> {
-    await this.require(tenantId, id);
+  /** A conversation as `principal` may see it (403 `forbidden` for an agent outside its skill group). */
+  async get(tenantId: number, id: number, principal: Principal): Promise<ConversationView> {
+    await this.assertMayView(await this.require(tenantId, id), principal);
+    return this.viewOf(tenantId, id);
+  }
+
+  private async viewOf(tenantId: number, id: number): Promise<ConversationView> {
     const [details] = await this.repo.details(tenantId, [id]);
     return this.view(details as ConversationDetails);
   }
 
-  /** An agent takes a waiting conversation (a tenant admin may take one too). */
+  /** An agent takes a waiting conversation of one of their skill groups (a tenant admin any). */
   async accept(tenantId: number, id: number, principal: Principal): Promise<ConversationView> {
     const conv = await this.require(tenantId, id);
+    await this.assertMayView(conv, principal);
     if (conv.state !== 'waiting') throw new AppError('conversation_state', { id, state: conv.state, detail: 'only a waiting conversation can be accepted' });
     const moved = await this.repo.assign(id, ['waiting'], { state: 'processing', agentId: principal.userId }, this.clock.now());
     if (!moved) throw new AppError('conversation_state', { id, state: 'taken', detail: 'another agent accepted it first' });
     this.events.publish({ type: 'assignment', tenantId, conversationId: id, queueId: conv.queueId, agentId: principal.userId, state: 'processing' });
-    return this.get(tenantId, id);
+    return this.viewOf(tenantId, id);
   }
 
   /** Hands an open conversation to another agent, or back to a queue (where it waits its turn). */
@@ -124,7 +145,7 @@ export class ConversationsService {
     this.events.publish({ type: 'assignment', tenantId, conversationId: id, queueId, agentId: target.agentId, state: target.state });
     const freed = conv.agentId !== null && conv.agentId !== target.agentId ? await this.directory.queueIdsOfAgent(conv.agentId) : [];
     await this.dispatcher.dispatchQueues(tenantId, [...freed, ...(target.state === 'waiting' ? [queueId] : [])]);
-    return this.get(tenantId, id);
+    return this.viewOf(tenantId, id);
   }
 
   async close(tenantId: number, id: number, principal: Principal): Promise<ConversationView> {
@@ -134,11 +155,12 @@ export class ConversationsService {
     if (!moved) throw new AppError('conversation_state', { id, state: 'closed', detail: 'it is already closed' });
     this.events.publish({ type: 'assignment', tenantId, conversationId: id, queueId: conv.queueId, agentId: conv.agentId, state: 'closed' });
     if (conv.agentId !== null) await this.dispatcher.agentAvailable(tenantId, conv.agentId);
-    return this.get(tenantId, id);
+    return this.viewOf(tenantId, id);
   }
 
-  async history(tenantId: number, id: number): Promise<MessageView[]> {
+  async history(tenantId: number, id: number, principal: Principal): Promise<MessageView[]> {
     const conv = await this.require(tenantId, id);
+    await this.assertMayView(conv, principal);
     const messages = await this.repo.history(id);
     const agentIds = [...new Set(messages.map((m) => m.agentId).filter((a): a is number => a !== null))];
     const agents = new Map<number, AgentInfo | undefined>();
@@ -149,6 +171,10 @@ export class ConversationsService {
   /** Stores the reply and its push job in one transaction, then wakes the push worker. */
   async reply(tenantId: number, id: number, principal: Principal, bodies: AgentReplyBody[]): Promise<SendReplyResult> {
     const conv = await this.require(tenantId, id);
+    if (conv.state === 'waiting' && conv.agentId === null) {
+      await this.assertMayView(conv, principal);
+      throw new AppError('conversation_state', { id, state: conv.state, detail: 'nobody has accepted it yet; accept it first' });
+    }
     this.assertMayHandle(conv, principal);
     if (conv.state !== 'processing') throw new AppError('conversation_state', { id, state: conv.state, detail: 'replies need an accepted, open conversation' });
     const agent = await this.directory.agent(tenantId, principal.userId);
@@ -173,6 +199,13 @@ export class ConversationsService {
     this.jobs.notify(CHANNEL_PUSH_QUEUE);
     this.events.publish({ type: 'new_message', tenantId, conversationId: id, queueId: conv.queueId, agentId: conv.agentId, msg_id: msgId, direction: 'agent' });
     return { msg_id: msgId, delivery: { id: deliveryId, status: 'pending' } };
+  }
+
+  /** Admins see every conversation of the tenant; agents those assigned to them and those of their skill groups. */
+  private async assertMayView(conv: Conversation, principal: Principal): Promise<void> {
+    if (principal.role !== 'agent' || conv.agentId === principal.userId) return;
+    const queues = await this.directory.queueIdsOfAgent(principal.userId);
+    if (!queues.includes(conv.queueId)) throw new AppError('forbidden', { detail: 'this conversation is in a skill group you are not in' });
   }
 
   /** Agents handle their own conversations (and take waiting ones by accept); admins any. */

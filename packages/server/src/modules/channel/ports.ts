@@ -130,6 +130,36 @@ export interface ConversationFilter {
   state?: ConversationState;
   queueId?: number;
   agentId?: number;
+  customerId?: string;
+  /** Lower-cased text a `txt` body of one of its messages contains (compared case-insensitively). */
+  text?: string;
+  /** A tag of the conversation's customer. */
+  label?: string;
+  /** Bounds of `updated_at`, both inclusive (epoch ms). */
+  updatedFrom?: number;
+  updatedTo?: number;
+  /** An agent's view: only conversations assigned to `agentId` or in one of `queueIds`. */
+  visibleTo?: { agentId: number; queueIds: number[] };
+}
+
+/**
+ * The orders of the conversation list: `queue` (waiting ones: VIP first, then by queue time, then
+ * id) and `recent` (by `updated_at`, newest first, then id, highest first).
+ */
+export type ConversationOrder = 'queue' | 'recent';
+
+/** A row of the list with the keys of its order: a page starts after one (keyset paging). */
+export interface ConversationListPosition {
+  id: number;
+  vip: boolean;
+  queuedAt: number;
+  updatedAt: number;
+}
+
+export interface ConversationPageRequest {
+  order: ConversationOrder;
+  limit: number;
+  after?: ConversationListPosition;
 }
 
 export interface ConversationDetails {
@@ -142,8 +172,8 @@ export interface ConversationDetails {
 export interface ConversationsRepository {
   get(tenantId: number, id: number): Promise<Conversation | undefined>;
   details(tenantId: number, ids: number[]): Promise<ConversationDetails[]>;
-  /** Ids in display order: waiting ones VIP first then by queue time; others most recent first. */
-  list(tenantId: number, filter: ConversationFilter, limit: number): Promise<number[]>;
+  /** The conversations that pass `filter`, in the page's order, from after `page.after`, at most `page.limit`. */
+  list(tenantId: number, filter: ConversationFilter, page: ConversationPageRequest): Promise<ConversationListPosition[]>;
   /** Moves a conversation if it is still in a `from` state; false when it was not. */
   assign(id: number, from: ConversationState[], to: ConversationMove, now: number): Promise<boolean>;
   /** The online agents of a queue with their load (outside any transaction). */

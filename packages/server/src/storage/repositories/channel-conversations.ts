@@ -4,25 +4,27 @@
  * ArrivalStore (channel-arrivals.ts).
  */
 import type { Kysely, Selectable } from 'kysely';
-import type { ConversationDetails, ConversationFilter, ConversationsRepository, VisitorProfile } from '../../modules/channel/ports.js';
+import type { ConversationDetails, ConversationsRepository, VisitorProfile } from '../../modules/channel/ports.js';
 import type { ConversationsTable } from '../tables/channel.js';
-import { limitParam } from '../precompiled.js';
 import type { Database } from '../schema.js';
+import type { Engine } from '../types.js';
 import { agentLoads, lockAgent, moveConversation } from './channel-agent-claims.js';
 import { toAgentInfo } from './channel-associations.js';
+import { listConversations } from './channel-conversation-list.js';
 import { toConversation, toMessage, withDeliveries } from './channel-conversation-rows.js';
 
 type AgentReply = Parameters<ConversationsRepository['storeAgentReply']>[0];
 type InReplyTransaction = Parameters<ConversationsRepository['storeAgentReply']>[1];
 
-export function kyselyConversationsRepository(db: Kysely<Database>): ConversationsRepository {
+/** `engine` picks how the list searches stored JSON (channel-conversation-list.ts). */
+export function kyselyConversationsRepository(db: Kysely<Database>, options: { engine: Engine }): ConversationsRepository {
   return {
     async get(tenantId, id) {
       const row = await db.selectFrom('conversations').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
       return row && toConversation(row);
     },
     details: (tenantId, ids) => conversationDetails(db, tenantId, ids),
-    list: (tenantId, filter, limit) => listConversations(db, tenantId, filter, limit),
+    list: (tenantId, filter, page) => listConversations(db, options.engine, tenantId, filter, page),
     assign: (id, from, to, now) => moveConversation(db, id, from, to, now),
     agentLoads: (queueId) => agentLoads(db, queueId),
     inAssignment: (step) =>
@@ -92,15 +94,6 @@ async function conversationDetails(db: Kysely<Database>, tenantId: number, ids: 
         lastMessage: c.last_message_id === null ? undefined : last.get(c.last_message_id),
       };
     });
-}
-
-async function listConversations(db: Kysely<Database>, tenantId: number, filter: ConversationFilter, limit: number): Promise<number[]> {
-  let q = db.selectFrom('conversations').select('id').where('tenant_id', '=', tenantId);
-  if (filter.state) q = q.where('state', '=', filter.state);
-  if (filter.queueId !== undefined) q = q.where('queue_id', '=', filter.queueId);
-  if (filter.agentId !== undefined) q = q.where('agent_id', '=', filter.agentId);
-  q = filter.state === 'waiting' ? q.orderBy('vip', 'desc').orderBy('queued_at', 'asc').orderBy('id', 'asc') : q.orderBy('updated_at', 'desc').orderBy('id', 'desc');
-  return (await q.limit(limitParam(limit)).execute()).map((r) => r.id);
 }
 
 async function storeAgentReply(db: Kysely<Database>, input: AgentReply, inTransaction: InReplyTransaction) {

@@ -59,6 +59,8 @@ export function openSqlite(file: string) {
   // Checkpoints run on a worker thread (checkpointer.ts); this connection only as a safety net.
   raw.pragma(`wal_autocheckpoint = ${SAFETY_NET_PAGES}`);
   raw.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+  // SQLite's lower() folds ASCII only; the conversation list's text search folds all of Unicode.
+  raw.function('parley_lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
   const checkpointer = new BackgroundCheckpointer(file);
   const statements = withStatementCache(raw);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });

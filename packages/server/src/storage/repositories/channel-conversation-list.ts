@@ -1,0 +1,71 @@
+/**
+ * The conversation list (ConversationsRepository.list): the filters, the agent's view, and keyset
+ * pages in either order. Searching message text and customer tags reads the stored JSON, which
+ * each engine does its own way; SQLite folds case with `parley_lower` (sqlite/open.ts), which
+ * folds as JavaScript does, where SQLite's own `lower` folds ASCII only.
+ */
+import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import type { ConversationFilter, ConversationListPosition, ConversationPageRequest } from '../../modules/channel/ports.js';
+import { limitParam } from '../precompiled.js';
+import type { Database } from '../schema.js';
+import type { Engine } from '../types.js';
+
+/** Some `txt` body of one of the conversation's messages contains `folded` (already lower-case). */
+function hasText(engine: Engine, folded: string): Expression<SqlBool> {
+  return engine === 'sqlite'
+    ? sql<SqlBool>`EXISTS (SELECT 1 FROM channel_messages m, json_each(m.bodies) b
+        WHERE m.conversation_id = conversations.id AND json_extract(b.value, '$.type') = 'txt'
+          AND instr(parley_lower(json_extract(b.value, '$.msg')), ${folded}) > 0)`
+    : sql<SqlBool>`EXISTS (SELECT 1 FROM channel_messages m, jsonb_array_elements(m.bodies::jsonb) b
+        WHERE m.conversation_id = conversations.id AND b->>'type' = 'txt'
+          AND strpos(lower(b->>'msg'), ${folded}::text) > 0)`;
+}
+
+/** The conversation's customer has the tag `label`. */
+function hasLabel(engine: Engine, label: string): Expression<SqlBool> {
+  return engine === 'sqlite'
+    ? sql<SqlBool>`EXISTS (SELECT 1 FROM channel_visitors v, json_each(v.tags) t WHERE v.id = conversations.visitor_id AND t.value = ${label})`
+    : sql<SqlBool>`EXISTS (SELECT 1 FROM channel_visitors v WHERE v.id = conversations.visitor_id AND v.tags::jsonb @> jsonb_build_array(${label}::text))`;
+}
+
+export async function listConversations(
+  db: Kysely<Database>,
+  engine: Engine,
+  tenantId: number,
+  filter: ConversationFilter,
+  page: ConversationPageRequest,
+): Promise<ConversationListPosition[]> {
+  let q = db.selectFrom('conversations').select(['id', 'vip', 'queued_at', 'updated_at']).where('tenant_id', '=', tenantId);
+  if (filter.state) q = q.where('state', '=', filter.state);
+  if (filter.queueId !== undefined) q = q.where('queue_id', '=', filter.queueId);
+  if (filter.agentId !== undefined) q = q.where('agent_id', '=', filter.agentId);
+  if (filter.customerId !== undefined) q = q.where('customer_id', '=', filter.customerId);
+  if (filter.updatedFrom !== undefined) q = q.where('updated_at', '>=', filter.updatedFrom);
+  if (filter.updatedTo !== undefined) q = q.where('updated_at', '<=', filter.updatedTo);
+  const visible = filter.visibleTo;
+  if (visible) {
+    q = visible.queueIds.length
+      ? q.where((eb) => eb.or([eb('agent_id', '=', visible.agentId), eb('queue_id', 'in', visible.queueIds)]))
+      : q.where('agent_id', '=', visible.agentId);
+  }
+  if (filter.label !== undefined) q = q.where(hasLabel(engine, filter.label));
+  if (filter.text !== undefined) q = q.where(hasText(engine, filter.text));
+  const after = page.after;
+  if (page.order === 'queue') {
+    if (after) {
+      const vip = after.vip ? 1 : 0;
+      q = q.where((eb) =>
+        eb.or([
+          eb('vip', '<', vip),
+          eb.and([eb('vip', '=', vip), eb.or([eb('queued_at', '>', after.queuedAt), eb.and([eb('queued_at', '=', after.queuedAt), eb('id', '>', after.id)])])]),
+        ]),
+      );
+    }
+    q = q.orderBy('vip', 'desc').orderBy('queued_at', 'asc').orderBy('id', 'asc');
+  } else {
+    if (after) q = q.where((eb) => eb.or([eb('updated_at', '<', after.updatedAt), eb.and([eb('updated_at', '=', after.updatedAt), eb('id', '<', after.id)])]));
+    q = q.orderBy('updated_at', 'desc').orderBy('id', 'desc');
+  }
+  const rows = await q.limit(limitParam(page.limit)).execute();
+  return rows.map((r) => ({ id: r.id, vip: r.vip === 1, queuedAt: r.queued_at, updatedAt: r.updated_at }));
+}
