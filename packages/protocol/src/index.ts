@@ -6,3 +6,4 @@ export * from './channel.js';
 export * from './channel-validate.js';
 export * from './callbacks.js';
 export * from './im.js';
+export * from './im-admin.js';

@@ -4,7 +4,7 @@
  * `user` (password grant).
  */
 import { timingSafeEqual } from 'node:crypto';
-import type { AppCreated, AppTokenResult, UserTokenResult } from '@parley/protocol';
+import type { AppCreated, AppSummary, AppTokenResult, UserTokenResult } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import { randomHex, randomToken, sha256Hex, uuid } from '../../kernel/ids.js';
@@ -102,10 +102,41 @@ export class ImAppsService {
     return app?.appkey;
   }
 
-  /** `admit` runs once the credentials hold, before the token is issued (the app's rate limit). */
+  /** Every app with its client id (never its secret), oldest first. */
+  async listApps(): Promise<AppSummary[]> {
+    return (await this.apps.listApps()).map((app) => ({
+      appkey: app.appkey,
+      org_name: app.orgName,
+      app_name: app.appName,
+      application: app.id,
+      client_id: app.clientId,
+      created: app.createdAt,
+    }));
+  }
+
+  /**
+   * A new client secret, shown once; the old one stops working for new token grants at once, on
+   * every instance (grants read the stored hash). Tokens already issued keep working until they expire.
+   */
+  async rotateSecret(orgName: string, appName: string): Promise<{ app: ImApp; created: AppCreated }> {
+    const app = await this.requireApp(orgName, appName);
+    const clientSecret = randomHex(24);
+    const clientSecretHash = sha256Hex(clientSecret);
+    await this.apps.setClientSecretHash(app.id, clientSecretHash);
+    const updated = { ...app, clientSecretHash };
+    this.cache.set(app.appkey, updated);
+    return { app: updated, created: { appkey: app.appkey, application: app.id, client_id: app.clientId, client_secret: clientSecret } };
+  }
+
+  /**
+   * `admit` runs once the credentials hold, before the token is issued (the app's rate limit).
+   * The secret is checked against the stored hash, not the cached app, so a rotation on another
+   * instance holds here at once.
+   */
   async appToken(app: ImApp, clientId: string, clientSecret: string, ttl: number | undefined, admit: Admit = noAdmit): Promise<AppTokenResult> {
+    const stored = await this.apps.findAppById(app.id);
     const idOk = sameHash(sha256Hex(clientId), sha256Hex(app.clientId));
-    const secretOk = sameHash(sha256Hex(clientSecret), app.clientSecretHash);
+    const secretOk = stored !== undefined && sameHash(sha256Hex(clientSecret), stored.clientSecretHash);
     if (!idOk || !secretOk) throw new AppError('invalid_grant');
     await admit();
     const expiresIn = ttl ?? this.defaultTtlSeconds;

@@ -47,3 +47,22 @@ export function imData<T>(request: FastifyRequest, app: EnvelopeApp, data: T): I
 export function imEntities<T>(request: FastifyRequest, app: EnvelopeApp, entities: T[]): ImEnvelopeBase & { entities: T[] } {
   return { ...base(request, app), entities };
 }
+
+/** An answer that only names what was done, as Easemob's `set user password`. */
+export function imAction(request: FastifyRequest, app: EnvelopeApp, action: string): ImEnvelopeBase {
+  return { ...base(request, app), action };
+}
+
+/** The envelope of a `/management` list, which spans apps: no organization or application fields. */
+export function imManagementEntities<T>(request: FastifyRequest, entities: T[]) {
+  const url = request.url;
+  return {
+    path: url.split('?')[0] ?? url,
+    uri: `${request.protocol}://${request.host}${url}`,
+    timestamp: request.startedAt,
+    action: request.method.toLowerCase(),
+    duration: Math.max(0, Date.now() - request.startedAt),
+    entities,
+    count: entities.length,
+  };
+}

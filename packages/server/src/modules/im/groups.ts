@@ -5,11 +5,16 @@
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import type { IdGenerator } from './msg-id.js';
-import type { GroupKind, ImApp, ImGroup, ImGroupsRepository, ImMember } from './ports.js';
+import { decodeCursor, pageOf, type Page } from './paging.js';
+import type { GroupChanges, GroupKind, ImApp, ImGroup, ImGroupListed, ImGroupsRepository, ImMember } from './ports.js';
 import { validUsername, type ImUsersService } from './users.js';
 
 const DEFAULT_MAXUSERS: Record<GroupKind, number> = { group: 200, chatroom: 1000 };
 const LABEL: Record<GroupKind, string> = { group: 'group', chatroom: 'chatroom' };
+const LIST: Record<GroupKind, 'groups' | 'chatrooms'> = { group: 'groups', chatroom: 'chatrooms' };
+
+/** `joined_chatgroups` without `pagesize` and `pagenum` answers this many, as Easemob does. */
+export const JOINED_GROUPS_UNPAGED = 500;
 
 export interface NewGroup {
   name: string;
@@ -35,6 +40,7 @@ export class ImGroupsService {
     if (members.length + 1 > maxusers) throw new AppError('illegal_argument', { detail: `members: ${members.length + 1} users exceed maxusers ${maxusers}` });
     const missing = await this.users.missing(app, [owner, ...members]);
     if (missing.length > 0) throw new AppError('service_resource_not_found', { resource: `Service resource user ${missing.join(', ')}` });
+    const now = this.clock.now();
     const group: ImGroup = {
       id: this.ids.next(),
       appId: app.id,
@@ -44,7 +50,8 @@ export class ImGroupsService {
       public: input.public,
       maxusers,
       owner,
-      createdAt: this.clock.now(),
+      createdAt: now,
+      modifiedAt: now,
     };
     await this.repo.createGroup(group, members);
     return group;
@@ -58,6 +65,42 @@ export class ImGroupsService {
 
   async remove(app: ImApp, kind: GroupKind, id: string): Promise<void> {
     if (!(await this.repo.deleteGroup(app.id, kind, id))) throw new AppError('service_resource_not_found', { resource: `Service resource ${LABEL[kind]} ${id}` });
+  }
+
+  /** A page of the app's groups or rooms, newest first; `cursor` from the previous page. */
+  async list(app: ImApp, kind: GroupKind, limit: number, cursor: string | undefined): Promise<Page<ImGroupListed>> {
+    const after = cursor === undefined ? undefined : decodeCursor(LIST[kind], cursor);
+    const rows = await this.repo.listGroups(app.id, kind, after, limit + 1);
+    return pageOf(LIST[kind], rows, limit, (g) => ({ at: g.createdAt, id: g.id }));
+  }
+
+  /** The groups a user is in, latest joined first: page `pagenum` of `pagesize`, or the first 500. */
+  async joined(app: ImApp, username: string, pagesize: number | undefined, pagenum: number | undefined): Promise<Array<{ id: string; name: string }>> {
+    const user = await this.users.require(app, username);
+    const size = pagesize ?? (pagenum === undefined ? JOINED_GROUPS_UNPAGED : 10);
+    return this.repo.joinedGroups(app.id, user.username, ((pagenum ?? 1) - 1) * size, size);
+  }
+
+  /**
+   * Edits name, description, maxusers (not below the current members, the owner included) and,
+   * for groups, `public`. Answers which fields were changed.
+   */
+  async update(app: ImApp, kind: GroupKind, id: string, changes: GroupChanges): Promise<Array<keyof GroupChanges>> {
+    const group = await this.require(app, kind, id);
+    const fields = (Object.keys(changes) as Array<keyof GroupChanges>).filter((k) => changes[k] !== undefined);
+    if (fields.length === 0) throw new AppError('illegal_argument', { detail: 'nothing to change: give at least one field' });
+    const tooSmall = (members: number) =>
+      new AppError('illegal_argument', { detail: `maxusers: ${changes.maxusers} is below the ${members} current members of ${LABEL[kind]} ${id}` });
+    if (changes.maxusers !== undefined) {
+      const members = await this.repo.countMembers(group.id);
+      if (members > changes.maxusers) throw tooSmall(members);
+    }
+    // The write checks again, in the same statement, against members added meanwhile.
+    if (!(await this.repo.updateGroup(group, changes, this.clock.now()))) {
+      await this.require(app, kind, id);
+      throw tooSmall(await this.repo.countMembers(group.id));
+    }
+    return fields;
   }
 
   async members(app: ImApp, kind: GroupKind, id: string): Promise<ImMember[]> {

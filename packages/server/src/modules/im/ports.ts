@@ -4,6 +4,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.js';
+import type { ListKey } from './paging.js';
 import type { MessageBody, MessageChatType, MessageSource } from './post-send.js';
 
 export interface ImApp {
@@ -39,6 +40,20 @@ export interface ImGroup {
   maxusers: number;
   owner: string;
   createdAt: number;
+  modifiedAt: number;
+}
+
+/** A group or chat room in a list, with its member count (the owner included). */
+export interface ImGroupListed extends ImGroup {
+  members: number;
+}
+
+/** What a group or chat-room edit changes; absent fields stay. */
+export interface GroupChanges {
+  name?: string;
+  description?: string;
+  maxusers?: number;
+  public?: boolean;
 }
 
 export interface ImMember {
@@ -78,6 +93,10 @@ export interface ImAppsRepository {
   createApp(app: Omit<ImApp, 'appkey'>): Promise<ImApp>;
   findApp(orgName: string, appName: string): Promise<ImApp | undefined>;
   findAppById(id: string): Promise<ImApp | undefined>;
+  /** Every app, oldest first. */
+  listApps(): Promise<ImApp[]>;
+  /** Replaces the client secret's hash; tokens already issued are kept. */
+  setClientSecretHash(appId: string, hash: string): Promise<void>;
   saveToken(tokenHash: string, record: TokenRecord): Promise<void>;
   findToken(tokenHash: string): Promise<TokenRecord | undefined>;
   deleteExpiredTokens(now: number): Promise<number>;
@@ -93,6 +112,12 @@ export interface ImUsersRepository {
   deleteUser(appId: string, username: string): Promise<ImUser | undefined>;
   /** Those of `usernames` that exist in the app. */
   existingUsers(appId: string, usernames: string[]): Promise<string[]>;
+  /** Up to `limit` users after `after` (or from the first), oldest first: by created_at, then username. */
+  listUsers(appId: string, after: ListKey | undefined, limit: number): Promise<ImUser[]>;
+  /** Sets the nickname (null clears it) and `modified`; undefined when the user does not exist. */
+  setNickname(appId: string, username: string, nickname: string | null, now: number): Promise<ImUser | undefined>;
+  /** Sets the password hash and `modified`; false when the user does not exist. */
+  setPasswordHash(appId: string, username: string, passwordHash: string, now: number): Promise<boolean>;
 }
 
 export interface ImGroupsRepository {
@@ -105,6 +130,15 @@ export interface ImGroupsRepository {
   addMember(group: ImGroup, username: string, now: number): Promise<boolean>;
   removeMember(groupId: string, username: string): Promise<boolean>;
   countMembers(groupId: string): Promise<number>;
+  /** Up to `limit` of the app's groups or rooms after `after`, newest first: by created_at, then id, descending. */
+  listGroups(appId: string, kind: GroupKind, after: ListKey | undefined, limit: number): Promise<ImGroupListed[]>;
+  /** The groups (kind `group`) the user is a member of, latest joined first, from `offset`. */
+  joinedGroups(appId: string, username: string, offset: number, limit: number): Promise<Array<{ id: string; name: string }>>;
+  /**
+   * Applies `changes` and sets `modified`, in one statement that refuses a `maxusers` below the
+   * members at the moment of the write: false then, and nothing is changed.
+   */
+  updateGroup(group: ImGroup, changes: GroupChanges, now: number): Promise<boolean>;
 }
 
 export interface ImMessagesRepository {

@@ -5,6 +5,7 @@ import { AppError } from '../../kernel/errors.js';
 import { uuid } from '../../kernel/ids.js';
 import { isUniqueViolation } from '../../storage/errors.js';
 import type { Passwords } from '../accounts/password.js';
+import { decodeCursor, pageOf, type Page } from './paging.js';
 import type { ImApp, ImUser, ImUsersRepository } from './ports.js';
 
 export const foldUsername = (name: string): string => name.trim().toLowerCase();
@@ -98,6 +99,34 @@ export class ImUsersService {
     this.known.delete(`${app.id}\u0000${foldUsername(username)}`);
     if (!user) throw new AppError('service_resource_not_found', { resource: `Service resource user ${username}` });
     return imUserView(user);
+  }
+
+  /** A page of the app's users, oldest first; `cursor` from the previous page. */
+  async list(app: ImApp, limit: number, cursor: string | undefined): Promise<Page<ImUserView>> {
+    const after = cursor === undefined ? undefined : decodeCursor('users', cursor);
+    const rows = await this.repo.listUsers(app.id, after, limit + 1);
+    const page = pageOf('users', rows, limit, (u) => ({ at: u.createdAt, id: u.username }));
+    return { items: page.items.map(imUserView), ...(page.cursor ? { cursor: page.cursor } : {}) };
+  }
+
+  /** Sets the nickname; an empty one clears it. */
+  async setNickname(app: ImApp, username: string, nickname: string): Promise<ImUserView> {
+    const user = await this.repo.setNickname(app.id, foldUsername(username), nickname === '' ? null : nickname, this.clock.now());
+    if (!user) throw new AppError('service_resource_not_found', { resource: `Service resource user ${username}` });
+    return imUserView(user);
+  }
+
+  /**
+   * Sets a new password without the old one (the app admin's reset, as Easemob's). Hashed through
+   * the shared pool; tokens already issued keep working until they expire.
+   */
+  async setPassword(app: ImApp, username: string, newPassword: string): Promise<void> {
+    assertPassword(newPassword, 'newpassword');
+    const user = await this.require(app, username);
+    const hash = await this.passwords.hash(newPassword);
+    if (!(await this.repo.setPasswordHash(app.id, user.username, hash, this.clock.now()))) {
+      throw new AppError('service_resource_not_found', { resource: `Service resource user ${username}` });
+    }
   }
 
   /** Those of `names` (already folded) that do not exist. */

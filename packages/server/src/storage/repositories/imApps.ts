@@ -48,6 +48,13 @@ export function kyselyImAppsRepository(db: Kysely<Database>): ImAppsRepository {
       const row = await db.selectFrom('im_apps').selectAll().where('id', '=', id).executeTakeFirst();
       return row && toApp(row);
     },
+    async listApps() {
+      const rows = await db.selectFrom('im_apps').selectAll().orderBy('created_at').orderBy('org_name').orderBy('app_name').execute();
+      return rows.map(toApp);
+    },
+    async setClientSecretHash(appId, hash) {
+      await db.updateTable('im_apps').set({ client_secret_hash: hash }).where('id', '=', appId).execute();
+    },
     async saveToken(tokenHash, record) {
       await db.insertInto('im_tokens').values({ token_hash: tokenHash, app_id: record.appId, username: record.username, expires_at: record.expiresAt }).execute();
     },
@@ -111,6 +118,28 @@ export function kyselyImUsersRepository(db: Kysely<Database>): ImUsersRepository
       if (usernames.length === 0) return [];
       const rows = await db.selectFrom('im_users').select('username').where('app_id', '=', appId).where('username', 'in', usernames).execute();
       return rows.map((r) => r.username);
+    },
+    async listUsers(appId, after, limit) {
+      let query = db.selectFrom('im_users').selectAll().where('app_id', '=', appId);
+      if (after) {
+        query = query.where((eb) => eb.or([eb('created_at', '>', after.at), eb.and([eb('created_at', '=', after.at), eb('username', '>', after.id)])]));
+      }
+      const rows = await query.orderBy('created_at').orderBy('username').limit(limit).execute();
+      return rows.map(toUser);
+    },
+    async setNickname(appId, username, nickname, now) {
+      const row = await db
+        .updateTable('im_users')
+        .set({ nickname, modified_at: now })
+        .where('app_id', '=', appId)
+        .where('username', '=', username)
+        .returningAll()
+        .executeTakeFirst();
+      return row && toUser(row);
+    },
+    async setPasswordHash(appId, username, passwordHash, now) {
+      const result = await db.updateTable('im_users').set({ password_hash: passwordHash, modified_at: now }).where('app_id', '=', appId).where('username', '=', username).executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
     },
   };
 }

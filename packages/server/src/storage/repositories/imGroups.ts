@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { ImGroup, ImGroupsRepository } from '../../modules/im/ports.js';
+import type { GroupChanges, ImGroup, ImGroupsRepository } from '../../modules/im/ports.js';
 import type { ImGroupsTable } from '../tables/im.js';
 import type { Database } from '../schema.js';
 import { isUniqueViolation } from '../errors.js';
@@ -14,10 +14,21 @@ const toGroup = (row: Selectable<ImGroupsTable>): ImGroup => ({
   maxusers: row.maxusers,
   owner: row.owner,
   createdAt: row.created_at,
+  modifiedAt: row.modified_at,
+});
+
+/** The columns an edit sets. */
+const changedColumns = (changes: GroupChanges, now: number) => ({
+  ...(changes.name === undefined ? {} : { name: changes.name }),
+  ...(changes.description === undefined ? {} : { description: changes.description }),
+  ...(changes.maxusers === undefined ? {} : { maxusers: changes.maxusers }),
+  ...(changes.public === undefined ? {} : { public: changes.public ? 1 : 0 }),
+  modified_at: now,
 });
 
 export function kyselyImGroupsRepository(db: Kysely<Database>): ImGroupsRepository {
   return {
+    ...groupAdministration(db),
     async createGroup(group, members) {
       await db.transaction().execute(async (trx) => {
         await trx
@@ -32,6 +43,7 @@ export function kyselyImGroupsRepository(db: Kysely<Database>): ImGroupsReposito
             maxusers: group.maxusers,
             owner: group.owner,
             created_at: group.createdAt,
+            modified_at: group.modifiedAt,
           })
           .execute();
         const rows = [
@@ -75,6 +87,48 @@ export function kyselyImGroupsRepository(db: Kysely<Database>): ImGroupsReposito
     async countMembers(groupId) {
       const row = await db.selectFrom('im_members').select((eb) => eb.fn.countAll().as('n')).where('group_id', '=', groupId).executeTakeFirst();
       return Number(row?.n ?? 0);
+    },
+  };
+}
+
+/** The administration queries: lists and edits. */
+function groupAdministration(db: Kysely<Database>): Pick<ImGroupsRepository, 'listGroups' | 'joinedGroups' | 'updateGroup'> {
+  return {
+    async listGroups(appId, kind, after, limit) {
+      let query = db
+        .selectFrom('im_groups as g')
+        .selectAll('g')
+        .select((eb) => eb.selectFrom('im_members as m').select((c) => c.fn.countAll().as('n')).whereRef('m.group_id', '=', 'g.id').as('members'))
+        .where('g.app_id', '=', appId)
+        .where('g.kind', '=', kind);
+      if (after) {
+        query = query.where((eb) => eb.or([eb('g.created_at', '<', after.at), eb.and([eb('g.created_at', '=', after.at), eb('g.id', '<', after.id)])]));
+      }
+      const rows = await query.orderBy('g.created_at', 'desc').orderBy('g.id', 'desc').limit(limit).execute();
+      return rows.map((row) => ({ ...toGroup(row), members: Number(row.members ?? 0) }));
+    },
+    async joinedGroups(appId, username, offset, limit) {
+      return db
+        .selectFrom('im_members as m')
+        .innerJoin('im_groups as g', 'g.id', 'm.group_id')
+        .select(['g.id as id', 'g.name as name'])
+        .where('m.app_id', '=', appId)
+        .where('m.username', '=', username)
+        .where('g.kind', '=', 'group')
+        .orderBy('m.joined_at', 'desc')
+        .orderBy('g.id', 'desc')
+        .limit(limit)
+        .offset(offset)
+        .execute();
+    },
+    async updateGroup(group, changes, now) {
+      let query = db.updateTable('im_groups').set(changedColumns(changes, now)).where('id', '=', group.id).where('app_id', '=', group.appId).where('kind', '=', group.kind);
+      const maxusers = changes.maxusers;
+      if (maxusers !== undefined) {
+        query = query.where((eb) => eb(eb.selectFrom('im_members').select((c) => c.fn.countAll().as('n')).where('group_id', '=', group.id), '<=', maxusers));
+      }
+      const result = await query.executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
     },
   };
 }

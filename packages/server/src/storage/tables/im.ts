@@ -42,6 +42,8 @@ export interface ImGroupsTable {
   maxusers: number;
   owner: string;
   created_at: number;
+  /** Last edit, ms (migration 72; created_at for older rows). */
+  modified_at: number;
 }
 
 export interface ImMembersTable {

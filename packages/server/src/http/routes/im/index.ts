@@ -9,13 +9,16 @@ import type { CallbacksService } from '../../../modules/callbacks/service.js';
 import type { ImModule } from '../../../modules/im/index.js';
 import type { GuardedLimits } from '../../auth-failures.js';
 import type { RecentAttempts } from '../../../modules/callbacks/recent.js';
+import { imAppAdminRoutes } from './apps-admin.js';
 import { imCallbackRoutes } from './callbacks.js';
 import { registerImContext } from './context.js';
+import { imGroupAdminRoutes } from './groups-admin.js';
 import { imGroupRoutes } from './groups.js';
 import { imManagementRoutes } from './management.js';
 import { imMessageRoutes } from './messages.js';
 import { imModerationRoutes } from './moderation.js';
 import { imSocketRoutes } from './socket.js';
+import { imUserAdminRoutes } from './users-admin.js';
 import { imUserRoutes } from './users.js';
 
 export interface ImRoutesOptions {
@@ -33,13 +36,16 @@ export interface ImRoutesOptions {
 export async function imRoutes(app: FastifyInstance, options: ImRoutesOptions): Promise<void> {
   const { im } = options;
   await app.register(imManagementRoutes, { accounts: options.accounts, apps: im.apps });
+  await app.register(imAppAdminRoutes, { accounts: options.accounts, apps: im.apps });
 
   await app.register(
     async (scope) => {
       await scope.register(websocket, { options: { maxPayload: 64 * 1024 } });
       registerImContext(scope, im.apps, options.limits);
       await scope.register(imUserRoutes, { im, limits: options.limits });
+      await scope.register(imUserAdminRoutes, { im });
       await scope.register(imGroupRoutes, { im });
+      await scope.register(imGroupAdminRoutes, { im });
       await scope.register(imModerationRoutes, { im });
       await scope.register(imMessageRoutes, { im });
       await scope.register(imSocketRoutes, { im, heartbeatMs: options.heartbeatMs });

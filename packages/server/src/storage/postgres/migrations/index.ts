@@ -7,6 +7,7 @@ import { callbacks } from './030-callbacks.js';
 import { mediaRetention } from './050-media-retention.js';
 import { callbackStoreSize } from './060-callback-store-size.js';
 import { conversationCustomer } from './071-conversation-customer.js';
+import { imAdmin } from './072-im-admin.js';
 
 /** PostgreSQL migrations, in order. Append; never edit a released one. */
-export const postgresMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, mediaRetention, callbackStoreSize, conversationCustomer];
+export const postgresMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, mediaRetention, callbackStoreSize, conversationCustomer, imAdmin];

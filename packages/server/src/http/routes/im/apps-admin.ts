@@ -1,0 +1,74 @@
+/**
+ * The system admin's view of IM apps (contract 6.2): the list with client ids (never a secret),
+ * and a new client secret. Authenticated as `POST /management/apps`: the console's system-admin
+ * bearer token or session cookie.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { AppCreated, AppList, AppPathParams, ImDataOf } from '@parley/protocol';
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../../../kernel/errors.js';
+import type { AccountsService } from '../../../modules/accounts/service.js';
+import type { ImAppsService } from '../../../modules/im/apps.js';
+import { imData, imManagementEntities } from '../../../modules/im/envelope.js';
+import { requestToken } from '../../plugins/bearer.js';
+import { BEARER, imErrors } from './responses.js';
+
+async function requireSystemAdmin(request: FastifyRequest, accounts: AccountsService, what: string): Promise<void> {
+  const token = requestToken(request);
+  const principal = token ? await accounts.authenticate(token) : undefined;
+  if (!principal) throw new AppError('unauthorized');
+  if (principal.role !== 'system_admin') throw new AppError('forbidden', { detail: `${what} requires the system admin` });
+}
+
+const SecretRotated = ImDataOf(AppCreated, {
+  examples: [
+    {
+      path: '/management/apps/acme/shop/secret',
+      uri: 'http://127.0.0.1:8080/management/apps/acme/shop/secret',
+      timestamp: 1764000000000,
+      organization: 'acme',
+      application: '8be024f0-0000-4000-8000-5d598d5f8402',
+      action: 'post',
+      duration: 2,
+      applicationName: 'shop',
+      data: { appkey: 'acme#shop', application: '8be024f0-0000-4000-8000-5d598d5f8402', client_id: 'YXA6c2VjcmV0LWNsaWVudC1pZA', client_secret: '4f1c0d8e0b6a4d2c9e7f3a1b5c6d7e8f9a0b1c2d3e4f5a6b' },
+    },
+  ],
+});
+
+export const imAppAdminRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsService; apps: ImAppsService }> = async (app, { accounts, apps }) => {
+  app.get(
+    '/management/apps',
+    {
+      schema: {
+        tags: ['im'],
+        summary: 'List IM apps with their app keys and client ids (system admin)',
+        security: BEARER,
+        response: { 200: AppList, ...imErrors(401, 403) },
+      },
+    },
+    async (request) => {
+      await requireSystemAdmin(request, accounts, 'listing IM apps');
+      return imManagementEntities(request, await apps.listApps());
+    },
+  );
+
+  app.post(
+    '/management/apps/:org/:app/secret',
+    {
+      schema: {
+        tags: ['im'],
+        summary: 'Issue a new client secret, shown once; the old one no longer grants tokens (system admin)',
+        description: 'Tokens issued before keep working until they expire.',
+        security: BEARER,
+        params: AppPathParams,
+        response: { 200: SecretRotated, ...imErrors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      await requireSystemAdmin(request, accounts, 'rotating an IM app secret');
+      const { app: rotated, created } = await apps.rotateSecret(request.params.org, request.params.app);
+      return imData(request, { id: rotated.id, orgName: rotated.orgName, appName: rotated.appName }, created);
+    },
+  );
+};
