@@ -3,20 +3,34 @@
  */
 import { Type, type Static, type TSchema } from 'typebox';
 
-/** `{"status":"OK","entity":{...}}` */
-export const ApiEntity = <T extends TSchema>(entity: T) =>
-  Type.Object({ status: Type.Literal('OK'), entity });
+/** The first example a schema carries (its `examples`), for the envelope that wraps it. */
+export const exampleOf = (schema: TSchema): unknown => (schema as { examples?: unknown[] }).examples?.[0];
 
-/** `{"status":"OK","entities":[...],"total":N}` */
-export const ApiEntities = <T extends TSchema>(entity: T) =>
-  Type.Object({ status: Type.Literal('OK'), entities: Type.Array(entity), total: Type.Integer() });
+/** `{"status":"OK","entity":{...}}`; an example of the entity becomes the envelope's. */
+export const ApiEntity = <T extends TSchema>(entity: T) => {
+  const example = exampleOf(entity);
+  return Type.Object({ status: Type.Literal('OK'), entity }, example === undefined ? {} : { examples: [{ status: 'OK', entity: example }] });
+};
 
-export const ApiErrorSchema = Type.Object({
-  status: Type.Literal('FAIL'),
-  errorCode: Type.String(),
-  errorDescription: Type.String(),
-  requestId: Type.String(),
-});
+/** `{"status":"OK","entities":[...],"total":N}`; an example of the entity becomes the envelope's. */
+export const ApiEntities = <T extends TSchema>(entity: T) => {
+  const example = exampleOf(entity);
+  return Type.Object(
+    { status: Type.Literal('OK'), entities: Type.Array(entity), total: Type.Integer() },
+    example === undefined ? {} : { examples: [{ status: 'OK', entities: [example], total: 1 }] },
+  );
+};
+
+/** The customer-service error envelope (contract 1), `ApiError` in the OpenAPI document. */
+export const ApiErrorSchema = Type.Object(
+  {
+    status: Type.Literal('FAIL'),
+    errorCode: Type.String({ description: 'Stable code from the error list (docs/errors.md)' }),
+    errorDescription: Type.String(),
+    requestId: Type.String(),
+  },
+  { examples: [{ status: 'FAIL', errorCode: 'invalid_request', errorDescription: 'Invalid request: queue_name must be a non-empty string', requestId: 'req-1a2b3c' }] },
+);
 
 export const Role = Type.Union([Type.Literal('system_admin'), Type.Literal('admin'), Type.Literal('agent')]);
 export type Role = Static<typeof Role>;
@@ -33,24 +47,32 @@ const Nickname = Type.String({ minLength: 1, maxLength: 64 });
 
 export const LoginRequest = Type.Object(
   { username: Type.String({ minLength: 1, maxLength: 128 }), password: Type.String({ minLength: 1, maxLength: 256 }) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ username: 'admin@acme.example', password: 'correct horse battery' }] },
 );
 export type LoginRequest = Static<typeof LoginRequest>;
 
-export const UserView = Type.Object({
-  id: Type.Integer(),
-  username: Type.String(),
-  nickname: Type.String(),
-  role: Role,
-  tenantId: Type.Union([Type.Integer(), Type.Null()]),
-});
+const USER_EXAMPLE = { id: 2, username: 'admin@acme.example', nickname: 'Ada', role: 'admin', tenantId: 1 };
+
+export const UserView = Type.Object(
+  {
+    id: Type.Integer(),
+    username: Type.String(),
+    nickname: Type.String(),
+    role: Role,
+    tenantId: Type.Union([Type.Integer(), Type.Null()]),
+  },
+  { examples: [USER_EXAMPLE] },
+);
 export type UserView = Static<typeof UserView>;
 
-export const LoginResult = Type.Object({
-  access_token: Type.String(),
-  expires_in: Type.Integer({ description: 'Seconds until the token expires' }),
-  user: UserView,
-});
+export const LoginResult = Type.Object(
+  {
+    access_token: Type.String(),
+    expires_in: Type.Integer({ description: 'Seconds until the token expires' }),
+    user: UserView,
+  },
+  { examples: [{ access_token: 'pk_3q2-9yq1c0mXo2m4Lk7s', expires_in: 86400, user: USER_EXAMPLE }] },
+);
 export type LoginResult = Static<typeof LoginResult>;
 
 export const CreateTenantRequest = Type.Object(
@@ -62,18 +84,21 @@ export const CreateTenantRequest = Type.Object(
       { additionalProperties: false },
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ name: 'Acme', edition: 'flagship', admin: { username: 'admin@acme.example', password: 'correct horse battery', nickname: 'Ada' } }] },
 );
 export type CreateTenantRequest = Static<typeof CreateTenantRequest>;
 
-export const TenantView = Type.Object({
-  tenantId: Type.Integer(),
-  name: Type.String(),
-  edition: Edition,
-  defaultQueueId: Type.String(),
-  vipTags: Type.Array(Type.String()),
-  createDateTime: Type.Integer(),
-});
+export const TenantView = Type.Object(
+  {
+    tenantId: Type.Integer(),
+    name: Type.String(),
+    edition: Edition,
+    defaultQueueId: Type.String(),
+    vipTags: Type.Array(Type.String()),
+    createDateTime: Type.Integer(),
+  },
+  { examples: [{ tenantId: 1, name: 'Acme', edition: 'flagship', defaultQueueId: '1', vipTags: ['vip'], createDateTime: 1767225600000 }] },
+);
 export type TenantView = Static<typeof TenantView>;
 
 export const TenantParams = Type.Object({ tenantId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
@@ -81,17 +106,17 @@ export type TenantParams = Static<typeof TenantParams>;
 
 export const UpdateTenantSettingsRequest = Type.Object(
   { vip_tags: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 100 }) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ vip_tags: ['vip', 'gold'] }] },
 );
 export type UpdateTenantSettingsRequest = Static<typeof UpdateTenantSettingsRequest>;
 
 export const CreateSkillGroupRequest = Type.Object(
   { queue_name: Type.String({ minLength: 1, maxLength: 64 }) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ queue_name: 'Billing' }] },
 );
 export type CreateSkillGroupRequest = Static<typeof CreateSkillGroupRequest>;
 
-export const SkillGroupView = Type.Object({ queue_id: Type.String(), queue_name: Type.String() });
+export const SkillGroupView = Type.Object({ queue_id: Type.String(), queue_name: Type.String() }, { examples: [{ queue_id: '2', queue_name: 'Billing' }] });
 export type SkillGroupView = Static<typeof SkillGroupView>;
 
 export const CreateAgentRequest = Type.Object(
@@ -104,24 +129,27 @@ export const CreateAgentRequest = Type.Object(
     queue_ids: Type.Array(Type.String(), { maxItems: 100, default: [] }),
     max_sessions: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ username: 'grace@acme.example', password: 'a long secret phrase', nickname: 'Grace', role: 'agent', queue_ids: ['2'], max_sessions: 5 }] },
 );
 export type CreateAgentRequest = Static<typeof CreateAgentRequest>;
 
-export const AgentView = Type.Object({
-  id: Type.Integer(),
-  username: Type.String(),
-  nickname: Type.String(),
-  avatar: Type.Union([Type.String(), Type.Null()]),
-  role: Role,
-  queue_ids: Type.Array(Type.String()),
-  max_sessions: Type.Integer(),
-  status: AgentStatus,
-});
+export const AgentView = Type.Object(
+  {
+    id: Type.Integer(),
+    username: Type.String(),
+    nickname: Type.String(),
+    avatar: Type.Union([Type.String(), Type.Null()]),
+    role: Role,
+    queue_ids: Type.Array(Type.String()),
+    max_sessions: Type.Integer(),
+    status: AgentStatus,
+  },
+  { examples: [{ id: 3, username: 'grace@acme.example', nickname: 'Grace', avatar: null, role: 'agent', queue_ids: ['2'], max_sessions: 5, status: 'online' }] },
+);
 export type AgentView = Static<typeof AgentView>;
 
 export const AgentParams = Type.Object({ tenantId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), agentId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
 export type AgentParams = Static<typeof AgentParams>;
 
-export const SetAgentStatusRequest = Type.Object({ status: AgentStatus }, { additionalProperties: false });
+export const SetAgentStatusRequest = Type.Object({ status: AgentStatus }, { additionalProperties: false, examples: [{ status: 'online' }] });
 export type SetAgentStatusRequest = Static<typeof SetAgentStatusRequest>;

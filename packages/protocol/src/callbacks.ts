@@ -2,6 +2,7 @@
  * Wire schemas of the post-send callback surface (spec 2.4, 2.5, 4.3–4.5; contract 4.4–4.6).
  */
 import { Type, type Static, type TSchema } from 'typebox';
+import { CALLBACK_EXAMPLES as E } from './examples.js';
 
 export const CALLBACK_SECURITY_VERSION = '1.0.0';
 
@@ -56,13 +57,13 @@ export const CALLBACK_BODY_MD5_HEADER = 'x-callback-body-md5';
 
 export const CallbackServiceSettings = Type.Object(
   { enabled: Type.Boolean(), store_failed: Type.Boolean() },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [E.settings] },
 );
 export type CallbackServiceSettings = Static<typeof CallbackServiceSettings>;
 
 export const CallbackServiceUpdate = Type.Object(
   { enabled: Type.Optional(Type.Boolean()), store_failed: Type.Optional(Type.Boolean()) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [E.settings] },
 );
 export type CallbackServiceUpdate = Static<typeof CallbackServiceUpdate>;
 
@@ -79,7 +80,7 @@ export const CreateCallbackRuleRequest = Type.Object(
     message_types: Type.Optional(subset(MessageTypeSchema, 8, 'default: all')),
     sources: Type.Optional(subset(SourceSchema, 2, 'default: all')),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [E.createRule] },
 );
 export type CreateCallbackRuleRequest = Static<typeof CreateCallbackRuleRequest>;
 
@@ -92,7 +93,7 @@ export const UpdateCallbackRuleRequest = Type.Object(
     message_types: Type.Optional(subset(MessageTypeSchema, 8, 'default: all')),
     sources: Type.Optional(subset(SourceSchema, 2, 'default: all')),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [E.updateRule] },
 );
 export type UpdateCallbackRuleRequest = Static<typeof UpdateCallbackRuleRequest>;
 
@@ -108,7 +109,7 @@ export const CallbackRuleView = Type.Object({
   status: Type.Union([Type.Literal('active'), Type.Literal('banned')]),
   ban_count: Type.Integer(),
   banned_until: Type.Union([Type.Integer(), Type.Null()]),
-});
+}, { examples: [E.rule] });
 export type CallbackRuleView = Static<typeof CallbackRuleView>;
 
 export const RuleParams = Type.Object({ org: Type.String(), app: Type.String(), name: RuleName });
@@ -118,7 +119,7 @@ export const StoredKeyInfo = Type.Object({
   date: Type.String({ description: 'yyyyMMddHHmm, start of the 10-minute window' }),
   size: Type.Integer(),
   retry: Type.Integer(),
-});
+}, { examples: [E.storedKey] });
 export type StoredKeyInfo = Static<typeof StoredKeyInfo>;
 
 export const StorageRetryRequest = Type.Object(
@@ -127,7 +128,7 @@ export const StorageRetryRequest = Type.Object(
     retry: Type.Optional(Type.Integer({ minimum: 0 })),
     targetUrl: Type.Optional(Type.String({ maxLength: 2048 })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [E.retry] },
 );
 export type StorageRetryRequest = Static<typeof StorageRetryRequest>;
 
@@ -153,7 +154,7 @@ export const StoredRecordView = Type.Object({
   stored_at: Type.Integer(),
   last_error: Type.String(),
   record: Type.Record(Type.String(), Type.Unknown()),
-});
+}, { examples: [E.storedRecord] });
 export type StoredRecordView = Static<typeof StoredRecordView>;
 
 /** One recent callback attempt (console live tail; beyond the spec). */
@@ -179,5 +180,5 @@ export const RecentCallbacks = Type.Object({
   now: Type.Integer({ description: "the server's clock, ms" }),
   attempts: Type.Array(RecentCallbackAttempt, { description: 'newest first' }),
   minutes: Type.Array(RecentCallbackMinute, { description: 'the last 30 minutes, oldest first' }),
-});
+}, { examples: [E.recent] });
 export type RecentCallbacks = Static<typeof RecentCallbacks>;

@@ -4,6 +4,7 @@
  * conversations and their history, the delivery log.
  */
 import { Type, type Static } from 'typebox';
+import { CHANNEL_EXAMPLES as E } from './examples.js';
 
 // --- Associations (contract 3.1) -------------------------------------------------------------
 
@@ -16,7 +17,7 @@ export const CreateAssociationRequest = Type.Object(
     callback_url: Type.String({ minLength: 1, maxLength: 2048, description: 'http(s) address that receives agent replies' }),
     agent_queue_id: Type.Optional(Type.Union([Type.String({ pattern: '^\\d{1,16}$' }), Type.Null()], { description: 'Skill group used when a message names none' })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [E.createAssociation] },
 );
 export type CreateAssociationRequest = Static<typeof CreateAssociationRequest>;
 
@@ -26,7 +27,7 @@ export const UpdateAssociationRequest = Type.Object(
     callback_url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
     agent_queue_id: Type.Optional(Type.Union([Type.String({ pattern: '^\\d{1,16}$' }), Type.Null()])),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [E.updateAssociation] },
 );
 export type UpdateAssociationRequest = Static<typeof UpdateAssociationRequest>;
 
@@ -41,7 +42,7 @@ export const AssociationView = Type.Object({
   callbackUrl: Type.String(),
   agentQueueId: Type.Union([Type.String(), Type.Null()]),
   createDateTime: Type.Integer(),
-});
+}, { examples: [E.association] });
 export type AssociationView = Static<typeof AssociationView>;
 
 // --- Customer message (spec 2.2) ---------------------------------------------------------------
@@ -132,10 +133,10 @@ export const CustomerMessage = Type.Object({
   timestamp: Type.Integer({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER }),
   msg_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
   ext: Type.Optional(CustomerMessageExt),
-});
+}, { examples: [E.customerMessage] });
 export type CustomerMessage = Static<typeof CustomerMessage>;
 
-export const SendMessageResult = Type.Object({ msg_id: Type.String(), conversation_id: Type.Integer(), duplicate: Type.Boolean() });
+export const SendMessageResult = Type.Object({ msg_id: Type.String(), conversation_id: Type.Integer(), duplicate: Type.Boolean() }, { examples: [E.sendMessageResult] });
 export type SendMessageResult = Static<typeof SendMessageResult>;
 
 // --- Agent reply (spec 2.3, contract 3.3/3.4) ---------------------------------------------------
@@ -172,7 +173,7 @@ export const AgentReplyBody = Type.Union([
 ]);
 export type AgentReplyBody = Static<typeof AgentReplyBody>;
 
-export const SendReplyRequest = Type.Object({ bodies: Type.Array(AgentReplyBody, { minItems: 1, maxItems: 10 }) }, { additionalProperties: false });
+export const SendReplyRequest = Type.Object({ bodies: Type.Array(AgentReplyBody, { minItems: 1, maxItems: 10 }) }, { additionalProperties: false, examples: [E.sendReply] });
 export type SendReplyRequest = Static<typeof SendReplyRequest>;
 
 export const DeliveryStatus = Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]);
@@ -181,7 +182,7 @@ export type DeliveryStatus = Static<typeof DeliveryStatus>;
 export const DeliveryRef = Type.Object({ id: Type.String(), status: DeliveryStatus });
 export type DeliveryRef = Static<typeof DeliveryRef>;
 
-export const SendReplyResult = Type.Object({ msg_id: Type.String(), delivery: DeliveryRef });
+export const SendReplyResult = Type.Object({ msg_id: Type.String(), delivery: DeliveryRef }, { examples: [E.sendReplyResult] });
 export type SendReplyResult = Static<typeof SendReplyResult>;
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
@@ -282,7 +283,7 @@ export const MessageView = Type.Object({
   createdAt: Type.Integer(),
   agent: Type.Union([AgentRef, Type.Null()]),
   delivery: Type.Union([MessageDelivery, Type.Null()]),
-});
+}, { examples: [E.message] });
 export type MessageView = Static<typeof MessageView>;
 
 export const ConversationView = Type.Object({
@@ -298,7 +299,7 @@ export const ConversationView = Type.Object({
   updatedAt: Type.Integer(),
   closedAt: Type.Union([Type.Integer(), Type.Null()]),
   lastMessage: Type.Union([MessageView, Type.Null()]),
-});
+}, { examples: [E.conversation] });
 export type ConversationView = Static<typeof ConversationView>;
 
 /** A page of the conversation list: `cursor` asks for the next one (null: this is the last). */
@@ -333,7 +334,7 @@ export type ConversationPage = Static<typeof ConversationPage>;
 
 export const TransferRequest = Type.Object(
   { agent_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })), queue_id: Type.Optional(Type.String({ pattern: '^\\d{1,16}$' })) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [E.transfer] },
 );
 export type TransferRequest = Static<typeof TransferRequest>;
 
@@ -359,7 +360,7 @@ export const DeliveryView = Type.Object({
   nextAttemptAt: Type.Union([Type.Integer(), Type.Null()]),
   createdAt: Type.Integer(),
   updatedAt: Type.Integer(),
-});
+}, { examples: [E.delivery] });
 export type DeliveryView = Static<typeof DeliveryView>;
 
 export const DeliveryQuery = Type.Object({ status: Type.Optional(DeliveryStatus) }, { additionalProperties: false });
@@ -370,7 +371,7 @@ export const DeliveryParams = Type.Object({
 });
 export type DeliveryParams = Static<typeof DeliveryParams>;
 
-export const MediaView = Type.Object({ url: Type.String(), filename: Type.String(), file_length: Type.Integer(), content_type: Type.String() });
+export const MediaView = Type.Object({ url: Type.String(), filename: Type.String(), file_length: Type.Integer(), content_type: Type.String() }, { examples: [E.media] });
 export type MediaView = Static<typeof MediaView>;
 
 // --- Live events for agents ---------------------------------------------------------------------

@@ -6,6 +6,8 @@
  * the server, so a 400 can name the exact field that is wrong.
  */
 import { Type, type Static, type TSchema } from 'typebox';
+import { IM_EXAMPLES as E } from './examples.js';
+import { exampleOf } from './accounts.js';
 
 /** Limits the contract fixes (4.1, 4.3). */
 export const IM_LIMITS = {
@@ -37,25 +39,47 @@ const imEnvelopeFields = () => ({
   applicationName: Type.String(),
 });
 
-/** Success envelope of the IM surface (contract 1). */
-export const ImEnvelope = <T extends TSchema>(data: T) =>
-  Type.Object({
-    ...imEnvelopeFields(),
-    data,
-  });
+/** Example values of the envelope fields, for the examples of the document. */
+const IM_ENVELOPE_EXAMPLE = {
+  path: '/users',
+  uri: 'http://127.0.0.1:8080/acme/shop/users',
+  timestamp: 1767225600000,
+  organization: 'acme',
+  application: '1f0c2b1e-6a51-4d1e-9d7e-2b8f2f7d2c11',
+  action: 'post',
+  duration: 3,
+  applicationName: 'shop',
+};
 
-export const ImEntitiesEnvelope = <T extends TSchema>(entity: T) =>
-  Type.Object({
-    ...imEnvelopeFields(),
-    entities: Type.Array(entity),
-  });
+/** Success envelope of the IM surface (contract 1); an example of `data` becomes the envelope's. */
+export const ImEnvelope = <T extends TSchema>(data: T) => {
+  const example = exampleOf(data);
+  return Type.Object({ ...imEnvelopeFields(), data }, example === undefined ? {} : { examples: [{ ...IM_ENVELOPE_EXAMPLE, data: example }] });
+};
+
+export const ImEntitiesEnvelope = <T extends TSchema>(entity: T) => {
+  const example = exampleOf(entity);
+  return Type.Object({ ...imEnvelopeFields(), entities: Type.Array(entity) }, example === undefined ? {} : { examples: [{ ...IM_ENVELOPE_EXAMPLE, entities: [example] }] });
+};
+
+/** The IM error envelope (contract 1), `ImError` in the OpenAPI document. */
+export const ImErrorSchema = Type.Object(
+  {
+    error: Type.String({ description: 'Stable code from the error list (docs/errors.md)' }),
+    error_description: Type.String(),
+    exception: Type.String(),
+    timestamp: Type.Integer(),
+    duration: Type.Integer(),
+  },
+  { examples: [{ error: 'illegal_argument', error_description: 'groupname must be a non-empty string', exception: 'IllegalArgumentException', timestamp: 1767225600000, duration: 0 }] },
+);
 
 export const OrgAppParams = Type.Object({ org: Type.String({ minLength: 1, maxLength: 64 }), app: Type.String({ minLength: 1, maxLength: 64 }) });
 export type OrgAppParams = Static<typeof OrgAppParams>;
 
 const Name = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9_-]*$' });
 
-export const CreateAppRequest = Type.Object({ org_name: Name, app_name: Name }, { additionalProperties: false });
+export const CreateAppRequest = Type.Object({ org_name: Name, app_name: Name }, { additionalProperties: false, examples: [E.createApp] });
 export type CreateAppRequest = Static<typeof CreateAppRequest>;
 
 export const AppCreated = Type.Object({
@@ -63,7 +87,7 @@ export const AppCreated = Type.Object({
   application: Type.String(),
   client_id: Type.String(),
   client_secret: Type.String(),
-});
+}, { examples: [E.appCreated] });
 export type AppCreated = Static<typeof AppCreated>;
 
 const Ttl = Type.Integer({ minimum: 1, maximum: 365 * 24 * 3600, description: 'Token lifetime, seconds (default 7 days)' });
@@ -71,7 +95,7 @@ const Ttl = Type.Integer({ minimum: 1, maximum: 365 * 24 * 3600, description: 'T
 export const TokenRequest = Type.Union([
   Type.Object({ grant_type: Type.Literal('client_credentials'), client_id: Type.String({ minLength: 1, maxLength: 128 }), client_secret: Type.String({ minLength: 1, maxLength: 256 }), ttl: Type.Optional(Ttl) }),
   Type.Object({ grant_type: Type.Literal('password'), username: Type.String({ minLength: 1, maxLength: 128 }), password: Type.String({ minLength: 1, maxLength: 256 }), ttl: Type.Optional(Ttl) }),
-]);
+], { examples: [E.tokenRequest] });
 export type TokenRequest = Static<typeof TokenRequest>;
 
 export const ImUserView = Type.Object({
@@ -82,7 +106,7 @@ export const ImUserView = Type.Object({
   username: Type.String(),
   nickname: Type.Optional(Type.String()),
   activated: Type.Boolean(),
-});
+}, { examples: [E.user] });
 export type ImUserView = Static<typeof ImUserView>;
 
 export const AppTokenResult = Type.Object({ access_token: Type.String(), expires_in: Type.Integer(), application: Type.String() });
@@ -99,7 +123,7 @@ export const NewImUser = Type.Object(
   { additionalProperties: false },
 );
 export type NewImUser = Static<typeof NewImUser>;
-export const CreateUsersRequest = Type.Union([NewImUser, Type.Array(NewImUser, { minItems: 1, maxItems: IM_LIMITS.usersPerBatch })]);
+export const CreateUsersRequest = Type.Union([NewImUser, Type.Array(NewImUser, { minItems: 1, maxItems: IM_LIMITS.usersPerBatch })], { examples: [E.newUser] });
 export type CreateUsersRequest = Static<typeof CreateUsersRequest>;
 
 export const UsernameParams = Type.Object({ org: Type.String(), app: Type.String(), username: Type.String({ minLength: 1, maxLength: 128 }) });
@@ -116,7 +140,7 @@ export const CreateGroupRequest = Type.Object(
     owner: Type.String({ minLength: 1, maxLength: 128 }),
     members: Type.Optional(Members),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [E.createGroup] },
 );
 export type CreateGroupRequest = Static<typeof CreateGroupRequest>;
 
@@ -128,7 +152,7 @@ export const CreateChatroomRequest = Type.Object(
     owner: Type.String({ minLength: 1, maxLength: 128 }),
     members: Type.Optional(Members),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [E.createRoom] },
 );
 export type CreateChatroomRequest = Static<typeof CreateChatroomRequest>;
 
@@ -155,7 +179,7 @@ export const SendMessageRequest = Type.Object({
   ext: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   routetype: Type.Optional(Type.String({ maxLength: 32 })),
   sync_device: Type.Optional(Type.Boolean()),
-});
+}, { examples: [E.send] });
 export type SendMessageRequest = Static<typeof SendMessageRequest>;
 
 /** Legacy `POST /{org}/{app}/messages` */
@@ -165,12 +189,12 @@ export const LegacySendMessageRequest = Type.Object({
   msg: Type.Object({ type: Type.String() }, { additionalProperties: true }),
   from: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
   ext: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-});
+}, { examples: [E.legacySend] });
 export type LegacySendMessageRequest = Static<typeof LegacySendMessageRequest>;
 
 export const SensitiveWordsRequest = Type.Object(
   { words: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: IM_LIMITS.sensitiveWords }) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [E.words] },
 );
 export type SensitiveWordsRequest = Static<typeof SensitiveWordsRequest>;
 

@@ -4,6 +4,8 @@ export * from './date-keys.js';
 export * from './accounts.js';
 export * from './channel.js';
 export * from './channel-validate.js';
+export * from './schema-check.js';
 export * from './callbacks.js';
 export * from './im.js';
 export * from './im-admin.js';
+export * from './im-views.js';

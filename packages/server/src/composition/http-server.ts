@@ -10,6 +10,7 @@ import type { Config, ServerLimits } from '../config/index.js';
 import type { trustProxy } from '../http/client-address.js';
 import { buildValidatorPerPart } from '../http/input-guard.js';
 import { MAX_PARAM_LENGTH } from '../http/failures.js';
+import { schemaErrorFormatter } from '../http/validation-messages.js';
 import { requestIdOf } from '../http/pipeline.js';
 import { frameworkError } from '../http/plugins/errors.js';
 import { PipelineLogController } from '../http/plugins/pipeline.js';
@@ -58,7 +59,9 @@ export function createFastify(config: Config, deps: AppDeps, lane: LaneSlot, tru
     // The pipeline's closing step answers instead, in the surface's envelope (http/pipeline.ts).
     return503OnClosing: false,
     // Coercion for query strings, params and headers only (http/input-guard.ts).
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
+    // `verbose`: each error carries its schema and value, for one readable message (http/validation-messages.ts).
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false, verbose: true } },
+    schemaErrorFormatter,
     schemaController: { compilersFactory: { buildValidator: buildValidatorPerPart() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 }

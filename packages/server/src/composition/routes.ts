@@ -2,19 +2,17 @@
  * Every surface on the Fastify instance: the cross-cutting hooks and plugins, OpenAPI, health,
  * the console API, media, the send-message route and lane, IM, and the web console.
  */
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import { AUTH_FAILURE_WINDOW_MS } from '../http/auth-failures.js';
 import { clientAddress, type trustProxy } from '../http/client-address.js';
 import { memoryWindow, redisWindow } from '../http/fixed-window.js';
 import { registerInputGuard } from '../http/input-guard.js';
+import { registerOpenApi } from '../http/openapi.js';
 import { registerBearerAuth } from '../http/plugins/bearer.js';
 import { HttpPipeline } from '../http/pipeline.js';
 import { registerErrorHandling } from '../http/plugins/errors.js';
 import { httpMetrics } from '../http/plugins/metrics.js';
 import { registerPipeline } from '../http/plugins/pipeline.js';
 import { registerRateLimit } from '../http/plugins/rate-limit.js';
-import { docsContentSecurityPolicy } from '../http/plugins/security-headers.js';
 import { accountsRoutes, TAKEN_NAMES_PER_HOUR, TAKEN_NAMES_WINDOW_MS } from '../http/routes/api/accounts.js';
 import { channelAssociationRoutes } from '../http/routes/api/channel-associations.js';
 import { channelConversationRoutes } from '../http/routes/api/channel-conversations.js';
@@ -42,16 +40,7 @@ async function registerCommon(app: ParleyFastify): Promise<HttpPipeline> {
   registerErrorHandling(app);
   registerInputGuard(app);
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.0.3',
-      info: { title: 'Parley', version: '0.1.0', description: 'Customer-service REST channel and IM post-send callbacks' },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-      security: [{ bearer: [] }],
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, transformStaticCSP: docsContentSecurityPolicy });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await registerOpenApi(app);
 
   await app.register(healthRoutes, {
     storage,

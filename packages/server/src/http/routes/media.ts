@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
+import { imErrors, PUBLIC } from '../openapi.js';
 import { AppError } from '../../kernel/errors.js';
 import type { ChannelModule } from '../../modules/channel/index.js';
 import { servedAs } from '../../modules/channel/media-type.js';
@@ -13,6 +14,12 @@ import { servedAs } from '../../modules/channel/media-type.js';
 export const MEDIA_CONTENT_SECURITY_POLICY = "default-src 'none'; sandbox; frame-ancestors 'none'";
 
 export const MediaParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+
+/** A file as served: its bytes, with the Content-Type it was stored with (errors stay JSON). */
+export const MediaFile = {
+  description: 'The file, with the Content-Type it was stored with',
+  content: { 'application/octet-stream': { schema: Type.String({ format: 'binary' }), example: '(the bytes of the file)' } },
+};
 
 export async function sendMedia(channel: ChannelModule, id: string, reply: FastifyReply): Promise<FastifyReply> {
   const found = await channel.media.open(id);
@@ -36,7 +43,15 @@ export async function sendMedia(channel: ChannelModule, id: string, reply: Fasti
 export async function mediaRoutes(app: FastifyInstance, opts: { channel: ChannelModule }): Promise<void> {
   app.get<{ Params: { id: string } }>(
     '/media/:id',
-    { schema: { tags: ['conversations'], summary: 'Download an uploaded file (public, by unguessable id)', params: MediaParams } },
+    {
+      schema: {
+        tags: ['conversations'],
+        summary: 'Download an uploaded file (public, by unguessable id)',
+        security: PUBLIC,
+        params: MediaParams,
+        response: { 200: MediaFile, ...imErrors(400, 404) },
+      },
+    },
     async (request, reply) => sendMedia(opts.channel, request.params.id, reply),
   );
 }

@@ -22,6 +22,7 @@ import { tooMany } from '../../auth-failures.js';
 import type { FixedWindowLimiter } from '../../fixed-window.js';
 import { principalOf } from '../../plugins/bearer.js';
 import { clearSessionCookie, requestToken, setSessionCookie } from '../../plugins/session-cookie.js';
+import { API_BEARER, apiErrors, PUBLIC } from '../../openapi.js';
 import { list, ok } from './envelope.js';
 
 /**
@@ -59,7 +60,7 @@ function sessionRoutes(app: ApiApp, accounts: AccountsService): void {
     '/api/login',
     {
       config: { public: true },
-      schema: { tags: ['accounts'], summary: 'Sign in and get a bearer token', body: LoginRequest, response: { 200: ApiEntity(LoginResult) } },
+      schema: { tags: ['accounts'], summary: 'Sign in and get a bearer token', security: PUBLIC, body: LoginRequest, response: { 200: ApiEntity(LoginResult), ...apiErrors(400, 401, 429) } },
     },
     async (request, reply) => {
       const result = await accounts.login(request.body.username, request.body.password, request.ip);
@@ -74,7 +75,13 @@ function sessionRoutes(app: ApiApp, accounts: AccountsService): void {
     {
       // Public so that a session whose token already expired still gets its cookie cleared.
       config: { public: true },
-      schema: { tags: ['accounts'], summary: 'Sign out: revoke the token (bearer or session cookie) and clear the cookie', response: { 200: ApiEntity(Type.Object({ signed_out: Type.Boolean() })) } },
+      schema: {
+        tags: ['accounts'],
+        summary: 'Sign out: revoke the token (bearer or session cookie) and clear the cookie',
+        security: PUBLIC,
+        'x-no-body': true,
+        response: { 200: ApiEntity(Type.Object({ signed_out: Type.Boolean() }, { examples: [{ signed_out: true }] })), ...apiErrors(429) },
+      },
     },
     async (request, reply) => {
       const token = requestToken(request);
@@ -89,7 +96,15 @@ function sessionRoutes(app: ApiApp, accounts: AccountsService): void {
 function tenantRoutes(app: ApiApp, accounts: AccountsService): void {
   app.post(
     '/api/tenants',
-    { schema: { tags: ['accounts'], summary: 'Create a tenant with its first admin (system admin)', body: CreateTenantRequest, response: { 200: ApiEntity(TenantView) } } },
+    {
+      schema: {
+        tags: ['accounts'],
+        summary: 'Create a tenant with its first admin (system admin)',
+        security: API_BEARER,
+        body: CreateTenantRequest,
+        response: { 200: ApiEntity(TenantView), ...apiErrors(400, 401, 403, 409, 429) },
+      },
+    },
     async (request) => {
       assertRole(principalOf(request), ['system_admin']);
       return ok(await accounts.createTenant(request.body));
@@ -98,7 +113,7 @@ function tenantRoutes(app: ApiApp, accounts: AccountsService): void {
 
   app.get(
     '/api/tenants',
-    { schema: { tags: ['accounts'], summary: 'List tenants (system admin)', response: { 200: ApiEntities(TenantView) } } },
+    { schema: { tags: ['accounts'], summary: 'List tenants (system admin)', security: API_BEARER, response: { 200: ApiEntities(TenantView), ...apiErrors(401, 403, 429) } } },
     async (request) => {
       assertRole(principalOf(request), ['system_admin']);
       return list(await accounts.listTenants());
@@ -107,7 +122,7 @@ function tenantRoutes(app: ApiApp, accounts: AccountsService): void {
 
   app.get(
     '/api/tenants/:tenantId',
-    { schema: { tags: ['accounts'], summary: 'Read a tenant', params: TenantParams, response: { 200: ApiEntity(TenantView) } } },
+    { schema: { tags: ['accounts'], summary: 'Read a tenant', security: API_BEARER, params: TenantParams, response: { 200: ApiEntity(TenantView), ...apiErrors(400, 401, 403, 404, 429) } } },
     async (request) => {
       assertTenantAccess(principalOf(request), request.params.tenantId, ['admin', 'agent']);
       return ok(await accounts.getTenant(request.params.tenantId));
@@ -117,7 +132,14 @@ function tenantRoutes(app: ApiApp, accounts: AccountsService): void {
   app.put(
     '/api/tenants/:tenantId/settings',
     {
-      schema: { tags: ['accounts'], summary: 'Change tenant settings (VIP tags)', params: TenantParams, body: UpdateTenantSettingsRequest, response: { 200: ApiEntity(TenantView) } },
+      schema: {
+        tags: ['accounts'],
+        summary: 'Change tenant settings (VIP tags)',
+        security: API_BEARER,
+        params: TenantParams,
+        body: UpdateTenantSettingsRequest,
+        response: { 200: ApiEntity(TenantView), ...apiErrors(400, 401, 403, 404, 429) },
+      },
     },
     async (request) => {
       assertTenantAccess(principalOf(request), request.params.tenantId, ['admin']);
@@ -130,7 +152,16 @@ function tenantRoutes(app: ApiApp, accounts: AccountsService): void {
 function skillGroupRoutes(app: ApiApp, accounts: AccountsService): void {
   app.post(
     '/api/tenants/:tenantId/skill-groups',
-    { schema: { tags: ['accounts'], summary: 'Create a skill group', params: TenantParams, body: CreateSkillGroupRequest, response: { 200: ApiEntity(SkillGroupView) } } },
+    {
+      schema: {
+        tags: ['accounts'],
+        summary: 'Create a skill group',
+        security: API_BEARER,
+        params: TenantParams,
+        body: CreateSkillGroupRequest,
+        response: { 200: ApiEntity(SkillGroupView), ...apiErrors(400, 401, 403, 404, 409, 429) },
+      },
+    },
     async (request) => {
       assertTenantAccess(principalOf(request), request.params.tenantId, ['admin']);
       return ok(await accounts.createSkillGroup(request.params.tenantId, request.body.queue_name));
@@ -139,7 +170,7 @@ function skillGroupRoutes(app: ApiApp, accounts: AccountsService): void {
 
   app.get(
     '/api/tenants/:tenantId/skill-groups',
-    { schema: { tags: ['accounts'], summary: 'List skill groups', params: TenantParams, response: { 200: ApiEntities(SkillGroupView) } } },
+    { schema: { tags: ['accounts'], summary: 'List skill groups', security: API_BEARER, params: TenantParams, response: { 200: ApiEntities(SkillGroupView), ...apiErrors(400, 401, 403, 404, 429) } } },
     async (request) => {
       assertTenantAccess(principalOf(request), request.params.tenantId, ['admin', 'agent']);
       return list(await accounts.listSkillGroups(request.params.tenantId));
@@ -151,7 +182,16 @@ function skillGroupRoutes(app: ApiApp, accounts: AccountsService): void {
 function agentRoutes(app: ApiApp, accounts: AccountsService, takenNames: FixedWindowLimiter): void {
   app.post(
     '/api/tenants/:tenantId/agents',
-    { schema: { tags: ['accounts'], summary: 'Create an agent or tenant admin', params: TenantParams, body: CreateAgentRequest, response: { 200: ApiEntity(AgentView) } } },
+    {
+      schema: {
+        tags: ['accounts'],
+        summary: 'Create an agent or tenant admin',
+        security: API_BEARER,
+        params: TenantParams,
+        body: CreateAgentRequest,
+        response: { 200: ApiEntity(AgentView), ...apiErrors(400, 401, 403, 404, 409, 429) },
+      },
+    },
     async (request) => {
       const principal = principalOf(request);
       const { tenantId } = request.params;
@@ -171,7 +211,7 @@ function agentRoutes(app: ApiApp, accounts: AccountsService, takenNames: FixedWi
 
   app.get(
     '/api/tenants/:tenantId/agents',
-    { schema: { tags: ['accounts'], summary: 'List agents', params: TenantParams, response: { 200: ApiEntities(AgentView) } } },
+    { schema: { tags: ['accounts'], summary: 'List agents', security: API_BEARER, params: TenantParams, response: { 200: ApiEntities(AgentView), ...apiErrors(400, 401, 403, 404, 429) } } },
     async (request) => {
       assertTenantAccess(principalOf(request), request.params.tenantId, ['admin', 'agent']);
       return list(await accounts.listAgents(request.params.tenantId));
@@ -181,7 +221,14 @@ function agentRoutes(app: ApiApp, accounts: AccountsService, takenNames: FixedWi
   app.put(
     '/api/tenants/:tenantId/agents/:agentId/status',
     {
-      schema: { tags: ['accounts'], summary: 'Set an agent status (the agent, or a tenant admin)', params: AgentParams, body: SetAgentStatusRequest, response: { 200: ApiEntity(AgentView) } },
+      schema: {
+        tags: ['accounts'],
+        summary: 'Set an agent status (the agent, or a tenant admin)',
+        security: API_BEARER,
+        params: AgentParams,
+        body: SetAgentStatusRequest,
+        response: { 200: ApiEntity(AgentView), ...apiErrors(400, 401, 403, 404, 429) },
+      },
     },
     async (request) => {
       const principal = principalOf(request);

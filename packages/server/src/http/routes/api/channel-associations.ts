@@ -15,9 +15,12 @@ import { Type } from 'typebox';
 import { assertTenantAccess } from '../../../modules/accounts/service.js';
 import type { ChannelModule } from '../../../modules/channel/index.js';
 import { principalOf } from '../../plugins/bearer.js';
+import { API_BEARER, apiErrors } from '../../openapi.js';
 import { list, ok } from './envelope.js';
 
 const tags = ['rest-channel'];
+const security = API_BEARER;
+const errors = apiErrors(400, 401, 403, 404, 429);
 
 /** Contract 3.1: REST associations and their delivery logs (tenant admins). */
 export const channelAssociationRoutes: FastifyPluginAsyncTypebox<{ channel: ChannelModule }> = async (app, { channel }) => {
@@ -26,26 +29,26 @@ export const channelAssociationRoutes: FastifyPluginAsyncTypebox<{ channel: Chan
 
   app.post(
     base,
-    { schema: { tags, summary: 'Create a REST association', params: TenantParams, body: CreateAssociationRequest, response: { 200: ApiEntity(AssociationView) } } },
+    { schema: { tags, summary: 'Create a REST association', security, params: TenantParams, body: CreateAssociationRequest, response: { 200: ApiEntity(AssociationView), ...errors, ...apiErrors(409) } } },
     async (request) => {
       assertTenantAccess(principalOf(request), request.params.tenantId, ['admin']);
       return ok(await associations.create(request.params.tenantId, request.body));
     },
   );
 
-  app.get(base, { schema: { tags, summary: 'List REST associations', params: TenantParams, response: { 200: ApiEntities(AssociationView) } } }, async (request) => {
+  app.get(base, { schema: { tags, summary: 'List REST associations', security, params: TenantParams, response: { 200: ApiEntities(AssociationView), ...errors } } }, async (request) => {
     assertTenantAccess(principalOf(request), request.params.tenantId, ['admin']);
     return list(await associations.list(request.params.tenantId));
   });
 
-  app.get(`${base}/:channelId`, { schema: { tags, summary: 'Read a REST association', params: ChannelParams, response: { 200: ApiEntity(AssociationView) } } }, async (request) => {
+  app.get(`${base}/:channelId`, { schema: { tags, summary: 'Read a REST association', security, params: ChannelParams, response: { 200: ApiEntity(AssociationView), ...errors } } }, async (request) => {
     assertTenantAccess(principalOf(request), request.params.tenantId, ['admin']);
     return ok(await associations.get(request.params.tenantId, request.params.channelId));
   });
 
   app.put(
     `${base}/:channelId`,
-    { schema: { tags, summary: 'Change a REST association', params: ChannelParams, body: UpdateAssociationRequest, response: { 200: ApiEntity(AssociationView) } } },
+    { schema: { tags, summary: 'Change a REST association', security, params: ChannelParams, body: UpdateAssociationRequest, response: { 200: ApiEntity(AssociationView), ...errors, ...apiErrors(409) } } },
     async (request) => {
       assertTenantAccess(principalOf(request), request.params.tenantId, ['admin']);
       return ok(await associations.update(request.params.tenantId, request.params.channelId, request.body));
@@ -54,7 +57,15 @@ export const channelAssociationRoutes: FastifyPluginAsyncTypebox<{ channel: Chan
 
   app.delete(
     `${base}/:channelId`,
-    { schema: { tags, summary: 'Delete a REST association', params: ChannelParams, response: { 200: ApiEntity(Type.Object({ channelId: Type.Integer(), deleted: Type.Boolean() })) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Delete a REST association',
+        security,
+        params: ChannelParams,
+        response: { 200: ApiEntity(Type.Object({ channelId: Type.Integer(), deleted: Type.Boolean() }, { examples: [{ channelId: 7, deleted: true }] })), ...errors },
+      },
+    },
     async (request) => {
       assertTenantAccess(principalOf(request), request.params.tenantId, ['admin']);
       await associations.delete(request.params.tenantId, request.params.channelId);
@@ -64,7 +75,7 @@ export const channelAssociationRoutes: FastifyPluginAsyncTypebox<{ channel: Chan
 
   app.post(
     `${base}/:channelId/secret`,
-    { schema: { tags, summary: 'Rotate the Client Secret (the old one stops working)', params: ChannelParams, response: { 200: ApiEntity(AssociationView) } } },
+    { schema: { tags, summary: 'Rotate the Client Secret (the old one stops working)', security, 'x-no-body': true, params: ChannelParams, response: { 200: ApiEntity(AssociationView), ...errors } } },
     async (request) => {
       assertTenantAccess(principalOf(request), request.params.tenantId, ['admin']);
       return ok(await associations.rotateSecret(request.params.tenantId, request.params.channelId));
@@ -73,7 +84,7 @@ export const channelAssociationRoutes: FastifyPluginAsyncTypebox<{ channel: Chan
 
   app.get(
     `${base}/:channelId/deliveries`,
-    { schema: { tags, summary: 'Agent-reply pushes with their attempts', params: ChannelParams, querystring: DeliveryQuery, response: { 200: ApiEntities(DeliveryView) } } },
+    { schema: { tags, summary: 'Agent-reply pushes with their attempts', security, params: ChannelParams, querystring: DeliveryQuery, response: { 200: ApiEntities(DeliveryView), ...errors } } },
     async (request) => {
       assertTenantAccess(principalOf(request), request.params.tenantId, ['admin']);
       return list(await deliveries.list(request.params.tenantId, request.params.channelId, request.query.status));
@@ -82,7 +93,7 @@ export const channelAssociationRoutes: FastifyPluginAsyncTypebox<{ channel: Chan
 
   app.post(
     `${base}/:channelId/deliveries/:deliveryId/redeliver`,
-    { schema: { tags, summary: 'Queue a push again (same webhook-id)', params: DeliveryParams, response: { 200: ApiEntity(DeliveryView) } } },
+    { schema: { tags, summary: 'Queue a push again (same webhook-id)', security, 'x-no-body': true, params: DeliveryParams, response: { 200: ApiEntity(DeliveryView), ...errors, ...apiErrors(409) } } },
     async (request) => {
       assertTenantAccess(principalOf(request), request.params.tenantId, ['admin']);
       return ok(await deliveries.redeliver(request.params.tenantId, request.params.channelId, request.params.deliveryId));

@@ -5,6 +5,7 @@ import { AppError } from '../../../kernel/errors.js';
 import { assertTenantAccess, type AccountsService } from '../../../modules/accounts/service.js';
 import type { ChannelModule } from '../../../modules/channel/index.js';
 import { requestToken } from '../../plugins/bearer.js';
+import { API_BEARER, apiErrors } from '../../openapi.js';
 import { SECURITY_HEADERS } from '../../pipeline.js';
 
 const HEARTBEAT_MS = 15_000;
@@ -28,8 +29,22 @@ export const channelEventRoutes: FastifyPluginAsyncTypebox<{ channel: ChannelMod
       schema: {
         tags: ['conversations'],
         summary: 'Server-sent events: new_conversation, new_message, assignment, delivery_status',
+        description: 'A `text/event-stream`: first `event: ready`, then one event per change, each `data` a JSON object with `type`, `tenantId`, `conversationId`, `queueId`, `agentId`. Clients that cannot set headers (EventSource) send the session cookie or `?access_token=`.',
+        security: API_BEARER,
         params: TenantParams,
-        querystring: Type.Object({ access_token: Type.Optional(Type.String({ maxLength: 512 })) }),
+        querystring: Type.Object({ access_token: Type.Optional(Type.String({ maxLength: 512, description: 'The bearer token, for clients that cannot send headers' })) }),
+        response: {
+          200: {
+            description: 'The event stream',
+            content: {
+              'text/event-stream': {
+                schema: Type.String(),
+                example: 'event: new_message\ndata: {"type":"new_message","tenantId":1,"conversationId":12,"queueId":2,"agentId":3,"msg_id":"shop-msg-1001","direction":"customer"}\n\n',
+              },
+            },
+          },
+          ...apiErrors(400, 401, 403, 404),
+        },
       },
     },
     async (request, reply) => {

@@ -1,11 +1,19 @@
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiEntity, MediaView, TenantParams } from '@parley/protocol';
+import { Type } from 'typebox';
 import { AppError } from '../../../kernel/errors.js';
 import { assertTenantAccess } from '../../../modules/accounts/service.js';
 import type { ChannelModule } from '../../../modules/channel/index.js';
 import { principalOf } from '../../plugins/bearer.js';
-import { MediaParams, sendMedia } from '../media.js';
+import { API_BEARER, apiErrors, PUBLIC } from '../../openapi.js';
+import { MediaFile, MediaParams, sendMedia } from '../media.js';
+
+/** The upload's body as documented: multipart is read by the route itself, not validated by a schema. */
+const uploadBody = Type.Object(
+  { file: Type.String({ format: 'binary', description: 'The file; its type is sniffed from its bytes' }) },
+  { examples: [{ file: '(binary)' }] },
+);
 
 export const MEDIA_MAX_BYTES = 20 * 1024 * 1024;
 
@@ -15,7 +23,17 @@ export const channelMediaRoutes: FastifyPluginAsyncTypebox<{ channel: ChannelMod
 
   app.post(
     '/api/tenants/:tenantId/media',
-    { schema: { tags: ['conversations'], summary: 'Upload a file (multipart, field "file")', consumes: ['multipart/form-data'], params: TenantParams, response: { 200: ApiEntity(MediaView) } } },
+    {
+      schema: {
+        tags: ['conversations'],
+        summary: 'Upload a file (multipart, field "file")',
+        security: API_BEARER,
+        consumes: ['multipart/form-data'],
+        params: TenantParams,
+        response: { 200: ApiEntity(MediaView), ...apiErrors(400, 401, 403, 404, 413, 415, 429) },
+      },
+      config: { swaggerTransform: ({ schema, url }) => ({ schema: { ...schema, body: uploadBody }, url }) },
+    },
     async (request) => {
       assertTenantAccess(principalOf(request), request.params.tenantId, ['admin', 'agent']);
       if (!request.isMultipart()) throw new AppError('unsupported_media_type', { contentType: request.headers['content-type'] ?? '(none)' });
@@ -31,7 +49,16 @@ export const channelMediaRoutes: FastifyPluginAsyncTypebox<{ channel: ChannelMod
   // Where upload URLs pointed before they moved to /media/{id}; served alike, same headers.
   app.get(
     '/api/media/:id',
-    { config: { public: true }, schema: { tags: ['conversations'], summary: 'Download an uploaded file (former path of /media/{id})', params: MediaParams } },
+    {
+      config: { public: true },
+      schema: {
+        tags: ['conversations'],
+        summary: 'Download an uploaded file (former path of /media/{id})',
+        security: PUBLIC,
+        params: MediaParams,
+        response: { 200: MediaFile, ...apiErrors(400, 404) },
+      },
+    },
     async (request, reply) => sendMedia(channel, request.params.id, reply),
   );
 };

@@ -1,23 +1,36 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import {
+  CallbackRuleView,
+  CallbackServiceSettings,
   CallbackServiceUpdate,
   CreateCallbackRuleRequest,
+  ImEntitiesEnvelope,
+  ImEntitiesPage,
   ImEnvelope,
   RecentCallbacks,
-  RuleName,
+  RetryResult,
+  RuleParams,
   StorageRetryRequest,
+  StoredKeys,
   StoredRecordsQuery,
+  StoredRecordView,
   UpdateCallbackRuleRequest,
 } from '@parley/protocol';
 import type { RecentAttempts } from '../../../modules/callbacks/recent.js';
 import type { CallbacksService } from '../../../modules/callbacks/service.js';
 import { imData, imEntities } from '../../../modules/im/envelope.js';
+import { IM_ADMIN_ERRORS, IM_TOKEN, imErrors } from '../../openapi.js';
 import { imAppOf } from './context.js';
 
-const NameParams = Type.Object({ name: RuleName });
-const DateParams = Type.Object({ date: Type.String({ maxLength: 32 }) });
+const NameParams = RuleParams;
+const DateParams = Type.Object({ org: Type.String(), app: Type.String(), date: Type.String({ maxLength: 32, description: 'yyyyMMddHHmm' }) });
 const tags = ['callbacks'];
+const security = IM_TOKEN;
+/** 403 also when the callback service is off (`callback_service_disabled`); 404 for an unknown rule. */
+const errors = imErrors(...IM_ADMIN_ERRORS);
+const settings = { 200: ImEnvelope(CallbackServiceSettings), ...errors };
+const rule = { 200: ImEnvelope(CallbackRuleView), ...errors };
 
 /** The Fastify instance with TypeBox typing, as the plugin receives it. */
 type ImApp = Parameters<FastifyPluginAsyncTypebox>[0];
@@ -36,13 +49,13 @@ export const imCallbackRoutes: FastifyPluginAsyncTypebox<{ callbacks: CallbacksS
 
 /** The callback service and exception-store switches of the app. */
 function switchRoutes(app: ImApp, callbacks: CallbacksService): void {
-  app.get('/callbacks/service', { schema: { tags, summary: 'Read the callback and exception-store switches' } }, async (request) => {
+  app.get('/callbacks/service', { schema: { tags, summary: 'Read the callback and exception-store switches', security, response: settings } }, async (request) => {
     const imApp = imAppOf(request);
     return imData(request, imApp, await callbacks.settings(imApp.id));
   });
   app.put(
     '/callbacks/service',
-    { schema: { tags, summary: 'Turn the callback service and the exception store on or off', body: CallbackServiceUpdate } },
+    { schema: { tags, summary: 'Turn the callback service and the exception store on or off', security, body: CallbackServiceUpdate, response: settings } },
     async (request) => {
       const imApp = imAppOf(request);
       return imData(request, imApp, await callbacks.updateSettings(imApp.id, request.body));
@@ -52,33 +65,34 @@ function switchRoutes(app: ImApp, callbacks: CallbacksService): void {
 
 /** Callback rules: create, list, read, change, delete, and replace the secret. */
 function ruleRoutes(app: ImApp, callbacks: CallbacksService): void {
-  app.get('/callbacks/rules', { schema: { tags, summary: 'List the callback rules' } }, async (request) => {
+  app.get('/callbacks/rules', { schema: { tags, summary: 'List the callback rules', security, response: { 200: ImEntitiesEnvelope(CallbackRuleView), ...errors } } }, async (request) => {
     const imApp = imAppOf(request);
     return imEntities(request, imApp, await callbacks.listRules(imApp.id));
   });
-  app.post('/callbacks/rules', { schema: { tags, summary: 'Create a callback rule (at most 4 per app)', body: CreateCallbackRuleRequest } }, async (request) => {
+  app.post('/callbacks/rules', { schema: { tags, summary: 'Create a callback rule (at most 4 per app)', security, body: CreateCallbackRuleRequest, response: rule } }, async (request) => {
     const imApp = imAppOf(request);
     return imData(request, imApp, await callbacks.createRule(imApp.id, request.body));
   });
-  app.get('/callbacks/rules/:name', { schema: { tags, summary: 'Read a callback rule with its state', params: NameParams } }, async (request) => {
+  app.get('/callbacks/rules/:name', { schema: { tags, summary: 'Read a callback rule with its state', security, params: NameParams, response: rule } }, async (request) => {
     const imApp = imAppOf(request);
     return imData(request, imApp, await callbacks.view(await callbacks.rule(imApp.id, request.params.name)));
   });
   app.put(
     '/callbacks/rules/:name',
-    { schema: { tags, summary: 'Change a callback rule', params: NameParams, body: UpdateCallbackRuleRequest } },
+    { schema: { tags, summary: 'Change a callback rule', security, params: NameParams, body: UpdateCallbackRuleRequest, response: rule } },
     async (request) => {
       const imApp = imAppOf(request);
       return imData(request, imApp, await callbacks.updateRule(imApp.id, request.params.name, request.body));
     },
   );
-  app.delete('/callbacks/rules/:name', { schema: { tags, summary: 'Delete a callback rule', params: NameParams } }, async (request) => {
+  app.delete('/callbacks/rules/:name', { schema: { tags, summary: 'Delete a callback rule (answers it as it was)', security, params: NameParams, response: rule } }, async (request) => {
     const imApp = imAppOf(request);
     const view = await callbacks.view(await callbacks.rule(imApp.id, request.params.name));
     await callbacks.deleteRule(imApp.id, request.params.name);
     return imData(request, imApp, view);
   });
-  app.post('/callbacks/rules/:name/secret', { schema: { tags, summary: 'Replace the rule secret with a new one', params: NameParams } }, async (request) => {
+  const rotate = { tags, summary: 'Replace the rule secret with a new one', security, 'x-no-body': true, params: NameParams, response: rule };
+  app.post('/callbacks/rules/:name/secret', { schema: rotate }, async (request) => {
     const imApp = imAppOf(request);
     return imData(request, imApp, await callbacks.rotateSecret(imApp.id, request.params.name));
   });
@@ -92,8 +106,9 @@ function recentAttemptRoutes(app: ImApp, recent: RecentAttempts): void {
       schema: {
         tags,
         summary: 'Recent callback attempts of this instance and per-minute counts by result (console live tail)',
+        security,
         querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })) }, { additionalProperties: false }),
-        response: { 200: ImEnvelope(RecentCallbacks) },
+        response: { 200: ImEnvelope(RecentCallbacks), ...errors },
       },
     },
     async (request) => {
@@ -105,7 +120,8 @@ function recentAttemptRoutes(app: ImApp, recent: RecentAttempts): void {
 
 /** The exception store: its keys, the stored records of a date key, and their re-send. */
 function exceptionStoreRoutes(app: ImApp, callbacks: CallbacksService): void {
-  app.get('/callbacks/storage/info', { schema: { tags, summary: 'Keys of the exception store with their size and re-send count' } }, async (request) => {
+  const info = { tags, summary: 'Keys of the exception store with their size and re-send count', security, response: { 200: ImEnvelope(StoredKeys), ...errors } };
+  app.get('/callbacks/storage/info', { schema: info }, async (request) => {
     const imApp = imAppOf(request);
     return imData(request, imApp, await callbacks.storageInfo(imApp.id));
   });
@@ -113,7 +129,7 @@ function exceptionStoreRoutes(app: ImApp, callbacks: CallbacksService): void {
   for (const prefix of ['/callbacks', '/callback']) {
     app.post(
       `${prefix}/storage/retry`,
-      { schema: { tags, summary: 'Re-send the stored records of a date key (asynchronous)', body: StorageRetryRequest } },
+      { schema: { tags, summary: 'Re-send the stored records of a date key (asynchronous)', security, body: StorageRetryRequest, response: { 200: ImEnvelope(RetryResult), ...errors } } },
       async (request) => {
         const imApp = imAppOf(request);
         return imData(request, imApp, await callbacks.retry(imApp.id, request.body));
@@ -126,8 +142,10 @@ function exceptionStoreRoutes(app: ImApp, callbacks: CallbacksService): void {
       schema: {
         tags,
         summary: 'Records stored under a date key, with their last error, a page at a time (`cursor` continues)',
+        security,
         params: DateParams,
         querystring: StoredRecordsQuery,
+        response: { 200: ImEntitiesPage(StoredRecordView), ...errors },
       },
     },
     async (request) => {

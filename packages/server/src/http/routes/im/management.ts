@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppCreated, CreateAppRequest, ImEnvelope } from '@parley/protocol';
+import { API_BEARER, imErrors } from '../../openapi.js';
 import { AppError } from '../../../kernel/errors.js';
 import type { AccountsService } from '../../../modules/accounts/service.js';
 import type { ImAppsService } from '../../../modules/im/apps.js';
@@ -14,8 +15,9 @@ export const imManagementRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsS
       schema: {
         tags: ['im'],
         summary: 'Create an IM app (console system-admin bearer token or session cookie)',
+        security: API_BEARER,
         body: CreateAppRequest,
-        response: { 200: ImEnvelope(AppCreated) },
+        response: { 200: ImEnvelope(AppCreated), ...imErrors(400, 401, 403) },
       },
     },
     async (request) => {

@@ -3,7 +3,7 @@
  * `/messages`. Bodies over 5 KiB are a 400 `message_send_error`, not a 413, as Easemob answers.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { IM_LIMITS, LegacySendMessageRequest, SendMessageRequest } from '@parley/protocol';
+import { IM_LIMITS, ImEnvelope, LegacySendMessageRequest, SendMessageRequest, SentMessages } from '@parley/protocol';
 import { AppError } from '../../../kernel/errors.js';
 import { normaliseBody } from '../../../modules/im/bodies.js';
 import { imData } from '../../../modules/im/envelope.js';
@@ -12,6 +12,7 @@ import type { MessageChatType } from '../../../modules/im/post-send.js';
 import { requestSurface } from '../../surface.js';
 import { failure } from '../../pipeline.js';
 import { sendError } from '../../plugins/errors.js';
+import { IM_ADMIN_ERRORS, IM_TOKEN, imErrors } from '../../openapi.js';
 import { imAppOf } from './context.js';
 
 type Target = 'users' | 'chatgroups' | 'chatrooms';
@@ -31,11 +32,13 @@ export const imMessageRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> = asyn
   });
 
   const bodyLimit = IM_LIMITS.messageBytes;
+  const response = { 200: ImEnvelope(SentMessages), ...imErrors(...IM_ADMIN_ERRORS) };
+  const security = IM_TOKEN;
 
   for (const target of ['users', 'chatgroups', 'chatrooms'] as const) {
     app.post(
       `/messages/${target}`,
-      { bodyLimit, schema: { tags: ['im'], summary: `Send a message to ${target} (at most ${IM_LIMITS.receivers[target]})`, body: SendMessageRequest } },
+      { bodyLimit, schema: { tags: ['im'], summary: `Send a message to ${target} (at most ${IM_LIMITS.receivers[target]})`, security, body: SendMessageRequest, response } },
       async (request) => {
         const imApp = imAppOf(request);
         const b = request.body;
@@ -57,7 +60,7 @@ export const imMessageRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> = asyn
 
   app.post(
     '/messages',
-    { bodyLimit, schema: { tags: ['im'], summary: 'Send a message (legacy form)', body: LegacySendMessageRequest } },
+    { bodyLimit, schema: { tags: ['im'], summary: 'Send a message (legacy form)', security, body: LegacySendMessageRequest, response } },
     async (request) => {
       const imApp = imAppOf(request);
       const b = request.body;

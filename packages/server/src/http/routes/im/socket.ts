@@ -8,6 +8,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { IM_LIMITS, type ImChatType, type ImClientFrame, type ImServerFrame } from '@parley/protocol';
+import { Type } from 'typebox';
 import type { WebSocket, RawData } from 'ws';
 import { AppError, isAppError } from '../../../kernel/errors.js';
 import { uuid } from '../../../kernel/ids.js';
@@ -17,7 +18,9 @@ import type { ImModule } from '../../../modules/im/index.js';
 import type { ImApp } from '../../../modules/im/ports.js';
 import type { ImConnection } from '../../../modules/im/presence.js';
 import type { SocketLease, SocketTransport } from '../../../modules/im/socket-limits.js';
+import { IM_TOKEN, imErrors } from '../../openapi.js';
 import { imAppOf } from './context.js';
+import { IM_SOCKET_DESCRIPTION } from './socket-doc.js';
 
 const CHAT_TYPES: readonly ImChatType[] = ['chat', 'groupchat', 'chatroom'];
 const OPEN = 1;
@@ -100,6 +103,8 @@ function startHeartbeat(socket: WebSocket, heartbeatMs: number): NodeJS.Timeout 
   return heartbeat;
 }
 
+const TOKEN_QUERY = Type.Object({ access_token: Type.Optional(Type.String({ description: 'The user token, for clients that cannot send headers' })) });
+
 /** Frames of one socket read but not handled yet beyond which reading pauses (TCP back-pressure). */
 const MAX_PENDING_FRAMES = 32;
 
@@ -110,8 +115,16 @@ export async function imSocketRoutes(app: FastifyInstance, { im, heartbeatMs }: 
     '/ws',
     {
       websocket: true,
-      config: { imAuth: 'user' },
-      schema: { tags: ['im'], summary: 'SDK socket (JSON frames; see docs/im.md)', hide: false },
+      // @fastify/websocket hides its routes from the document: shown again, with the `access_token`
+      // the IM context reads itself (http/routes/im/context.ts).
+      config: { imAuth: 'user', swaggerTransform: ({ schema, url }) => ({ schema: { ...schema, hide: false, querystring: TOKEN_QUERY }, url }) },
+      schema: {
+        tags: ['im'],
+        summary: 'SDK socket: a WebSocket of JSON frames (user token)',
+        description: IM_SOCKET_DESCRIPTION,
+        security: IM_TOKEN,
+        response: { 101: Type.Null({ description: 'Switching Protocols: the socket is open' }), ...imErrors(401, 403, 404, 429, 503) },
+      },
       preValidation: async (request: FastifyRequest) => {
         if (request.imPrincipal?.level !== 'user') throw new AppError('forbidden', { detail: 'the socket requires a user token' });
         im.sockets.assertRoom(imAppOf(request).id);

@@ -1,17 +1,52 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { CreateUsersRequest, ImEntitiesEnvelope, ImUserView, OfflineStatusParams, TokenRequest, UsernameParams } from '@parley/protocol';
+import {
+  CreateUsersRequest,
+  ImEntitiesEnvelope,
+  ImEnvelope,
+  ImUserView,
+  OfflineCount,
+  OfflineStatus,
+  OfflineStatusParams,
+  TokenRequest,
+  TokenResult,
+  UsernameParams,
+} from '@parley/protocol';
 import { AppError } from '../../../kernel/errors.js';
 import { imData, imEntities } from '../../../modules/im/envelope.js';
 import type { ImModule } from '../../../modules/im/index.js';
 import { foldUsername, imUserView } from '../../../modules/im/users.js';
 import { noteFailure, type GuardedLimits } from '../../auth-failures.js';
+import { IM_ADMIN_ERRORS, IM_TOKEN, imErrors, PUBLIC } from '../../openapi.js';
 import { assertSelfOrAdmin, chargeApp, imAppOf, isCredentialFailure } from './context.js';
+
+const tags = ['im'];
+const security = IM_TOKEN;
+const errors = imErrors(...IM_ADMIN_ERRORS);
+
+/** The Fastify instance with TypeBox typing, as the plugin receives it. */
+type ImApp = Parameters<FastifyPluginAsyncTypebox>[0];
 
 /** Tokens and users (contract 4.1), offline counters (4.3). */
 export const imUserRoutes: FastifyPluginAsyncTypebox<{ im: ImModule; limits: GuardedLimits }> = async (app, { im, limits }) => {
+  tokenRoute(app, im, limits);
+  userRoutes(app, im);
+  offlineRoutes(app, im);
+};
+
+/** `POST /token`: public; it checks its own credentials and charges the app once they hold. */
+function tokenRoute(app: ImApp, im: ImModule, limits: GuardedLimits): void {
   app.post(
     '/token',
-    { config: { imAuth: 'public' }, schema: { tags: ['im'], summary: 'Get an app-admin token (client_credentials) or a user token (password)', body: TokenRequest } },
+    {
+      config: { imAuth: 'public' },
+      schema: {
+        tags,
+        summary: 'Get an app-admin token (client_credentials) or a user token (password)',
+        security: PUBLIC,
+        body: TokenRequest,
+        response: { 200: TokenResult, ...imErrors(400, 401, 404, 429) },
+      },
+    },
     async (request) => {
       const imApp = imAppOf(request);
       const body = request.body;
@@ -26,10 +61,13 @@ export const imUserRoutes: FastifyPluginAsyncTypebox<{ im: ImModule; limits: Gua
       }
     },
   );
+}
 
+/** Register, read and delete users. */
+function userRoutes(app: ImApp, im: ImModule): void {
   app.post(
     '/users',
-    { schema: { tags: ['im'], summary: 'Register one user or an array of users', body: CreateUsersRequest, response: { 200: ImEntitiesEnvelope(ImUserView) } } },
+    { schema: { tags, summary: 'Register one user or an array of users', security, body: CreateUsersRequest, response: { 200: ImEntitiesEnvelope(ImUserView), ...errors } } },
     async (request) => {
       const imApp = imAppOf(request);
       const input = Array.isArray(request.body) ? request.body : [request.body];
@@ -39,7 +77,7 @@ export const imUserRoutes: FastifyPluginAsyncTypebox<{ im: ImModule; limits: Gua
 
   app.get(
     '/users/:username',
-    { config: { imAuth: 'user' }, schema: { tags: ['im'], summary: 'Read a user', params: UsernameParams, response: { 200: ImEntitiesEnvelope(ImUserView) } } },
+    { config: { imAuth: 'user' }, schema: { tags, summary: 'Read a user', security, params: UsernameParams, response: { 200: ImEntitiesEnvelope(ImUserView), ...errors } } },
     async (request) => {
       assertSelfOrAdmin(request, request.params.username);
       const imApp = imAppOf(request);
@@ -49,7 +87,15 @@ export const imUserRoutes: FastifyPluginAsyncTypebox<{ im: ImModule; limits: Gua
 
   app.delete(
     '/users/:username',
-    { schema: { tags: ['im'], summary: 'Delete a user with their tokens, memberships and stored messages', params: UsernameParams, response: { 200: ImEntitiesEnvelope(ImUserView) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Delete a user with their tokens, memberships and stored messages',
+        security,
+        params: UsernameParams,
+        response: { 200: ImEntitiesEnvelope(ImUserView), ...errors },
+      },
+    },
     async (request) => {
       const imApp = imAppOf(request);
       const removed = await im.users.remove(imApp, request.params.username);
@@ -58,10 +104,16 @@ export const imUserRoutes: FastifyPluginAsyncTypebox<{ im: ImModule; limits: Gua
       return imEntities(request, imApp, [removed]);
     },
   );
+}
 
+/** What was stored for a user while offline. */
+function offlineRoutes(app: ImApp, im: ImModule): void {
   app.get(
     '/users/:username/offline_msg_count',
-    { config: { imAuth: 'user' }, schema: { tags: ['im'], summary: 'Number of messages stored for the user while offline', params: UsernameParams } },
+    {
+      config: { imAuth: 'user' },
+      schema: { tags, summary: 'Number of messages stored for the user while offline', security, params: UsernameParams, response: { 200: ImEnvelope(OfflineCount), ...errors } },
+    },
     async (request) => {
       assertSelfOrAdmin(request, request.params.username);
       const imApp = imAppOf(request);
@@ -72,7 +124,10 @@ export const imUserRoutes: FastifyPluginAsyncTypebox<{ im: ImModule; limits: Gua
 
   app.get(
     '/users/:username/offline_msg_status/:msgId',
-    { config: { imAuth: 'user' }, schema: { tags: ['im'], summary: 'Whether a stored message reached the user', params: OfflineStatusParams } },
+    {
+      config: { imAuth: 'user' },
+      schema: { tags, summary: 'Whether a stored message reached the user', security, params: OfflineStatusParams, response: { 200: ImEnvelope(OfflineStatus), ...errors } },
+    },
     async (request) => {
       assertSelfOrAdmin(request, request.params.username);
       const imApp = imAppOf(request);
@@ -82,4 +137,4 @@ export const imUserRoutes: FastifyPluginAsyncTypebox<{ im: ImModule; limits: Gua
       return imData(request, imApp, { [request.params.msgId]: status });
     },
   );
-};
+}
