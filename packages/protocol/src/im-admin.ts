@@ -4,19 +4,6 @@
  */
 import { Type, type Static, type TObjectOptions, type TSchema } from 'typebox';
 
-/** The IM error envelope (contract 1). */
-export const ImErrorSchema = Type.Object(
-  {
-    error: Type.String(),
-    error_description: Type.String(),
-    exception: Type.String(),
-    timestamp: Type.Integer(),
-    duration: Type.Integer(),
-  },
-  { examples: [{ error: 'auth_bad_access_token', error_description: 'Unable to authenticate due to corrupt or expired access token', exception: 'UnauthorizedException', timestamp: 1764000000000, duration: 0 }] },
-);
-export type ImErrorSchema = Static<typeof ImErrorSchema>;
-
 /** Envelope fields of an answer about one app (contract 1). */
 const appEnvelopeFields = () => ({
   path: Type.String(),
@@ -46,7 +33,7 @@ export const JoinedGroupsQuery = Type.Object(
 export type JoinedGroupsQuery = Static<typeof JoinedGroupsQuery>;
 
 /** A page of `entities` with `count` and, when more follow, `cursor`. */
-export const ImEntitiesPage = <T extends TSchema>(entity: T, options?: TObjectOptions) =>
+export const ImCountedPage = <T extends TSchema>(entity: T, options?: TObjectOptions) =>
   Type.Object({ ...appEnvelopeFields(), entities: Type.Array(entity), count: Type.Integer(), cursor: Type.Optional(Type.String()) }, options);
 
 /** A page of `data` with `count` and, when more follow, `cursor`. */

@@ -11,7 +11,7 @@ import type { AccountsService } from '../../../modules/accounts/service.js';
 import type { ImAppsService } from '../../../modules/im/apps.js';
 import { imData, imManagementEntities } from '../../../modules/im/envelope.js';
 import { requestToken } from '../../plugins/bearer.js';
-import { BEARER, imErrors } from './responses.js';
+import { API_BEARER, imErrors } from '../../openapi.js';
 
 async function requireSystemAdmin(request: FastifyRequest, accounts: AccountsService, what: string): Promise<void> {
   const token = requestToken(request);
@@ -43,7 +43,7 @@ export const imAppAdminRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsSer
       schema: {
         tags: ['im'],
         summary: 'List IM apps with their app keys and client ids (system admin)',
-        security: BEARER,
+        security: API_BEARER,
         response: { 200: AppList, ...imErrors(401, 403) },
       },
     },
@@ -60,7 +60,7 @@ export const imAppAdminRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsSer
         tags: ['im'],
         summary: 'Issue a new client secret, shown once; the old one no longer grants tokens (system admin)',
         description: 'Tokens issued before keep working until they expire.',
-        security: BEARER,
+        security: API_BEARER,
         params: AppPathParams,
         response: { 200: SecretRotated, ...imErrors(400, 401, 403, 404) },
       },

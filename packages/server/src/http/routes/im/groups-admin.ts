@@ -23,7 +23,7 @@ import type { ImModule } from '../../../modules/im/index.js';
 import { DEFAULT_PAGE_LIMIT } from '../../../modules/im/paging.js';
 import type { GroupChanges, ImGroupListed } from '../../../modules/im/ports.js';
 import { imAppOf } from './context.js';
-import { BEARER, imErrors } from './responses.js';
+import { IM_TOKEN, imErrors } from '../../openapi.js';
 
 const tags = ['im'];
 const EXAMPLE_ENVELOPE = {
@@ -57,7 +57,7 @@ export const imGroupAdminRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> = a
   const listSchema = (summary: string, response: typeof GroupPage | typeof RoomPage) => ({
     tags,
     summary,
-    security: BEARER,
+    security: IM_TOKEN,
     querystring: PageQuery,
     response: { 200: response, ...imErrors(400, 401, 403, 404, 429) },
   });
@@ -80,7 +80,7 @@ export const imGroupAdminRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> = a
       schema: {
         tags,
         summary: 'List the groups a user is a member of, latest joined first (pagesize, pagenum; without them the first 500)',
-        security: BEARER,
+        security: IM_TOKEN,
         params: UsernameParams,
         querystring: JoinedGroupsQuery,
         response: { 200: JoinedPage, ...imErrors(400, 401, 403, 404, 429) },
@@ -96,7 +96,7 @@ export const imGroupAdminRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> = a
   app.put(
     '/chatgroups/:id',
     {
-      schema: { tags, summary: "Edit a group's name, description, maxusers or public flag", security: BEARER, params: GroupParams, body: UpdateGroupRequest, response: { 200: GroupEdited, ...imErrors(400, 401, 403, 404, 429) } },
+      schema: { tags, summary: "Edit a group's name, description, maxusers or public flag", security: IM_TOKEN, params: GroupParams, body: UpdateGroupRequest, response: { 200: GroupEdited, ...imErrors(400, 401, 403, 404, 429) } },
     },
     async (request) => {
       const imApp = imAppOf(request);
@@ -109,7 +109,7 @@ export const imGroupAdminRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> = a
   app.put(
     '/chatrooms/:id',
     {
-      schema: { tags, summary: "Edit a chat room's name, description or maxusers", security: BEARER, params: GroupParams, body: UpdateChatroomRequest, response: { 200: GroupEdited, ...imErrors(400, 401, 403, 404, 429) } },
+      schema: { tags, summary: "Edit a chat room's name, description or maxusers", security: IM_TOKEN, params: GroupParams, body: UpdateChatroomRequest, response: { 200: GroupEdited, ...imErrors(400, 401, 403, 404, 429) } },
     },
     async (request) => {
       const imApp = imAppOf(request);

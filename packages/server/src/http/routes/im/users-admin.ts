@@ -4,12 +4,12 @@
  * these; a user token gets 403.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ChangePasswordRequest, ImActionEnvelope, ImEntitiesOf, ImEntitiesPage, ImUserView, PageQuery, UpdateUserRequest, UsernameParams } from '@parley/protocol';
+import { ChangePasswordRequest, ImActionEnvelope, ImEntitiesOf, ImCountedPage, ImUserView, PageQuery, UpdateUserRequest, UsernameParams } from '@parley/protocol';
 import { imAction, imEntities } from '../../../modules/im/envelope.js';
 import type { ImModule } from '../../../modules/im/index.js';
 import { DEFAULT_PAGE_LIMIT } from '../../../modules/im/paging.js';
 import { imAppOf } from './context.js';
-import { BEARER, imErrors } from './responses.js';
+import { IM_TOKEN, imErrors } from '../../openapi.js';
 
 const tags = ['im'];
 const EXAMPLE_ENVELOPE = {
@@ -22,7 +22,7 @@ const EXAMPLE_ENVELOPE = {
 };
 const EXAMPLE_USER = { uuid: 'ab90eff0-0000-4000-9174-8f161649a182', type: 'user' as const, created: 1764000000000, modified: 1764000000000, username: 'alice', nickname: 'Alice', activated: true };
 
-const UserPage = ImEntitiesPage(ImUserView, {
+const UserPage = ImCountedPage(ImUserView, {
   examples: [{ ...EXAMPLE_ENVELOPE, path: '/users', action: 'get', entities: [EXAMPLE_USER], count: 1, cursor: 'WyJ1c2VycyIsMTc2NDAwMDAwMDAwMCwiYWxpY2UiXQ' }],
 });
 const UserUpdated = ImEntitiesOf(ImUserView, { examples: [{ ...EXAMPLE_ENVELOPE, path: '/users/alice', action: 'put', entities: [EXAMPLE_USER] }] });
@@ -35,7 +35,7 @@ export const imUserAdminRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> = as
       schema: {
         tags,
         summary: 'List users, oldest first, a page at a time (limit 1-100, cursor from the previous page)',
-        security: BEARER,
+        security: IM_TOKEN,
         querystring: PageQuery,
         response: { 200: UserPage, ...imErrors(400, 401, 403, 404, 429) },
       },
@@ -53,7 +53,7 @@ export const imUserAdminRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> = as
       schema: {
         tags,
         summary: "Set a user's nickname (an empty one clears it)",
-        security: BEARER,
+        security: IM_TOKEN,
         params: UsernameParams,
         body: UpdateUserRequest,
         response: { 200: UserUpdated, ...imErrors(400, 401, 403, 404, 429) },
@@ -72,7 +72,7 @@ export const imUserAdminRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> = as
         tags,
         summary: "Set a user's password without the old one (at least 6 characters)",
         description: 'Tokens issued before keep working until they expire.',
-        security: BEARER,
+        security: IM_TOKEN,
         params: UsernameParams,
         body: ChangePasswordRequest,
         response: { 200: PasswordSet, ...imErrors(400, 401, 403, 404, 429) },
