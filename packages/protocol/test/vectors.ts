@@ -1,17 +1,15 @@
 /**
- * Loads the shared test vectors. The file lives beside the repository (`<repo>/../shared`);
- * PARLEY_VECTORS overrides the location.
+ * Loads the test vectors of the contract (send-message HMAC, Standard Webhooks, callback security,
+ * date keys, ban durations): `vectors.json` beside this file, a copy kept in the repository so a
+ * clone tests on its own. PARLEY_VECTORS checks against another file instead.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-
 export function vectorsPath(): string {
-  const candidates = [process.env.PARLEY_VECTORS, path.join(repoRoot, '..', 'shared', 'vectors.json'), '/work/shared/vectors.json'];
-  for (const candidate of candidates) if (candidate && fs.existsSync(candidate)) return candidate;
-  throw new Error(`vectors.json not found; tried ${candidates.filter(Boolean).join(', ')}`);
+  const file = process.env.PARLEY_VECTORS || fileURLToPath(new URL('./vectors.json', import.meta.url));
+  if (!fs.existsSync(file)) throw new Error(`vectors.json not found at ${file}`);
+  return file;
 }
 
 export interface HmacVector {

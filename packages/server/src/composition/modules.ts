@@ -20,6 +20,7 @@ import { inProcessCoordination } from '../modules/coordination/in-process.js';
 import type { Coordination } from '../modules/coordination/ports.js';
 import { redisCoordination } from '../modules/coordination/redis.js';
 import { createImModule } from '../modules/im/index.js';
+import { promImMetrics } from '../modules/im/metrics.js';
 import { RedisPresence } from '../modules/im/redis-presence.js';
 import type { OutboundSender } from '../modules/outbound/ports.js';
 import { UndiciOutboundSender } from '../modules/outbound/sender.js';
@@ -82,6 +83,7 @@ export async function buildModules(base: Foundation): Promise<Modules> {
     sockets: deps.imSockets ?? { bufferBytes: config.imSocketBufferBytes, perUser: config.imSocketsPerUser, perApp: config.imSocketsPerApp },
     commitConcurrency: storage.capabilities.multiWriter ? 4 : 1,
     postSend: deps.postSend ?? callbacks.hook,
+    metrics: promImMetrics(metrics),
     ...(presence ? { presence } : {}),
   });
   const imDemoApp = config.seedDemo ? await im.apps.ensureDemoApp() : undefined;

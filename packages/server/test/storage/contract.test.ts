@@ -1,6 +1,6 @@
 /**
  * The storage contract every engine must meet: migrations, the newer-schema refusal, and the
- * accounts repository's atomicity and uniqueness.
+ * accounts repository's atomicity, uniqueness and password reset.
  */
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -81,5 +81,21 @@ describe.each(ENGINES)('storage contract on %s', (engine) => {
     expect(await repo.deleteExpiredTokens(1000)).toBe(1);
     expect(await repo.findToken('h1')).toBeUndefined();
     expect(await repo.findToken('h2')).toEqual({ userId: user.id, expiresAt: 5000 });
+  });
+
+  it("resets a password and revokes that user's tokens only, in one write", async () => {
+    const repo = kyselyAccountsRepository(storage.db);
+    const mk = (username: string) => ({ tenantId: null, username, passwordHash: 'old', nickname: 'n', avatar: null, role: 'system_admin' as const, maxSessions: 0, queueIds: [] });
+    const user = await repo.createUser(mk('r@r.io'), 1);
+    const other = await repo.createUser(mk('o@o.io'), 1);
+    await repo.saveToken('mine-1', user.id, 9000);
+    await repo.saveToken('mine-2', user.id, 9000);
+    await repo.saveToken('theirs', other.id, 9000);
+    await repo.resetPassword(user.id, 'new');
+    expect((await repo.getUser(user.id))?.passwordHash).toBe('new');
+    expect(await repo.findToken('mine-1')).toBeUndefined();
+    expect(await repo.findToken('mine-2')).toBeUndefined();
+    expect(await repo.findToken('theirs')).toEqual({ userId: other.id, expiresAt: 9000 });
+    expect((await repo.getUser(other.id))?.passwordHash).toBe('old');
   });
 });

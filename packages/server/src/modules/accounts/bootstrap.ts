@@ -14,7 +14,7 @@ export interface BootstrapResult {
 }
 
 /** 16 random bytes, base64url: about 128 bits, easy to copy from a terminal. */
-const generatePassword = () => randomBytes(16).toString('base64url');
+export const generatePassword = () => randomBytes(16).toString('base64url');
 
 export const DEMO_TENANT_NAME = 'Demo';
 export const DEMO_ADMIN_USERNAME = 'demo-admin@parley.local';

@@ -54,6 +54,8 @@ export interface AccountsRepository {
   listAgents(tenantId: number): Promise<Array<User & { queueIds: number[] }>>;
   queueIdsOf(userId: number): Promise<number[]>;
   setStatus(userId: number, status: AgentStatus): Promise<void>;
+  /** Sets the user's password hash and deletes every console token of the user, in one transaction. */
+  resetPassword(userId: number, passwordHash: string): Promise<void>;
   hasSystemAdmin(): Promise<boolean>;
 
   createSkillGroup(tenantId: number, name: string, now: number): Promise<SkillGroup>;

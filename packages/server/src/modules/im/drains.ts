@@ -4,6 +4,7 @@
  * another instance asks.
  */
 import type { Clock } from '../../kernel/clock.js';
+import type { ImMetrics } from './metrics.js';
 import type { ImMessagesRepository } from './ports.js';
 import type { Presence } from './presence.js';
 import { messageFrame } from './receivers.js';
@@ -18,6 +19,7 @@ export class Drains {
     private readonly messages: ImMessagesRepository,
     private readonly presence: Presence,
     private readonly clock: Clock,
+    private readonly metrics: Pick<ImMetrics, 'offlineDelivered'>,
   ) {}
 
   /**
@@ -50,6 +52,7 @@ export class Drains {
       if (this.presence.connections(appId, username) === 0) return;
       const batch = await this.messages.claimOffline(appId, username, this.clock.now(), DRAIN_BATCH);
       for (const m of batch) this.presence.deliverToAll(appId, username, messageFrame(m, true));
+      if (batch.length > 0) this.metrics.offlineDelivered(batch.length);
       if (batch.length < DRAIN_BATCH) return;
       // The next batch only once the sockets have taken this one, so a slow socket holds one batch
       // at most, never the backlog (and a short backlog never waits at all).

@@ -18,6 +18,7 @@ import type { Job, JobQueue, JobResult } from '../jobs/ports.js';
 import type { FanoutPayload } from './commit.js';
 import type { Drains } from './drains.js';
 import type { LiveDeliveries } from './live-deliveries.js';
+import type { ImMetrics } from './metrics.js';
 import { refKey, type ImGroupsRepository, type ImMessagesRepository, type MessageRef, type StoredMessage } from './ports.js';
 import type { MessageEvent, PostSendHook } from './post-send.js';
 import type { Presence } from './presence.js';
@@ -36,6 +37,7 @@ export interface FanoutDeps {
   appkeyOf: (appId: string) => Promise<string | undefined>;
   live: LiveDeliveries;
   drains: Drains;
+  metrics: Pick<ImMetrics, 'offlineStored' | 'fanoutDone'>;
 }
 
 /** What the fan-out decided for one message before its transaction. */
@@ -51,6 +53,8 @@ interface Outcome {
   plans: Plan[];
   /** Job queues the post-send hook asked to wake. */
   notify: Set<string>;
+  /** Offline rows this run committed. */
+  stored: number;
 }
 
 export class Fanout {
@@ -60,9 +64,11 @@ export class Fanout {
     const refs = job.payload.messages;
     await this.deps.live.settled(refs);
     const plans = await this.plan(refs);
-    const outcome = plans.length === 0 ? { plans, notify: new Set<string>() } : await this.store(plans);
+    const outcome = plans.length === 0 ? { plans, notify: new Set<string>(), stored: 0 } : await this.store(plans);
     this.deps.live.forget(refs);
+    if (outcome.stored > 0) this.deps.metrics.offlineStored(outcome.stored);
     await this.finish(outcome);
+    this.deps.metrics.fanoutDone((this.deps.clock.now() - job.createdAt) / 1000);
     return { status: 'done' };
   };
 
@@ -89,11 +95,8 @@ export class Fanout {
       // Another run got there first for the others: their effects are already committed.
       const mine = plans.filter((p) => marked.has(refKey(p.message)));
       const now = clock.now();
-      await messages.storeOffline(
-        trx,
-        mine.flatMap((p) => p.offline.map((username) => ({ appId: p.message.appId, msgId: p.message.msgId, username }))),
-        now,
-      );
+      const rows = mine.flatMap((p) => p.offline.map((username) => ({ appId: p.message.appId, msgId: p.message.msgId, username })));
+      await messages.storeOffline(trx, rows, now);
       const events: MessageEvent[] = mine.map(({ message, appkey, offline }) => ({
         appId: message.appId,
         appkey,
@@ -108,7 +111,7 @@ export class Fanout {
         offlineReceivers: offline,
       }));
       const result = events.length > 0 ? await postSend.onMessages(trx, events) : { notify: [] };
-      return { plans: mine, notify: new Set(result.notify) };
+      return { plans: mine, notify: new Set(result.notify), stored: rows.length };
     });
   }
 

@@ -18,6 +18,7 @@ import { Fanout } from './fanout.js';
 import { ImGroupsService } from './groups.js';
 import { LiveDeliveries } from './live-deliveries.js';
 import { ImMessagesService } from './messages.js';
+import { noImMetrics, type ImMetrics } from './metrics.js';
 import { ModerationService } from './moderation.js';
 import { IdGenerator } from './msg-id.js';
 import { noPostSend, type PostSendHook } from './post-send.js';
@@ -67,6 +68,8 @@ export interface ImModuleOptions {
   fanoutConcurrency?: number;
   /** Password hashing and checks (bounded pool, back-off), shared with the accounts module. */
   passwords: Passwords;
+  /** Where messages, offline rows, fan-out lag and sockets are counted; default: nowhere. */
+  metrics?: ImMetrics;
 }
 
 export function createImModule(options: ImModuleOptions): ImModule {
@@ -74,6 +77,8 @@ export function createImModule(options: ImModuleOptions): ImModule {
   const { apps: appsRepo, users: usersRepo, groups: groupsRepo, messages: messagesRepo } = options.repositories;
   const ids = new IdGenerator(clock);
   const presence = options.presence ?? new InProcessPresence();
+  const metrics = options.metrics ?? noImMetrics;
+  metrics.watchSockets(() => presence.size());
 
   const apps = new ImAppsService(appsRepo, usersRepo, clock, options.tokenTtlSeconds, options.passwords);
   const users = new ImUsersService(usersRepo, clock, options.passwords);
@@ -81,8 +86,8 @@ export function createImModule(options: ImModuleOptions): ImModule {
   const moderation = new ModerationService(appsRepo, clock);
   const live = new LiveDeliveries(presence, groupsRepo, clock);
   const committer = new MessageCommitter(db, messagesRepo, jobs, ids, options.commitConcurrency ?? 1, { onCommitting: live.committing, onAborted: live.aborted });
-  const messages = new ImMessagesService(committer, messagesRepo, users, groups, moderation, ids, clock, live);
-  const drains = new Drains(messagesRepo, presence, clock);
+  const messages = new ImMessagesService(committer, messagesRepo, users, groups, moderation, ids, clock, live, metrics);
+  const drains = new Drains(messagesRepo, presence, clock, metrics);
   const fanout = new Fanout({
     db,
     messages: messagesRepo,
@@ -94,6 +99,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
     appkeyOf: (appId) => apps.appkeyOf(appId),
     live,
     drains,
+    metrics,
   });
   presence.onDrainRequest((appId, username) => void drains.drain(appId, username));
   jobs.work<FanoutPayload>(FANOUT_QUEUE, fanout.handle, { concurrency: options.fanoutConcurrency ?? 8, leaseMs: 30_000 });

@@ -10,6 +10,7 @@ import { AppError } from '../../kernel/errors.js';
 import type { MessageCommitter } from './commit.js';
 import type { ImGroupsService } from './groups.js';
 import type { LiveDeliveries } from './live-deliveries.js';
+import type { ImMetrics } from './metrics.js';
 import type { ModerationService } from './moderation.js';
 import type { IdGenerator } from './msg-id.js';
 import type { ImApp, ImMessagesRepository, StoredMessage } from './ports.js';
@@ -34,7 +35,6 @@ export interface Accepted {
   timestamp: number;
 }
 
-
 export class ImMessagesService {
   constructor(
     private readonly committer: MessageCommitter,
@@ -46,6 +46,7 @@ export class ImMessagesService {
     private readonly clock: Clock,
     /** Pushes committed messages to the receivers online now, before the caller answers. */
     private readonly live: Pick<LiveDeliveries, 'deliver'>,
+    private readonly metrics: Pick<ImMetrics, 'sent'>,
   ) {}
 
   async send(app: ImApp, input: SendInput): Promise<Accepted[]> {
@@ -65,6 +66,7 @@ export class ImMessagesService {
       payload: { bodies: input.bodies, ext: input.ext },
     }));
     await this.committer.commit(messages);
+    this.metrics.sent(input.chatType, input.bodies[0]?.type, messages.length);
     // The committer marked them in flight; deliver releases them for the fan-out job, even when it throws.
     await this.live.deliver(messages);
     return messages.map((m) => ({ target: m.to, msgId: m.msgId, timestamp }));

@@ -6,7 +6,7 @@ import type { Database } from '../schema.js';
 
 export type UsersRepository = Pick<
   AccountsRepository,
-  'createUser' | 'findUserByUsername' | 'getUser' | 'listAgents' | 'queueIdsOf' | 'setStatus' | 'hasSystemAdmin'
+  'createUser' | 'findUserByUsername' | 'getUser' | 'listAgents' | 'queueIdsOf' | 'setStatus' | 'hasSystemAdmin' | 'resetPassword'
 >;
 
 const toUser = (row: Selectable<UsersTable>): User => ({
@@ -85,6 +85,12 @@ export function kyselyUsersRepository(db: Kysely<Database>): UsersRepository {
     },
     async setStatus(userId, status) {
       await db.updateTable('users').set({ status }).where('id', '=', userId).execute();
+    },
+    async resetPassword(userId, passwordHash) {
+      await db.transaction().execute(async (trx) => {
+        await trx.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', userId).execute();
+        await trx.deleteFrom('access_tokens').where('user_id', '=', userId).execute();
+      });
     },
     async hasSystemAdmin() {
       const row = await db.selectFrom('users').select('id').where('role', '=', 'system_admin').executeTakeFirst();
