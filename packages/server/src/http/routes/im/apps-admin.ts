@@ -61,6 +61,7 @@ export const imAppAdminRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsSer
         summary: 'Issue a new client secret, shown once; the old one no longer grants tokens (system admin)',
         description: 'Tokens issued before keep working until they expire.',
         security: API_BEARER,
+        'x-no-body': true,
         params: AppPathParams,
         response: { 200: SecretRotated, ...imErrors(400, 401, 403, 404) },
       },
