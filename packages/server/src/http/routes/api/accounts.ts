@@ -22,6 +22,7 @@ import { tooMany } from '../../auth-failures.js';
 import type { FixedWindowLimiter } from '../../fixed-window.js';
 import { principalOf } from '../../plugins/bearer.js';
 import { clearSessionCookie, requestToken, setSessionCookie } from '../../plugins/session-cookie.js';
+import { accountsAdminRoutes } from './accounts-admin.js';
 import { list, ok } from './envelope.js';
 
 /**
@@ -45,12 +46,13 @@ const isTakenName = (error: unknown) => error instanceof AppError && error.code 
 /** The Fastify instance with TypeBox typing, as the plugin receives it. */
 type ApiApp = Parameters<FastifyPluginAsyncTypebox>[0];
 
-/** Contract section 2: login, tenants, skill groups, agents. */
+/** Contract section 2 (login, tenants, skill groups, agents) and their editing (6.3, accounts-admin.ts). */
 export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsRoutesOptions> = async (app, { accounts, takenNames }) => {
   sessionRoutes(app, accounts);
   tenantRoutes(app, accounts);
   skillGroupRoutes(app, accounts);
   agentRoutes(app, accounts, takenNames);
+  accountsAdminRoutes(app, accounts);
 };
 
 /** Sign-in and sign-out: a bearer token for integrators, the session cookie for the console. */

@@ -6,6 +6,7 @@ import { im } from './020-im.js';
 import { callbacks } from './030-callbacks.js';
 import { mediaRetention } from './050-media-retention.js';
 import { callbackStoreSize } from './060-callback-store-size.js';
+import { associationNames } from './070-association-names.js';
 
 /** PostgreSQL migrations, in order. Append; never edit a released one. */
-export const postgresMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, mediaRetention, callbackStoreSize];
+export const postgresMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, mediaRetention, callbackStoreSize, associationNames];
