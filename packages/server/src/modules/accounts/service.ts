@@ -120,7 +120,7 @@ export class AccountsService {
       const group = await this.repo.createSkillGroup(tenantId, queueName.trim(), this.clock.now());
       return { queue_id: String(group.id), queue_name: group.name };
     } catch (error) {
-      if (isUniqueViolation(error)) throw new AppError('duplicate_name', { resource: 'Skill group', name: queueName.trim() });
+      if (isUniqueViolation(error)) throw new AppError('conflict', { resource: 'Skill group', detail: `queue_name ${queueName}` });
       throw error;
     }
   }
