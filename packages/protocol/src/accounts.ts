@@ -6,10 +6,11 @@ import { Type, type Static, type TSchema } from 'typebox';
 /** The first example a schema carries (its `examples`), for the envelope that wraps it. */
 export const exampleOf = (schema: TSchema): unknown => (schema as { examples?: unknown[] }).examples?.[0];
 
-/** `{"status":"OK","entity":{...}}`; an example of the entity becomes the envelope's. */
-export const ApiEntity = <T extends TSchema>(entity: T) => {
+/** `{"status":"OK","entity":{...}}`; an example of the entity becomes the envelope's unless `options` gives one. */
+export const ApiEntity = <T extends TSchema>(entity: T, options: { examples?: unknown[]; description?: string } = {}) => {
   const example = exampleOf(entity);
-  return Type.Object({ status: Type.Literal('OK'), entity }, example === undefined ? {} : { examples: [{ status: 'OK', entity: example }] });
+  const examples = options.examples ?? (example === undefined ? undefined : [{ status: 'OK', entity: example }]);
+  return Type.Object({ status: Type.Literal('OK'), entity }, { ...options, ...(examples ? { examples } : {}) });
 };
 
 /** `{"status":"OK","entities":[...],"total":N}`; an example of the entity becomes the envelope's. */
@@ -153,3 +154,63 @@ export type AgentParams = Static<typeof AgentParams>;
 
 export const SetAgentStatusRequest = Type.Object({ status: AgentStatus }, { additionalProperties: false, examples: [{ status: 'online' }] });
 export type SetAgentStatusRequest = Static<typeof SetAgentStatusRequest>;
+
+// --- Editing and deleting (contract 6.3) ---------------------------------------------------------
+
+export const UpdateTenantRequest = Type.Object(
+  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })), edition: Type.Optional(Edition) },
+  { additionalProperties: false, minProperties: 1, examples: [{ name: 'Acme support', edition: 'standard' }] },
+);
+export type UpdateTenantRequest = Static<typeof UpdateTenantRequest>;
+
+export const SkillGroupParams = Type.Object({
+  tenantId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+  queueId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+});
+export type SkillGroupParams = Static<typeof SkillGroupParams>;
+
+export const UpdateSkillGroupRequest = Type.Object(
+  { queue_name: Type.String({ minLength: 1, maxLength: 64 }) },
+  { additionalProperties: false, examples: [{ queue_name: 'After-sales' }] },
+);
+export type UpdateSkillGroupRequest = Static<typeof UpdateSkillGroupRequest>;
+
+/**
+ * Editing an agent or tenant admin. A tenant admin (or the system admin) may change every field,
+ * `password` included (a reset: no current password needed); agents may change their own
+ * `nickname` and `avatar` only (their password through `PUT /api/me/password`).
+ */
+export const UpdateAgentRequest = Type.Object(
+  {
+    nickname: Type.Optional(Nickname),
+    avatar: Type.Optional(Type.Union([Type.String({ maxLength: 2048 }), Type.Null()])),
+    role: Type.Optional(Type.Union([Type.Literal('agent'), Type.Literal('admin')])),
+    queue_ids: Type.Optional(Type.Array(Type.String(), { maxItems: 100 })),
+    max_sessions: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
+    password: Type.Optional(Password),
+  },
+  { additionalProperties: false, minProperties: 1, examples: [{ nickname: 'Alice W.', queue_ids: ['2', '5'], max_sessions: 8 }] },
+);
+export type UpdateAgentRequest = Static<typeof UpdateAgentRequest>;
+
+export const ChangePasswordRequest = Type.Object(
+  { current_password: Type.String({ minLength: 1, maxLength: 256 }), new_password: Password },
+  { additionalProperties: false, examples: [{ current_password: 'old-password', new_password: 'a-new-long-password' }] },
+);
+export type ChangePasswordRequest = Static<typeof ChangePasswordRequest>;
+
+export const PasswordChanged = Type.Object({
+  changed: Type.Literal(true),
+  revoked_tokens: Type.Integer({ description: 'Other sessions of this user that were signed out' }),
+});
+export type PasswordChanged = Static<typeof PasswordChanged>;
+
+export const SkillGroupDeleted = Type.Object({ deleted: Type.Literal(true), queue_id: Type.String() });
+export type SkillGroupDeleted = Static<typeof SkillGroupDeleted>;
+
+export const AgentDeleted = Type.Object({
+  deleted: Type.Literal(true),
+  id: Type.Integer(),
+  requeued_conversations: Type.Integer({ description: 'Conversations the agent was processing, now waiting in their queue' }),
+});
+export type AgentDeleted = Static<typeof AgentDeleted>;

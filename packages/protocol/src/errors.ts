@@ -43,6 +43,10 @@ export const ERRORS = {
   service_unavailable: def(503, 'both', 'ServiceUnavailableException', 'Service temporarily unavailable: {detail}'),
 
   // --- Accounts and tenants (/api) --------------------------------------------------------------
+  duplicate_name: def(409, 'api', 'DuplicateNameException', '{resource} name {name} is already used in this tenant'),
+  in_use: def(409, 'api', 'ResourceInUseException', '{resource} is in use: {detail}'),
+  own_account: def(409, 'api', 'OwnAccountException', 'You cannot {action} your own account; another admin can'),
+  wrong_current_password: def(400, 'api', 'WrongCurrentPasswordException', 'current_password is not your current password'),
   edition_not_supported: def(403, 'api', 'EditionNotSupportedException', 'The tenant edition {edition} does not include {feature}; the flagship edition is required'),
 
   // --- Area A: send-message API ----------------------------------------------------------------

@@ -105,6 +105,8 @@ export async function buildModules(base: Foundation): Promise<Modules> {
   accounts.onAgentStatus(async (tenantId, agentId, status) => {
     if (status === 'online') await channel.dispatcher.agentAvailable(tenantId, agentId);
   });
+  // Deleting an agent puts their open conversations back in their queues, in the same transaction.
+  accounts.admin.onAgentRemoval((db, tenantId, agentId) => channel.conversations.requeueAgent(db, tenantId, agentId));
   return { config, clock, storage, metrics, redis, accounts, passwords, bootstrap, jobs, outbound, coordination, channel, im, imDemoApp, callbacks, presence };
 }
 

@@ -14,6 +14,9 @@ export interface TestAssociation {
   postMessageUrl: string;
 }
 
+/** Association names are unique per tenant: each unnamed one gets a fresh name. */
+let associationSeq = 0;
+
 export async function createAssociation(
   app: FastifyInstance,
   adminToken: string,
@@ -21,7 +24,7 @@ export async function createAssociation(
   callbackUrl: string,
   extra: { name?: string; agent_queue_id?: string } = {},
 ): Promise<TestAssociation> {
-  const res = await call(app, adminToken, 'POST', `/api/tenants/${tenantId}/rest/channels`, { name: extra.name ?? 'shop', callback_url: callbackUrl, ...extra });
+  const res = await call(app, adminToken, 'POST', `/api/tenants/${tenantId}/rest/channels`, { name: extra.name ?? `shop-${++associationSeq}`, callback_url: callbackUrl, ...extra });
   if (res.status !== 200) throw new Error(`create association failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.entity;
 }

@@ -7,52 +7,19 @@ import type {
   Role,
   SkillGroupView,
   TenantView,
-  UserView,
 } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import { randomToken, sha256Hex } from '../../kernel/ids.js';
 import { isUniqueViolation } from '../../storage/errors.js';
+import { AccountsAdmin } from './admin.js';
 import type { Passwords } from './password.js';
-import type { AccountsRepository, Tenant, User } from './ports.js';
+import type { AccountsRepository, Tenant } from './ports.js';
+import { agentView, tenantView, userView, type Principal } from './views.js';
 
-/** Who is calling, as established from a bearer token. */
-export interface Principal {
-  userId: number;
-  username: string;
-  role: Role;
-  tenantId: number | null;
-}
+export { agentView, tenantView, userView, type Principal } from './views.js';
 
 const DEFAULT_MAX_SESSIONS = 10;
-
-export const userView = (u: User): UserView => ({
-  id: u.id,
-  username: u.username,
-  nickname: u.nickname,
-  role: u.role,
-  tenantId: u.tenantId,
-});
-
-export const tenantView = (t: Tenant): TenantView => ({
-  tenantId: t.id,
-  name: t.name,
-  edition: t.edition,
-  defaultQueueId: String(t.defaultQueueId),
-  vipTags: t.vipTags,
-  createDateTime: t.createdAt,
-});
-
-const agentView = (u: User, queueIds: number[]): AgentView => ({
-  id: u.id,
-  username: u.username,
-  nickname: u.nickname,
-  avatar: u.avatar,
-  role: u.role,
-  queue_ids: queueIds.map(String),
-  max_sessions: u.maxSessions,
-  status: u.status,
-});
 
 /** Login names are case-insensitive e-mails or plain names; stored folded to lower case. */
 export const normaliseUsername = (username: string) => username.trim().toLowerCase();
@@ -62,13 +29,20 @@ export type AgentStatusListener = (tenantId: number, agentId: number, status: Ag
 
 export class AccountsService {
   private readonly statusListeners: AgentStatusListener[] = [];
+  /** Editing and deleting tenants, skill groups and agents (admin.ts). */
+  readonly admin: AccountsAdmin;
 
   constructor(
     private readonly repo: AccountsRepository,
     private readonly clock: Clock,
     private readonly tokenTtlSeconds: number,
     private readonly passwords: Passwords,
-  ) {}
+  ) {
+    // An online agent who got more room is, for the channel, an agent who came online.
+    this.admin = new AccountsAdmin(repo, passwords, async (tenantId, agentId) => {
+      for (const listener of this.statusListeners) await listener(tenantId, agentId, 'online');
+    });
+  }
 
   /** `ip` is the caller's address, for the back-off (login-backoff.ts). */
   async login(username: string, password: string, ip: string): Promise<LoginResult> {

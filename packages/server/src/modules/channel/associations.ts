@@ -10,6 +10,7 @@ import { AppError } from '../../kernel/errors.js';
 import { randomHex } from '../../kernel/ids.js';
 import type { SecretBox } from '../../kernel/secret-box.js';
 import { TtlCache } from '../../kernel/ttl-cache.js';
+import { isUniqueViolation } from '../../storage/errors.js';
 import type { AccountsService } from '../accounts/service.js';
 import type { OutboundUrlGuard } from './url-guard.js';
 import type { Association, AssociationsRepository, RoutingDirectory } from './ports.js';
@@ -27,6 +28,19 @@ export interface ClientAssociation extends OpenAssociation {
 }
 
 const CACHE_TTL_MS = 5_000;
+
+/**
+ * Runs a write that sets an association's name: names are unique per tenant (a unique index;
+ * the Client ID, the only other unique key, is a fresh UUID), so a unique-key conflict is 409.
+ */
+async function uniqueName<T>(name: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new AppError('duplicate_name', { resource: 'Association', name }, { cause: error });
+    throw error;
+  }
+}
 
 export class AssociationsService {
   /** Client ID -> association, so that ingest does not read and decrypt on every message. */
@@ -81,16 +95,10 @@ export class AssociationsService {
     const callbackUrl = await this.checkedCallbackUrl(input.callback_url);
     const agentQueueId = (await this.queueIdOf(tenantId, input.agent_queue_id)) ?? null;
     const now = this.clock.now();
-    const created = await this.repo.create({
-      tenantId,
-      name: input.name.trim(),
-      callbackUrl,
-      clientId: randomUUID(),
-      secretSealed: this.box.seal(randomHex(16)),
-      agentQueueId,
-      createdAt: now,
-      updatedAt: now,
-    });
+    const name = input.name.trim();
+    const created = await uniqueName(name, () =>
+      this.repo.create({ tenantId, name, callbackUrl, clientId: randomUUID(), secretSealed: this.box.seal(randomHex(16)), agentQueueId, createdAt: now, updatedAt: now }),
+    );
     return this.view(created);
   }
 
@@ -117,7 +125,7 @@ export class AssociationsService {
       ...(input.callback_url !== undefined ? { callbackUrl: await this.checkedCallbackUrl(input.callback_url) } : {}),
       ...(input.agent_queue_id !== undefined ? { agentQueueId: await this.queueIdOf(tenantId, input.agent_queue_id) } : {}),
     };
-    const updated = await this.repo.update(tenantId, current.id, patch, this.clock.now());
+    const updated = await uniqueName(patch.name ?? current.name, () => this.repo.update(tenantId, current.id, patch, this.clock.now()));
     if (!updated) throw new AppError('not_found', { resource: `REST channel ${channelId}` });
     this.forget(updated.clientId);
     return this.view(updated);

@@ -208,6 +208,21 @@ export class ConversationsService {
     if (!queues.includes(conv.queueId)) throw new AppError('forbidden', { detail: 'this conversation is in a skill group you are not in' });
   }
 
+  /**
+   * Inside an agent's deletion (its transaction `db`): their processing conversations wait in
+   * their queues again; `afterCommit` tells the workspaces and hands them out.
+   */
+  async requeueAgent(db: Parameters<ConversationsRepository['requeueAgent']>[0], tenantId: number, agentId: number) {
+    const moved = await this.repo.requeueAgent(db, agentId, this.clock.now());
+    return {
+      requeued: moved.length,
+      afterCommit: async () => {
+        for (const c of moved) this.events.publish({ type: 'assignment', tenantId, conversationId: c.id, queueId: c.queueId, agentId: null, state: 'waiting' });
+        await this.dispatcher.dispatchQueues(tenantId, moved.map((c) => c.queueId));
+      },
+    };
+  }
+
   /** Agents handle their own conversations (and take waiting ones by accept); admins any. */
   private assertMayHandle(conv: Conversation, principal: Principal): void {
     if (principal.role === 'admin' || principal.role === 'system_admin') return;

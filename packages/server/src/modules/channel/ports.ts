@@ -182,6 +182,11 @@ export interface ConversationsRepository {
   inAssignment<T>(step: (tx: AssignmentTransaction) => Promise<T>): Promise<T>;
   /** The head of a queue's waiting line. */
   nextWaiting(queueId: number): Promise<number | undefined>;
+  /**
+   * Inside the caller's transaction `db` (an agent's deletion): the agent's processing
+   * conversations wait in their queues again, keeping their queue time. Answers which moved.
+   */
+  requeueAgent(db: Kysely<Database>, agentId: number, now: number): Promise<Array<{ id: number; queueId: number }>>;
   history(conversationId: number): Promise<Array<StoredMessage & { delivery: { id: string; status: DeliveryStatus; lastError: string | null } | null }>>;
   visitorOf(conversationId: number): Promise<{ customerId: string; profile: VisitorProfile; tags: string[] } | undefined>;
   /**

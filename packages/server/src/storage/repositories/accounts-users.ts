@@ -9,7 +9,7 @@ export type UsersRepository = Pick<
   'createUser' | 'findUserByUsername' | 'getUser' | 'listAgents' | 'queueIdsOf' | 'setStatus' | 'hasSystemAdmin' | 'resetPassword'
 >;
 
-const toUser = (row: Selectable<UsersTable>): User => ({
+export const toUser = (row: Selectable<UsersTable>): User => ({
   id: row.id,
   tenantId: row.tenant_id,
   username: row.username,

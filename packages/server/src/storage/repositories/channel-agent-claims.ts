@@ -61,3 +61,15 @@ export async function moveConversation(db: Kysely<Database>, id: number, from: C
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
+
+/** An agent's processing conversations back to waiting in their queues (queue time kept: they go first). */
+export async function requeueAgentConversations(db: Kysely<Database>, agentId: number, now: number): Promise<Array<{ id: number; queueId: number }>> {
+  const rows = await db
+    .updateTable('conversations')
+    .set({ state: 'waiting', agent_id: null, updated_at: now })
+    .where('agent_id', '=', agentId)
+    .where('state', '=', 'processing')
+    .returning(['id', 'queue_id'])
+    .execute();
+  return rows.map((r) => ({ id: r.id, queueId: r.queue_id }));
+}

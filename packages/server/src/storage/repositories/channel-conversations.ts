@@ -8,7 +8,7 @@ import type { ConversationDetails, ConversationsRepository, VisitorProfile } fro
 import type { ConversationsTable } from '../tables/channel.js';
 import type { Database } from '../schema.js';
 import type { Engine } from '../types.js';
-import { agentLoads, lockAgent, moveConversation } from './channel-agent-claims.js';
+import { agentLoads, lockAgent, moveConversation, requeueAgentConversations } from './channel-agent-claims.js';
 import { toAgentInfo } from './channel-associations.js';
 import { listConversations } from './channel-conversation-list.js';
 import { toConversation, toMessage, withDeliveries } from './channel-conversation-rows.js';
@@ -47,6 +47,7 @@ export function kyselyConversationsRepository(db: Kysely<Database>, options: { e
         .executeTakeFirst();
       return row?.id;
     },
+    requeueAgent: requeueAgentConversations,
     async history(conversationId) {
       const rows = await db.selectFrom('channel_messages').selectAll().where('conversation_id', '=', conversationId).orderBy('id').execute();
       return withDeliveries(db, rows);

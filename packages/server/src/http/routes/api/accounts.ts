@@ -23,6 +23,7 @@ import type { FixedWindowLimiter } from '../../fixed-window.js';
 import { principalOf } from '../../plugins/bearer.js';
 import { clearSessionCookie, requestToken, setSessionCookie } from '../../plugins/session-cookie.js';
 import { API_BEARER, apiErrors, PUBLIC } from '../../openapi.js';
+import { accountsAdminRoutes } from './accounts-admin.js';
 import { list, ok } from './envelope.js';
 
 /**
@@ -46,12 +47,13 @@ const isTakenName = (error: unknown) => error instanceof AppError && error.code 
 /** The Fastify instance with TypeBox typing, as the plugin receives it. */
 type ApiApp = Parameters<FastifyPluginAsyncTypebox>[0];
 
-/** Contract section 2: login, tenants, skill groups, agents. */
+/** Contract section 2 (login, tenants, skill groups, agents) and their editing (6.3, accounts-admin.ts). */
 export const accountsRoutes: FastifyPluginAsyncTypebox<AccountsRoutesOptions> = async (app, { accounts, takenNames }) => {
   sessionRoutes(app, accounts);
   tenantRoutes(app, accounts);
   skillGroupRoutes(app, accounts);
   agentRoutes(app, accounts, takenNames);
+  accountsAdminRoutes(app, accounts);
 };
 
 /** Sign-in and sign-out: a bearer token for integrators, the session cookie for the console. */

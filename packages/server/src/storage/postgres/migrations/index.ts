@@ -6,8 +6,9 @@ import { im } from './020-im.js';
 import { callbacks } from './030-callbacks.js';
 import { mediaRetention } from './050-media-retention.js';
 import { callbackStoreSize } from './060-callback-store-size.js';
+import { associationNames } from './070-association-names.js';
 import { conversationCustomer } from './071-conversation-customer.js';
 import { imAdmin } from './072-im-admin.js';
 
 /** PostgreSQL migrations, in order. Append; never edit a released one. */
-export const postgresMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, mediaRetention, callbackStoreSize, conversationCustomer, imAdmin];
+export const postgresMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin];

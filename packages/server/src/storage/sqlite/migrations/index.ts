@@ -7,8 +7,9 @@ import { callbacks } from './030-callbacks.js';
 import { conversationEpoch } from './040-conversation-epoch.js';
 import { mediaRetention } from './050-media-retention.js';
 import { callbackStoreSize } from './060-callback-store-size.js';
+import { associationNames } from './070-association-names.js';
 import { conversationCustomer } from './071-conversation-customer.js';
 import { imAdmin } from './072-im-admin.js';
 
 /** SQLite migrations, in order. Append; never edit a released one. */
-export const sqliteMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, conversationEpoch, mediaRetention, callbackStoreSize, conversationCustomer, imAdmin];
+export const sqliteMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, conversationEpoch, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin];
