@@ -101,11 +101,11 @@ export const UpdateUserRequest = Type.Object(
 );
 export type UpdateUserRequest = Static<typeof UpdateUserRequest>;
 
-export const ChangePasswordRequest = Type.Object(
+export const ImChangePasswordRequest = Type.Object(
   { newpassword: Type.String({ minLength: 1, maxLength: 128, description: 'At least 6 characters' }) },
   { additionalProperties: false, examples: [{ newpassword: 'new-secret-42' }] },
 );
-export type ChangePasswordRequest = Static<typeof ChangePasswordRequest>;
+export type ImChangePasswordRequest = Static<typeof ImChangePasswordRequest>;
 
 // --- Groups and chat rooms ------------------------------------------------------------------------
 

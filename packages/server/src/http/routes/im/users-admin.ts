@@ -4,7 +4,7 @@
  * these; a user token gets 403.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ChangePasswordRequest, ImActionEnvelope, ImEntitiesOf, ImCountedPage, ImUserView, PageQuery, UpdateUserRequest, UsernameParams } from '@parley/protocol';
+import { ImChangePasswordRequest, ImActionEnvelope, ImEntitiesOf, ImCountedPage, ImUserView, PageQuery, UpdateUserRequest, UsernameParams } from '@parley/protocol';
 import { imAction, imEntities } from '../../../modules/im/envelope.js';
 import type { ImModule } from '../../../modules/im/index.js';
 import { DEFAULT_PAGE_LIMIT } from '../../../modules/im/paging.js';
@@ -74,7 +74,7 @@ export const imUserAdminRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> = as
         description: 'Tokens issued before keep working until they expire.',
         security: IM_TOKEN,
         params: UsernameParams,
-        body: ChangePasswordRequest,
+        body: ImChangePasswordRequest,
         response: { 200: PasswordSet, ...imErrors(400, 401, 403, 404, 429) },
       },
     },
