@@ -9,7 +9,6 @@ import {
   AgentParams,
   AgentView,
   ApiEntity,
-  ApiErrorSchema,
   ChangePasswordRequest,
   PasswordChanged,
   SkillGroupDeleted,
@@ -22,16 +21,14 @@ import {
   UpdateTenantRequest,
 } from '@parley/protocol';
 import { assertRole, assertTenantAccess, type AccountsService } from '../../../modules/accounts/service.js';
+import { API_BEARER, apiErrors } from '../../openapi.js';
 import { principalOf } from '../../plugins/bearer.js';
 import { requestToken } from '../../plugins/session-cookie.js';
 import { ok } from './envelope.js';
 
 type ApiApp = Parameters<FastifyPluginAsyncTypebox>[0];
 
-/** The customer-service error envelope for each of `statuses` (contract 1). */
-export const apiErrors = (...statuses: number[]) => Object.fromEntries(statuses.map((status) => [status, ApiErrorSchema]));
-
-const bearer = [{ bearer: [] }];
+const bearer = API_BEARER;
 const tags = ['accounts'];
 
 const EXAMPLE_AGENT = { id: 12, username: 'alice@acme.com', nickname: 'Alice W.', avatar: null, role: 'agent', queue_ids: ['2', '5'], max_sessions: 8, status: 'online' };
