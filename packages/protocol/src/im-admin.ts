@@ -3,18 +3,7 @@
  * list and secret rotation, paged user, group and chat-room lists, and their edits.
  */
 import { Type, type Static, type TObjectOptions, type TSchema } from 'typebox';
-
-/** Envelope fields of an answer about one app (contract 1). */
-const appEnvelopeFields = () => ({
-  path: Type.String(),
-  uri: Type.String(),
-  timestamp: Type.Integer(),
-  organization: Type.String(),
-  application: Type.String(),
-  action: Type.String(),
-  duration: Type.Integer(),
-  applicationName: Type.String(),
-});
+import { imEnvelopeFields as appEnvelopeFields } from './im.js';
 
 const Cursor = Type.String({ minLength: 1, maxLength: 200, description: 'Opaque; from the previous page' });
 const PageLimit = Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Items per page, 1-100 (default 10)' });

@@ -28,7 +28,7 @@ export const IM_BODY_TYPES = ['txt', 'img', 'audio', 'video', 'file', 'loc', 'cm
 export type ImBodyType = (typeof IM_BODY_TYPES)[number];
 
 /** Fields every IM success envelope carries (contract 1). */
-const imEnvelopeFields = () => ({
+export const imEnvelopeFields = () => ({
   path: Type.String(),
   uri: Type.String(),
   timestamp: Type.Integer(),
