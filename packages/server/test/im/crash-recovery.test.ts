@@ -97,8 +97,8 @@ describe.each(ENGINES)('IM crash recovery on %s', (engine) => {
     const sent = await http(first.url, 'POST', '/crash/test/messages/users', { from: 'alice', to: ['bob'], type: 'txt', body: { msg: 'survives a crash' } }, admin);
     expect(sent.status).toBe(200);
     const msgId = sent.body.data.bob as string;
-    // Accepted, but not fanned out: nothing stored for bob yet.
-    expect((await http(first.url, 'GET', '/crash/test/users/bob/offline_msg_count', undefined, admin)).body.data.bob).toBe(0);
+    // Accepted, but not fanned out (no workers). Reading bob's offline store here would run the
+    // fan-out itself (read-after-write), so the test leaves it alone.
     await kill9(first.child);
 
     const second = await start(db, {});

@@ -10,6 +10,9 @@
  *     and stops there.
  *  3. After commit: push to the online sockets, wake the queues the hook named, and drain any
  *     receiver that came online while we were storing.
+ *
+ * The offline reads run the same steps for one user's pending messages (`settleFor`), so what a
+ * send answered is visible there at once; the mark makes the job and the read agree.
  */
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../kernel/clock.js';
@@ -40,6 +43,9 @@ export interface FanoutDeps {
   metrics: Pick<ImMetrics, 'offlineStored' | 'fanoutDone'>;
 }
 
+/** Messages fanned out per round when a read settles a user's pending fan-out. */
+const SETTLE_PAGE = 500;
+
 /** What the fan-out decided for one message before its transaction. */
 interface Plan {
   message: StoredMessage;
@@ -61,16 +67,32 @@ export class Fanout {
   constructor(private readonly deps: FanoutDeps) {}
 
   readonly handle = async (job: Job<FanoutPayload>): Promise<JobResult> => {
-    const refs = job.payload.messages;
+    await this.run(job.payload.messages);
+    this.deps.metrics.fanoutDone((this.deps.clock.now() - job.createdAt) / 1000);
+    return { status: 'done' };
+  };
+
+  /**
+   * Runs the pending fan-out of every message the user may receive offline, so a read of their
+   * offline store made after a send answered sees that message. The job still runs later and
+   * finds them done.
+   */
+  async settleFor(appId: string, username: string): Promise<void> {
+    for (;;) {
+      const refs = await this.deps.messages.pendingFanoutFor(appId, username, SETTLE_PAGE);
+      if (refs.length > 0) await this.run(refs);
+      if (refs.length < SETTLE_PAGE) return;
+    }
+  }
+
+  private async run(refs: MessageRef[]): Promise<void> {
     await this.deps.live.settled(refs);
     const plans = await this.plan(refs);
     const outcome = plans.length === 0 ? { plans, notify: new Set<string>(), stored: 0 } : await this.store(plans);
     this.deps.live.forget(refs);
     if (outcome.stored > 0) this.deps.metrics.offlineStored(outcome.stored);
     await this.finish(outcome);
-    this.deps.metrics.fanoutDone((this.deps.clock.now() - job.createdAt) / 1000);
-    return { status: 'done' };
-  };
+  }
 
   private async plan(refs: MessageRef[]): Promise<Plan[]> {
     const { messages, presence, live, groups } = this.deps;

@@ -13,7 +13,7 @@ import type { LiveDeliveries } from './live-deliveries.js';
 import type { ImMetrics } from './metrics.js';
 import type { ModerationService } from './moderation.js';
 import type { IdGenerator } from './msg-id.js';
-import type { ImApp, ImMessagesRepository, StoredMessage } from './ports.js';
+import type { ImApp, StoredMessage } from './ports.js';
 import type { MessageBody, MessageChatType, MessageSource } from './post-send.js';
 import { validUsername, type ImUsersService } from './users.js';
 
@@ -38,7 +38,6 @@ export interface Accepted {
 export class ImMessagesService {
   constructor(
     private readonly committer: MessageCommitter,
-    private readonly repo: ImMessagesRepository,
     private readonly users: ImUsersService,
     private readonly groups: ImGroupsService,
     private readonly moderation: ModerationService,
@@ -89,13 +88,5 @@ export class ImMessagesService {
       }
     }
     return ids;
-  }
-
-  countOffline(app: ImApp, username: string): Promise<number> {
-    return this.repo.countOffline(app.id, username);
-  }
-
-  offlineStatus(app: ImApp, username: string, msgId: string): Promise<'delivered' | 'undelivered' | undefined> {
-    return this.repo.offlineStatus(app.id, username, msgId);
   }
 }

@@ -146,6 +146,11 @@ export interface ImMessagesRepository {
   insertMessages(db: Db, messages: StoredMessage[]): Promise<void>;
   /** The messages that exist and are not fanned out yet. */
   pendingFanout(refs: MessageRef[]): Promise<StoredMessage[]>;
+  /**
+   * Up to `limit` messages not fanned out yet that the user may receive offline: sent to them
+   * (`chat`) or to a group they belong to; oldest first.
+   */
+  pendingFanoutFor(appId: string, username: string, limit: number): Promise<MessageRef[]>;
   /** Sets fanout_done; returns the refs (`appId msgId`) this call set, i.e. not done before. */
   markFanoutDone(db: Db, refs: MessageRef[]): Promise<Set<string>>;
   /** Idempotent: a (user, msg_id) pair is stored once. */

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { refKey, type ImMessagesRepository, type MessageRef, type StoredMessage } from '../../modules/im/ports.js';
 import type { ImMessagesTable } from '../tables/im.js';
 import { copies, limitParam, precompiledSized } from '../precompiled.js';
@@ -63,7 +63,7 @@ function hotQueries() {
 }
 
 export function kyselyImMessagesRepository(db: Kysely<Database>): ImMessagesRepository {
-  return { ...messageWrites(db, hotQueries()), ...offlineReads(db) };
+  return { ...messageWrites(db, hotQueries()), ...offlineReads(db), ...pendingReads(db) };
 }
 
 /** Accepting and fanning out: the precompiled statements, in chunks. */
@@ -168,4 +168,25 @@ function offlineReads(db: Kysely<Database>) {
       return row?.status;
     },
   } satisfies Pick<ImMessagesRepository, 'claimOffline' | 'countOffline' | 'offlineStatus'>;
+}
+
+/** A user's messages whose fan-out has not run: the offline reads settle them first. */
+function pendingReads(db: Kysely<Database>) {
+  return {
+    async pendingFanoutFor(appId, username, limit) {
+      // Two lookups along the partial index (`fanout_done = 0` as a literal so both engines use it),
+      // sorted here: one query with OR and ORDER BY would walk every message of the app instead.
+      const pending = () => db.selectFrom('im_messages').select('msg_id').where('app_id', '=', appId).where(sql<boolean>`fanout_done = 0`);
+      const [direct, groups] = await Promise.all([
+        pending().where('receiver', '=', username).where('chat_type', '=', 'chat').limit(limitParam(limit)).execute(),
+        pending()
+          .where('chat_type', '=', 'groupchat')
+          .where('receiver', 'in', (eb) => eb.selectFrom('im_members').select('group_id').where('app_id', '=', appId).where('username', '=', username))
+          .limit(limitParam(limit))
+          .execute(),
+      ]);
+      const ids = [...direct, ...groups].map((r) => Number(r.msg_id)).sort((x, y) => x - y);
+      return ids.map((id) => ({ appId, msgId: String(id) }));
+    },
+  } satisfies Pick<ImMessagesRepository, 'pendingFanoutFor'>;
 }

@@ -118,7 +118,7 @@ function offlineRoutes(app: ImApp, im: ImModule): void {
       assertSelfOrAdmin(request, request.params.username);
       const imApp = imAppOf(request);
       const user = await im.users.require(imApp, request.params.username);
-      return imData(request, imApp, { [user.username]: await im.messages.countOffline(imApp, user.username) });
+      return imData(request, imApp, { [user.username]: await im.offline.count(imApp, user.username) });
     },
   );
 
@@ -132,7 +132,7 @@ function offlineRoutes(app: ImApp, im: ImModule): void {
       assertSelfOrAdmin(request, request.params.username);
       const imApp = imAppOf(request);
       const username = foldUsername(request.params.username);
-      const status = await im.messages.offlineStatus(imApp, username, request.params.msgId);
+      const status = await im.offline.status(imApp, username, request.params.msgId);
       if (!status) throw new AppError('service_resource_not_found', { resource: `Service resource offline message ${request.params.msgId} of ${username}` });
       return imData(request, imApp, { [request.params.msgId]: status });
     },
