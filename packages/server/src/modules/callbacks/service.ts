@@ -190,6 +190,7 @@ export class CallbacksService {
       msg_id: r.record.msg_id,
       stored_at: r.storedAt,
       last_error: r.lastError,
+      last_resend: r.lastResend,
       record: r.record as unknown as Record<string, unknown>,
     }));
     const last = page[page.length - 1];
