@@ -1,7 +1,7 @@
 /**
  * A stored callback says how its last re-send ended (`last_resend`, docs/im.md): a success keeps
  * the original `last_error` beside `{result: 'success'}`, a failure replaces it; a record never
- * re-sent answers null. Real receiver, real job queue, injected clock.
+ * re-sent answers null; the key list names its date keys' zone. Real receiver, real job queue, injected clock.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CallbackRecord } from '@parley/protocol';
@@ -38,6 +38,10 @@ describe.each(ENGINES)('re-send outcome of stored callbacks on %s', (engine) => 
     const { callbacks, jobs } = t.app.parley;
     const rule = await callbacks.service.rule((await t.app.parley.im.apps.requireApp(im.org, im.name)).id, 'main');
     const [good, bad] = await storeRecords(callbacks.repo, { appId: rule.appId, appkey: `${im.org}#${im.name}`, ruleId: rule.id, ruleName: 'main', dateKey: KEY }, 2, clock.now());
+
+    // The key list names the zone its keys are read in, for the console's readable times.
+    const info = await api('GET', '/callbacks/storage/info');
+    expect(info.body).toMatchObject({ data: [{ date: KEY, size: 2, retry: 0 }], date_key_zone: 'UTC' });
 
     const before = await api('GET', `/callbacks/storage/${KEY}`);
     expect(before.status).toBe(200);

@@ -31,7 +31,7 @@ export const newRuleSecret = (): string => randomHex(16);
 
 export class CallbacksService {
   constructor(
-    private readonly deps: CallbacksCore & { retentionMs: number },
+    private readonly deps: CallbacksCore & { retentionMs: number; dateKeyZone: string },
   ) {}
 
   async settings(appId: string): Promise<CallbackServiceSettings> {
@@ -134,6 +134,11 @@ export class CallbacksService {
   async assertEnabled(appId: string): Promise<void> {
     const s = await this.deps.repo.getSettings(appId);
     if (!s.enabled) throw new AppError('callback_service_disabled');
+  }
+
+  /** IANA zone of the exception store's date keys. */
+  get dateKeyZone(): string {
+    return this.deps.dateKeyZone;
   }
 
   async storageInfo(appId: string): Promise<StoredKeyInfo[]> {
