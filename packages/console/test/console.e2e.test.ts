@@ -92,7 +92,7 @@ describe('web console in Chromium', { timeout: 120_000 }, () => {
     const tenants = (await server.t.app.parley.accounts.listTenants()).map((t) => t.name);
     expect(tenants).toContain(TENANT.name);
 
-    // An IM page without an open app asks for the app's credentials; a deep link survives a reload.
+    // An IM page without an open app lists the apps to open; a deep link survives a reload.
     await page.getByRole('link', { name: /Callback rules/ }).click();
     await page.getByRole('heading', { name: 'Open an IM app' }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/console/callback-rules');

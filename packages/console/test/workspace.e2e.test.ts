@@ -303,7 +303,9 @@ describe('console workspace and administration in Chromium', { timeout: 180_000 
     await page.getByRole('link', { name: 'Exception store' }).click();
     const firstKey = page.getByRole('row').filter({ has: page.getByRole('button', { name: /Open/ }) }).first();
     await firstKey.waitFor();
-    const [date, size, retries] = (await firstKey.getByRole('cell').allTextContents()).slice(0, 3) as [string, string, string];
+    const [keyCell, size, retries] = (await firstKey.getByRole('cell').allTextContents()).slice(0, 3) as [string, string, string];
+    // The cell reads "yyyyMMddHHmm — <readable time> UTC".
+    const date = keyCell.split(' ')[0] as string;
     const keyRow = page.getByRole('row').filter({ hasText: date });
     expect(Number(size)).toBeGreaterThan(0);
     expect(retries).toBe('0');

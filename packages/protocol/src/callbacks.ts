@@ -146,13 +146,21 @@ export const StoredRecordsQuery = Type.Object(
 );
 export type StoredRecordsQuery = Static<typeof StoredRecordsQuery>;
 
+/** How a stored record's last re-send ended (`at`: ms); a success keeps the original `last_error`. */
+export const StoredResendOutcome = Type.Object({
+  result: Type.Union([Type.Literal('success'), Type.Literal('failure')]),
+  at: Type.Integer(),
+});
+export type StoredResendOutcome = Static<typeof StoredResendOutcome>;
+
 export const StoredRecordView = Type.Object({
   callId: Type.String(),
   rule: Type.String(),
   eventType: EventTypeSchema,
   msg_id: Type.String(),
   stored_at: Type.Integer(),
-  last_error: Type.String(),
+  last_error: Type.String({ description: 'why the record was stored, or why its last re-send failed' }),
+  last_resend: Type.Union([StoredResendOutcome, Type.Null()], { description: 'null until the record is re-sent' }),
   record: Type.Record(Type.String(), Type.Unknown()),
 }, { examples: [E.storedRecord] });
 export type StoredRecordView = Static<typeof StoredRecordView>;

@@ -123,6 +123,7 @@ export const CALLBACK_EXAMPLES = {
     msg_id: '1234567890123',
     stored_at: T,
     last_error: 'HTTP 500',
+    last_resend: { result: 'success', at: T + 600_000 },
     record: { callId: 'acme#shop_1234567890123', eventType: 'chat' },
   },
   recent: { now: T, attempts: [{ at: T, rule: 'orders', callId: 'acme#shop_1234567890123', result: 'success', latencyMs: 35, error: null, resend: false }], minutes: [{ minute: T, success: 1, overlong: 0, failure: 0 }] },

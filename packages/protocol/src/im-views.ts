@@ -5,7 +5,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { StoredKeyInfo } from './callbacks.js';
 import { CALLBACK_EXAMPLES, IM_EXAMPLES as E } from './examples.js';
-import { AppTokenResult, ImEntitiesEnvelope, UserTokenResult } from './im.js';
+import { AppTokenResult, ImEntitiesEnvelope, ImEnvelope, UserTokenResult } from './im.js';
 
 /** `POST /{org}/{app}/token`: an app-admin token, or a user token with its user. */
 export const TokenResult = Type.Union([AppTokenResult, UserTokenResult], { examples: [E.token] });
@@ -67,3 +67,13 @@ export const ImEntitiesPage = <T extends TSchema>(entity: T) => {
 
 /** `GET /callbacks/storage/info`: the keys of the exception store. */
 export const StoredKeys = Type.Array(StoredKeyInfo, { examples: [[CALLBACK_EXAMPLES.storedKey]] });
+
+/** The keys in their envelope, with the IANA zone their `yyyyMMddHHmm` is read in (beyond the spec). */
+export const StoredKeysEnvelope = (() => {
+  const envelope = ImEnvelope(StoredKeys);
+  const [example] = ((envelope as { examples?: object[] }).examples ?? []) as object[];
+  return Type.Object(
+    { ...envelope.properties, date_key_zone: Type.String({ description: 'IANA zone of the date keys (PARLEY_CALLBACK_DATE_KEY_ZONE)' }) },
+    { examples: [{ ...example, date_key_zone: 'UTC' }] },
+  );
+})();

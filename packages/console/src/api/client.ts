@@ -9,6 +9,8 @@ import type {
   AgentView,
   ApiErrorBody,
   AppCreated,
+  AppSummary,
+  AppTokenResult,
   AssociationView,
   ConversationState,
   ConversationView,
@@ -262,5 +264,19 @@ export class ParleyApi {
   // --- IM apps (system admin) ---------------------------------------------------------------------
   createImApp(orgName: string, appName: string): Promise<AppCreated> {
     return this.call<{ data: AppCreated }>('POST', '/management/apps', { org_name: orgName, app_name: appName }).then((r) => r.data);
+  }
+
+  listImApps(signal?: AbortSignal): Promise<AppSummary[]> {
+    return this.call<{ entities: AppSummary[] }>('GET', '/management/apps', undefined, signal).then((r) => r.entities);
+  }
+
+  /** A new client secret, answered once; the old one stops granting tokens. */
+  rotateImAppSecret(orgName: string, appName: string): Promise<AppCreated> {
+    return this.call<{ data: AppCreated }>('POST', `/management/apps/${encodeURIComponent(orgName)}/${encodeURIComponent(appName)}/secret`).then((r) => r.data);
+  }
+
+  /** An app-admin token for the signed-in system admin: opening an app needs no secret. */
+  imAppToken(orgName: string, appName: string): Promise<AppTokenResult> {
+    return this.call<{ data: AppTokenResult }>('POST', `/management/apps/${encodeURIComponent(orgName)}/${encodeURIComponent(appName)}/token`).then((r) => r.data);
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Calls to one IM app's admin surface (`/{org}/{app}/...`), made with that app's admin token.
- * The console gets the token with the app's client credentials (client_credentials grant) and
- * keeps it in sessionStorage only: it ends with the tab, and the client secret is never stored.
+ * The signed-in system admin gets the token from `POST /management/apps/{org}/{app}/token` (no
+ * client secret) and the console keeps it in sessionStorage only: it ends with the tab.
  */
 import type {
   AppTokenResult,
@@ -93,12 +93,9 @@ export function saveImAppSession(session: ImAppSession | undefined): void {
 
 const appPath = (org: string, app: string) => `/${encodeURIComponent(org)}/${encodeURIComponent(app)}`;
 
-export async function requestAppToken(org: string, app: string, clientId: string, clientSecret: string): Promise<ImAppSession> {
-  const started = Date.now();
-  const result = await apiRequest<AppTokenResult>('POST', `${appPath(org, app)}/token`, {
-    body: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret },
-  });
-  return { org, app, token: result.access_token, expiresAt: started + result.expires_in * 1000 };
+/** The session of an app token asked for at `requestedAt` (browser clock, ms). */
+export function appSession(org: string, app: string, token: AppTokenResult, requestedAt: number): ImAppSession {
+  return { org, app, token: token.access_token, expiresAt: requestedAt + token.expires_in * 1000 };
 }
 
 export class ImAppApi {
@@ -154,8 +151,10 @@ export class ImAppApi {
     return this.data('POST', `/callbacks/rules/${encodeURIComponent(name)}/secret`);
   }
 
-  storageInfo(signal?: AbortSignal): Promise<StoredKeyInfo[]> {
-    return this.data('GET', '/callbacks/storage/info', undefined, signal);
+  /** The keys, and the IANA zone their `yyyyMMddHHmm` is read in. */
+  async storageInfo(signal?: AbortSignal): Promise<{ keys: StoredKeyInfo[]; zone: string }> {
+    const r = await this.call<ImEnvelope<StoredKeyInfo[]> & { date_key_zone: string }>('GET', '/callbacks/storage/info', undefined, signal);
+    return { keys: r.data, zone: r.date_key_zone };
   }
 
   /** One page of a key's records; `cursor` (when set) asks for the next one. */

@@ -81,6 +81,28 @@ describe.each(ENGINES)('IM administration on %s', (engine) => {
     expect(unknown.body.error).toBe('organization_application_not_found');
   });
 
+  it("issues an app-admin token to the system admin without the secret (the console's open)", async () => {
+    const res = await call(t.app, root, 'POST', '/management/apps/acme/shop/token');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ path: '/management/apps/acme/shop/token', action: 'post', organization: 'acme', applicationName: 'shop' });
+    expect(res.body.data).toEqual({ access_token: expect.stringMatching(/^YWMt/), expires_in: 3600, application: res.body.application });
+    const token = res.body.data.access_token as string;
+    // An app-admin token of this app only, which expires like any other.
+    expect((await call(t.app, token, 'GET', `${im.base}/users`)).status).toBe(200);
+    const other = await createImApp(t.app, 'acme', 'opened');
+    expect((await call(t.app, token, 'GET', `${other.base}/users`)).status).toBe(401);
+    clock.advance(3600 * 1000);
+    expect((await call(t.app, token, 'GET', `${im.base}/users`)).body.error).toBe('auth_bad_access_token');
+
+    const { adminToken: tenantAdmin } = await createTenant(t.app, root, 'Tenant Open');
+    expect((await call(t.app, tenantAdmin, 'POST', '/management/apps/acme/shop/token')).status).toBe(403);
+    expect((await call(t.app, undefined, 'POST', '/management/apps/acme/shop/token')).status).toBe(401);
+    expect((await call(t.app, im.adminToken, 'POST', '/management/apps/acme/shop/token')).status).toBe(401);
+    const unknown = await call(t.app, root, 'POST', '/management/apps/acme/nothing/token');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error).toBe('organization_application_not_found');
+  });
+
   it('checks a grant against the stored secret, so a rotation by another instance holds at once', async () => {
     const other = await createImApp(t.app, 'acme', 'elsewhere');
     expect((await grant(other.clientSecret, other)).status).toBe(200);

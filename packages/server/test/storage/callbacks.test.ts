@@ -139,8 +139,14 @@ describe.each(ENGINES)('callbacks repository on %s', (engine) => {
       ['k#a_3', 'timeout', 1000],
     ]);
     expect(recs[0]?.record).toEqual(record('k#a_1'));
-    await repo.updateStoredError(recs[0]!.id, 'HTTP 404');
-    expect((await repo.storedPage('app1', '202611211210', 0, 100))[0]?.lastError).toBe('HTTP 404');
+    expect(recs.map((r) => r.lastResend)).toEqual([null, null]);
+    // A failed re-send replaces the last error; a successful one keeps it and says so.
+    await repo.noteResend(recs[0]!.id, { result: 'failure', at: 1500, error: 'HTTP 404' });
+    await repo.noteResend(recs[1]!.id, { result: 'success', at: 1600 });
+    expect((await repo.storedPage('app1', '202611211210', 0, 100)).map((r) => [r.lastError, r.lastResend])).toEqual([
+      ['HTTP 404', { result: 'failure', at: 1500 }],
+      ['timeout', { result: 'success', at: 1600 }],
+    ]);
 
     // A key that expires in part keeps its later records and their count.
     await repo.storeRecords([{ appId: 'app1', dateKey: '202611211220', ruleId: 1, ruleName: 'r1', record: record('k#a_5'), lastError: 'z' }], 500);

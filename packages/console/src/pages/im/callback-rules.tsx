@@ -76,6 +76,7 @@ function Rules() {
   const [filters, setFilters] = useState<RuleFilters>(ALL_FILTERS);
   const create = useSubmit(() => api.createRule({ name: form.name.trim(), url: form.url.trim(), enabled: form.enabled, ...filters }));
   const [created, setCreated] = useState<string | undefined>(undefined);
+  const [deleted, setDeleted] = useState<string | undefined>(undefined);
 
   // Bans start on the server without an event the console could listen to: re-read every 5 s.
   useEffect(() => {
@@ -86,6 +87,7 @@ function Rules() {
   const onCreate = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     setCreated(undefined);
+    setDeleted(undefined);
     const rule = await create.run();
     if (!rule) return;
     setCreated(rule.name);
@@ -116,30 +118,43 @@ function Rules() {
       </Panel>
       <Panel title="Rules">
         <ListStates resource={rules} what="rules" errorTitle="Could not load the rules" count={rules.data?.value.length} empty={{ title: 'No rules yet', hint: 'Create one above (at most 4 per app).' }} />
+        {deleted && <Success>Rule {deleted} deleted.</Success>}
         {rules.data?.value.map((rule) => (
-          <RuleCard key={rule.name} rule={rule} offsetMs={rules.data?.serverOffsetMs ?? 0} onChanged={rules.reload} />
+          <RuleCard
+            key={rule.name}
+            rule={rule}
+            offsetMs={rules.data?.serverOffsetMs ?? 0}
+            onChanged={rules.reload}
+            onDeleted={() => {
+              setDeleted(rule.name);
+              rules.reload();
+            }}
+          />
         ))}
       </Panel>
     </>
   );
 }
 
-function RuleCard({ rule, offsetMs, onChanged }: { rule: CallbackRuleView; offsetMs: number; onChanged(): void }) {
+type RuleChange = 'edit' | 'enable' | 'rotate' | 'delete';
+
+function RuleCard({ rule, offsetMs, onChanged, onDeleted }: { rule: CallbackRuleView; offsetMs: number; onChanged(): void; onDeleted(): void }) {
   const { api } = useImApp();
   const [url, setUrl] = useState(rule.url);
   const [filters, setFilters] = useState<RuleFilters>({ event_types: rule.event_types, chat_types: rule.chat_types, message_types: rule.message_types, sources: rule.sources });
   const [editing, setEditing] = useState(false);
-  const [confirmRotate, setConfirmRotate] = useState(false);
-  const change = useSubmit((kind: 'edit' | 'enable' | 'rotate') => {
+  const [confirm, setConfirm] = useState<'rotate' | 'delete' | undefined>(undefined);
+  const change = useSubmit((kind: RuleChange) => {
     if (kind === 'rotate') return api.rotateRuleSecret(rule.name);
+    if (kind === 'delete') return api.deleteRule(rule.name);
     return api.updateRule(rule.name, kind === 'edit' ? { url: url.trim(), ...filters } : { enabled: !rule.enabled });
   });
-  const run = async (kind: 'edit' | 'enable' | 'rotate') => {
-    if (await change.run(kind)) {
-      setConfirmRotate(false);
-      if (kind === 'edit') setEditing(false);
-      onChanged();
-    }
+  const run = async (kind: RuleChange) => {
+    if (!(await change.run(kind))) return;
+    setConfirm(undefined);
+    if (kind === 'delete') return onDeleted();
+    if (kind === 'edit') setEditing(false);
+    onChanged();
   };
   const banned = rule.status === 'banned' && rule.banned_until !== null;
   return (
@@ -181,24 +196,38 @@ function RuleCard({ rule, offsetMs, onChanged }: { rule: CallbackRuleView; offse
         </form>
       )}
       <SecretValue label={`Secret of ${rule.name}`} value={rule.secret} />
-      {!confirmRotate ? (
-        <button type="button" className="small" onClick={() => setConfirmRotate(true)}>
+      <div className="actions">
+        <button type="button" className="small" aria-expanded={confirm === 'rotate'} onClick={() => setConfirm('rotate')}>
           Rotate secret…
         </button>
-      ) : (
-        <div className="confirm" role="alertdialog" aria-label={`Rotate the secret of ${rule.name}`}>
-          <p>The current secret stops signing at once. Rotate?</p>
-          <div className="actions">
-            <button type="button" className="danger" autoFocus disabled={change.busy} onClick={() => void run('rotate')}>
-              Yes, rotate
-            </button>
-            <button type="button" onClick={() => setConfirmRotate(false)}>
-              Cancel
-            </button>
-          </div>
-        </div>
-      )}
+        <button type="button" className="small" aria-expanded={confirm === 'delete'} onClick={() => setConfirm('delete')}>
+          Delete {rule.name}…
+        </button>
+      </div>
+      {confirm && <ConfirmChange rule={rule.name} kind={confirm} busy={change.busy} onYes={() => void run(confirm)} onCancel={() => setConfirm(undefined)} />}
       {change.error && <ErrorMessage error={change.error} title="The rule was not changed" />}
     </article>
+  );
+}
+
+const CONFIRM = {
+  rotate: { label: 'Rotate the secret of', question: 'The current secret stops signing at once. Rotate?', yes: 'Yes, rotate' },
+  delete: { label: 'Delete the rule', question: 'Its callbacks stop at once; stored records of it can no longer be re-sent. Delete?', yes: 'Yes, delete' },
+} as const;
+
+function ConfirmChange({ rule, kind, busy, onYes, onCancel }: { rule: string; kind: 'rotate' | 'delete'; busy: boolean; onYes(): void; onCancel(): void }) {
+  const text = CONFIRM[kind];
+  return (
+    <div className="confirm" role="alertdialog" aria-label={`${text.label} ${rule}`}>
+      <p>{text.question}</p>
+      <div className="actions">
+        <button type="button" className="danger" autoFocus disabled={busy} onClick={onYes}>
+          {text.yes}
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </div>
   );
 }

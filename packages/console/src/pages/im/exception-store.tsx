@@ -3,7 +3,7 @@ import type { StoredKeyInfo, StoredRecordView } from '@parley/protocol';
 import { ErrorMessage, ListStates, Success } from '../../components/feedback.js';
 import { TextField } from '../../components/field.js';
 import { Page, Panel } from '../../components/page.js';
-import { formatTime } from '../../format.js';
+import { formatDateKey, formatTime } from '../../format.js';
 import { useResource, useSubmit } from '../../hooks.js';
 import { ImAppGate, useImApp } from './app-gate.js';
 
@@ -30,8 +30,8 @@ function Keys() {
             Refresh
           </button>
         </div>
-        <ListStates resource={keys} what="stored keys" errorTitle="Could not load the exception store" count={keys.data?.length} empty={{ title: 'Nothing stored', hint: 'Failed callbacks appear here when "Store failed callbacks" is on.' }} />
-        {keys.data && keys.data.length > 0 && (
+        <ListStates resource={keys} what="stored keys" errorTitle="Could not load the exception store" count={keys.data?.keys.length} empty={{ title: 'Nothing stored', hint: 'Failed callbacks appear here when "Store failed callbacks" is on.' }} />
+        {keys.data && keys.data.keys.length > 0 && (
           <table>
             <thead>
               <tr>
@@ -44,10 +44,10 @@ function Keys() {
               </tr>
             </thead>
             <tbody>
-              {keys.data.map((k) => (
+              {keys.data.keys.map((k) => (
                 <tr key={k.date} className={open === k.date ? 'selected' : undefined}>
                   <td>
-                    <code>{k.date}</code>
+                    <code>{k.date}</code> <span className="muted">— {formatDateKey(k.date, keys.data?.zone ?? 'UTC')}</span>
                   </td>
                   <td>{k.size}</td>
                   <td>{k.retry}</td>
@@ -63,12 +63,14 @@ function Keys() {
           </table>
         )}
       </Panel>
-      {open && keys.data?.some((k) => k.date === open) && <KeyDetail key={open} info={keys.data.find((k) => k.date === open) as StoredKeyInfo} onResent={keys.reload} />}
+      {open && keys.data?.keys.some((k) => k.date === open) && (
+        <KeyDetail key={open} info={keys.data.keys.find((k) => k.date === open) as StoredKeyInfo} zone={keys.data.zone} onResent={keys.reload} />
+      )}
     </>
   );
 }
 
-function KeyDetail({ info, onResent }: { info: StoredKeyInfo; onResent(): void }) {
+function KeyDetail({ info, zone, onResent }: { info: StoredKeyInfo; zone: string; onResent(): void }) {
   const { api } = useImApp();
   const records = useResource((signal) => api.storedRecords(info.date, undefined, signal), [api, info.date]);
   // Pages after the first, fetched with "Show more" (the listing answers 100 records a page).
@@ -83,19 +85,24 @@ function KeyDetail({ info, onResent }: { info: StoredKeyInfo; onResent(): void }
   const [result, setResult] = useState<string | undefined>(undefined);
   const resend = useSubmit(() => api.retry(info.date, info.retry, target.trim() || undefined));
 
-  const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    setResult(undefined);
-    const answer = await resend.run();
-    if (!answer) return;
-    setResult(answer === 'success' ? `Key ${info.date} queued for re-sending.` : `Key ${info.date} has no records to re-send.`);
+  const refresh = () => {
     onResent();
     setLater(undefined);
     records.reload();
   };
 
+  const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setResult(undefined);
+    const answer = await resend.run();
+    if (!answer) return;
+    setResult(answer === 'success' ? `Key ${info.date} queued for re-sending. Refresh to see each record's outcome.` : `Key ${info.date} has no records to re-send.`);
+    refresh();
+  };
+
   return (
     <Panel title={`Key ${info.date}`} id="stored-key">
+      <p className="muted">Records stored from {formatDateKey(info.date, zone)}, for 10 minutes.</p>
       <form onSubmit={onSubmit} className="form-inline">
         <TextField label="Target URL (optional)" type="url" value={target} onChange={(e) => setTarget(e.target.value)} hint="Empty: each record goes to its rule's current URL" />
         <button type="submit" className="primary" disabled={resend.busy}>
@@ -104,6 +111,11 @@ function KeyDetail({ info, onResent }: { info: StoredKeyInfo; onResent(): void }
       </form>
       {resend.error && <ErrorMessage error={resend.error} title="The key was not re-sent" />}
       {result && <Success>{result}</Success>}
+      <div className="toolbar">
+        <button type="button" onClick={refresh} disabled={records.state === 'loading'}>
+          Refresh records
+        </button>
+      </div>
       <ListStates resource={records} what="records" errorTitle="Could not load the records" count={records.data ? rows.length : undefined} empty={{ title: 'No records under this key' }} />
       {rows.length > 0 && (
         <table>
@@ -115,6 +127,7 @@ function KeyDetail({ info, onResent }: { info: StoredKeyInfo; onResent(): void }
               <th scope="col">Message</th>
               <th scope="col">Stored</th>
               <th scope="col">Last error</th>
+              <th scope="col">Last re-send</th>
             </tr>
           </thead>
           <tbody>
@@ -127,7 +140,8 @@ function KeyDetail({ info, onResent }: { info: StoredKeyInfo; onResent(): void }
                 <td>{r.eventType}</td>
                 <td>{r.msg_id}</td>
                 <td>{formatTime(r.stored_at)}</td>
-                <td className="error-text">{r.last_error}</td>
+                <LastError record={r} />
+                <LastResend record={r} />
               </tr>
             ))}
           </tbody>
@@ -142,5 +156,21 @@ function KeyDetail({ info, onResent }: { info: StoredKeyInfo; onResent(): void }
       )}
       {more.error && <ErrorMessage error={more.error} title="Could not load more records" />}
     </Panel>
+  );
+}
+
+/** The error that stored the record; once a re-send succeeded it is history, not shown as an error. */
+function LastError({ record }: { record: StoredRecordView }) {
+  if (record.last_resend?.result === 'success') return <td className="muted">{record.last_error} (before the re-send)</td>;
+  return <td className="error-text">{record.last_error}</td>;
+}
+
+function LastResend({ record }: { record: StoredRecordView }) {
+  const last = record.last_resend;
+  if (!last) return <td className="muted">Not re-sent</td>;
+  return (
+    <td data-resend={last.result}>
+      <span className={`badge status-${last.result === 'success' ? 'succeeded' : 'failed'}`}>{last.result === 'success' ? 'Re-sent' : 'Re-send failed'}</span> {formatTime(last.at)}
+    </td>
   );
 }

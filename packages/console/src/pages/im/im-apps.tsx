@@ -6,21 +6,21 @@ import { Page, Panel } from '../../components/page.js';
 import { CopyValue } from '../../components/secret.js';
 import { useConsole } from '../../context.js';
 import { useResource, useSubmit } from '../../hooks.js';
-import { requestAppToken } from '../../api/im.js';
-import { ImAppGate, selectImApp, useImApp } from './app-gate.js';
+import { ImAppGate, useImApp } from './app-gate.js';
+import { AppList } from './app-list.js';
+import { openImApp } from './app-session.js';
 
-/** System admin: create IM apps (credentials shown once) and manage the open app's sensitive words. */
+/**
+ * System admin: create IM apps (credentials shown once), list them with their client IDs, open
+ * one (no secret needed) or rotate its secret, and manage the open app's sensitive words.
+ */
 export function ImAppsPage() {
   const { api } = useConsole();
   const [form, setForm] = useState({ org: '', app: '' });
   const [created, setCreated] = useState<(AppCreated & { org: string; app: string }) | undefined>(undefined);
   const submit = useSubmit(() => api.createImApp(form.org.trim(), form.app.trim()));
-  const open = useSubmit(async () => {
-    if (!created) return undefined;
-    const session = await requestAppToken(created.org, created.app, created.client_id, created.client_secret);
-    selectImApp(session);
-    return session;
-  });
+  const [listed, setListed] = useState(0);
+  const open = useSubmit(async () => (created ? openImApp(api, created.org, created.app) : undefined));
 
   const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -29,10 +29,11 @@ export function ImAppsPage() {
     if (!result) return;
     setCreated({ ...result, org: form.org.trim(), app: form.app.trim() });
     setForm({ org: '', app: '' });
+    setListed((n) => n + 1);
   };
 
   return (
-    <Page title="IM apps" intro="Each IM app has its own users, groups, chat rooms and callback rules. Its client ID and secret are shown once, when it is created.">
+    <Page title="IM apps" intro="Each IM app has its own users, groups, chat rooms and callback rules. Its client secret is shown once, when it is created or rotated; opening an app here needs no secret.">
       <Panel title="Create an IM app">
         <form onSubmit={onSubmit} className="form-grid">
           <TextField label="Org name" name="org_name" required maxLength={64} pattern="[A-Za-z0-9][A-Za-z0-9_\-]*" value={form.org} onChange={(e) => setForm({ ...form, org: e.target.value })} hint="Letters, digits, _ and -" />
@@ -61,7 +62,8 @@ export function ImAppsPage() {
           </div>
         )}
       </Panel>
-      <ImAppGate>
+      <AppList title="Apps" manage reloadKey={listed} />
+      <ImAppGate fallback={<p className="muted">Open an app above to edit its sensitive words, users, groups and callbacks.</p>}>
         <SensitiveWords />
       </ImAppGate>
     </Page>

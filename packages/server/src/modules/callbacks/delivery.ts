@@ -197,7 +197,7 @@ export class CallbackDelivery {
    * current URL, with the same two attempts, then queues the next page as a new job: the key is
    * read once, a page at a time after the last id sent (keyset), and a restart resumes at the
    * page that was running. Pages are paced per app (`ResendPacer`, PARLEY_CALLBACK_RESEND_PER_SECOND).
-   * Records stay stored; a failure updates their last error. Re-sends are explicit requests, so
+   * Records stay stored; each notes its re-send's outcome (a failure also its last error). Re-sends are explicit requests, so
    * they neither feed nor respect the rule's ban.
    */
   async resend(job: Job<ResendPayload>): Promise<JobResult> {
@@ -259,16 +259,20 @@ export class CallbackDelivery {
   private async resendOne(stored: StoredRecord, targetUrl: string | undefined): Promise<void> {
     const rule = stored.ruleId === null ? undefined : await this.deps.directory.rule(stored.ruleId);
     if (!rule) {
-      await this.deps.repo.updateStoredError(stored.id, 'not re-sent: the rule was deleted, so there is no secret to sign with');
+      const error = 'not re-sent: the rule was deleted, so there is no secret to sign with';
+      await this.deps.repo.noteResend(stored.id, { result: 'failure', at: this.deps.clock.now(), error });
       return;
     }
     const ref: RuleRef = { ruleId: rule.id, appId: rule.appId, rule: rule.name };
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.attempt(ref, stored.record, targetUrl || rule.url, rule.secret, true);
       const step = nextStep(attempt, outcome);
-      if (step === 'done') return;
+      if (step === 'done') {
+        await this.deps.repo.noteResend(stored.id, { result: 'success', at: this.deps.clock.now() });
+        return;
+      }
       if (step === 'exhausted' && outcome.kind === 'failure') {
-        await this.deps.repo.updateStoredError(stored.id, `re-send failed: ${outcome.error}`);
+        await this.deps.repo.noteResend(stored.id, { result: 'failure', at: this.deps.clock.now(), error: `re-send failed: ${outcome.error}` });
         return;
       }
     }

@@ -79,7 +79,7 @@ export function createCallbacks(deps: CallbacksDeps): CallbacksModule {
     },
   );
   const hook = new CallbacksPostSendHook(directory, jobs, delivery);
-  const service = new CallbacksService({ db, repo, directory, bans, jobs, outbound, clock, retentionMs: config.storeRetentionMs });
+  const service = new CallbacksService({ db, repo, directory, bans, jobs, outbound, clock, retentionMs: config.storeRetentionMs, dateKeyZone: config.dateKeyZone });
 
   let timer: NodeJS.Timeout | undefined;
   const sweep = async () => {

@@ -47,9 +47,14 @@ export interface NewStoredRecord {
   lastError: string;
 }
 
+/** How a record's last re-send ended, and when (ms). */
+export type ResendOutcome = { result: 'success'; at: number } | { result: 'failure'; at: number; error: string };
+
 export interface StoredRecord extends NewStoredRecord {
   id: number;
   storedAt: number;
+  /** Null until the record is re-sent. */
+  lastResend: { result: 'success' | 'failure'; at: number } | null;
 }
 
 export interface StoredKey {
@@ -82,7 +87,8 @@ export interface CallbacksRepository {
   storedPage(appId: string, dateKey: string, afterId: number, limit: number, db?: Kysely<Database>): Promise<StoredRecord[]>;
   /** Adds one to the key's re-send count; returns the new count. */
   bumpKeyRetry(appId: string, dateKey: string, now: number, db?: Kysely<Database>): Promise<number>;
-  updateStoredError(id: number, lastError: string): Promise<void>;
+  /** Records a re-send's outcome; a failure also replaces the last error, a success keeps it. */
+  noteResend(id: number, outcome: ResendOutcome): Promise<void>;
   /** Deletes records stored at or before `cutoff` and keys left empty, a chunk per transaction; returns records deleted. */
   deleteStoredUpTo(cutoff: number): Promise<number>;
 }

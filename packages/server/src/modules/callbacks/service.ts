@@ -31,7 +31,7 @@ export const newRuleSecret = (): string => randomHex(16);
 
 export class CallbacksService {
   constructor(
-    private readonly deps: CallbacksCore & { retentionMs: number },
+    private readonly deps: CallbacksCore & { retentionMs: number; dateKeyZone: string },
   ) {}
 
   async settings(appId: string): Promise<CallbackServiceSettings> {
@@ -136,6 +136,11 @@ export class CallbacksService {
     if (!s.enabled) throw new AppError('callback_service_disabled');
   }
 
+  /** IANA zone of the exception store's date keys. */
+  get dateKeyZone(): string {
+    return this.deps.dateKeyZone;
+  }
+
   async storageInfo(appId: string): Promise<StoredKeyInfo[]> {
     await this.assertEnabled(appId);
     return this.deps.repo.storedKeys(appId);
@@ -190,6 +195,7 @@ export class CallbacksService {
       msg_id: r.record.msg_id,
       stored_at: r.storedAt,
       last_error: r.lastError,
+      last_resend: r.lastResend,
       record: r.record as unknown as Record<string, unknown>,
     }));
     const last = page[page.length - 1];

@@ -37,6 +37,9 @@ export const DEMO_APP = 'demo';
 const TOKEN_CACHE_MS = 10_000;
 const TOKEN_CACHE_MAX = 10_000;
 
+/** Life of an app token issued to the console's system admin (`POST /management/apps/{org}/{app}/token`). */
+export const CONSOLE_APP_TOKEN_SECONDS = 3600;
+
 export class ImAppsService {
   /** Apps are never deleted, so a found app can be cached for the life of the process. */
   private readonly cache = new Map<string, ImApp>();
@@ -142,6 +145,17 @@ export class ImAppsService {
     const expiresIn = ttl ?? this.defaultTtlSeconds;
     const token = await this.issue(app, null, expiresIn);
     return { access_token: token, expires_in: expiresIn, application: app.id };
+  }
+
+  /**
+   * An app-admin token for the console's system admin, who is authenticated by the caller (no
+   * client secret): it lasts at most CONSOLE_APP_TOKEN_SECONDS, or the app's default TTL when shorter.
+   */
+  async consoleToken(orgName: string, appName: string): Promise<{ app: ImApp; token: AppTokenResult }> {
+    const app = await this.requireApp(orgName, appName);
+    const expiresIn = Math.min(CONSOLE_APP_TOKEN_SECONDS, this.defaultTtlSeconds);
+    const token = await this.issue(app, null, expiresIn);
+    return { app, token: { access_token: token, expires_in: expiresIn, application: app.id } };
   }
 
   /** The password grant; `ip` is the caller's, for the back-off shared with console logins. */

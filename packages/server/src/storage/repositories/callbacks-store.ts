@@ -10,7 +10,7 @@ import type { CallbackStoredTable } from '../tables/callbacks.js';
 import { limitParam } from '../precompiled.js';
 import type { Database } from '../schema.js';
 
-export type RecordStoreRepository = Pick<CallbacksRepository, 'storeRecords' | 'storedKeys' | 'storedPage' | 'bumpKeyRetry' | 'updateStoredError' | 'deleteStoredUpTo'>;
+export type RecordStoreRepository = Pick<CallbacksRepository, 'storeRecords' | 'storedKeys' | 'storedPage' | 'bumpKeyRetry' | 'noteResend' | 'deleteStoredUpTo'>;
 
 const toStored = (row: Selectable<CallbackStoredTable>): StoredRecord => ({
   id: row.id,
@@ -21,6 +21,7 @@ const toStored = (row: Selectable<CallbackStoredTable>): StoredRecord => ({
   record: JSON.parse(row.record) as UnsignedRecord,
   lastError: row.last_error,
   storedAt: row.stored_at,
+  lastResend: row.resend_result === null || row.resent_at === null ? null : { result: row.resend_result, at: row.resent_at },
 });
 
 /** Inserts the records, then adds their number to each key's size (creating the keys new to it). */
@@ -102,8 +103,13 @@ export function kyselyRecordStoreRepository(db: Kysely<Database>): RecordStoreRe
         .executeTakeFirstOrThrow();
       return Number(row.retry);
     },
-    async updateStoredError(id, lastError) {
-      await db.updateTable('callback_stored').set({ last_error: lastError }).where('id', '=', id).execute();
+    async noteResend(id, outcome) {
+      const set = { resend_result: outcome.result, resent_at: outcome.at };
+      await db
+        .updateTable('callback_stored')
+        .set(outcome.result === 'failure' ? { ...set, last_error: outcome.error } : set)
+        .where('id', '=', id)
+        .execute();
     },
     async deleteStoredUpTo(cutoff) {
       let deleted = 0;

@@ -46,6 +46,9 @@ export interface CallbackStoredTable {
   record: string;
   last_error: string;
   stored_at: number;
+  /** Outcome of the last re-send; null until the record is re-sent. */
+  resend_result: Generated<'success' | 'failure' | null>;
+  resent_at: Generated<number | null>;
 }
 
 export interface CallbackStoreKeysTable {

@@ -1,10 +1,11 @@
 /**
  * The system admin's view of IM apps (contract 6.2): the list with client ids (never a secret),
- * and a new client secret. Authenticated as `POST /management/apps`: the console's system-admin
- * bearer token or session cookie.
+ * a new client secret, and an app-admin token for the console (so opening an app needs no
+ * secret). Authenticated as `POST /management/apps`: the console's system-admin bearer token or
+ * session cookie.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { AppCreated, AppList, AppPathParams, ImDataOf } from '@parley/protocol';
+import { AppCreated, AppList, AppPathParams, AppTokenResult, ImDataOf } from '@parley/protocol';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../../kernel/errors.js';
 import type { AccountsService } from '../../../modules/accounts/service.js';
@@ -32,6 +33,22 @@ const SecretRotated = ImDataOf(AppCreated, {
       duration: 2,
       applicationName: 'shop',
       data: { appkey: 'acme#shop', application: '8be024f0-0000-4000-8000-5d598d5f8402', client_id: 'YXA6c2VjcmV0LWNsaWVudC1pZA', client_secret: '4f1c0d8e0b6a4d2c9e7f3a1b5c6d7e8f9a0b1c2d3e4f5a6b' },
+    },
+  ],
+});
+
+const ConsoleToken = ImDataOf(AppTokenResult, {
+  examples: [
+    {
+      path: '/management/apps/acme/shop/token',
+      uri: 'http://127.0.0.1:8080/management/apps/acme/shop/token',
+      timestamp: 1764000000000,
+      organization: 'acme',
+      application: '8be024f0-0000-4000-8000-5d598d5f8402',
+      action: 'post',
+      duration: 1,
+      applicationName: 'shop',
+      data: { access_token: 'YWMtc2VjcmV0LXRva2VuLWV4YW1wbGU', expires_in: 3600, application: '8be024f0-0000-4000-8000-5d598d5f8402' },
     },
   ],
 });
@@ -70,6 +87,26 @@ export const imAppAdminRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountsSer
       await requireSystemAdmin(request, accounts, 'rotating an IM app secret');
       const { app: rotated, created } = await apps.rotateSecret(request.params.org, request.params.app);
       return imData(request, { id: rotated.id, orgName: rotated.orgName, appName: rotated.appName }, created);
+    },
+  );
+
+  app.post(
+    '/management/apps/:org/:app/token',
+    {
+      schema: {
+        tags: ['im'],
+        summary: "An app-admin token for the console's system admin, without the client secret (system admin)",
+        description: 'The token lasts one hour (or the app token TTL when shorter), like any app-admin token: it is not revoked when the console session ends.',
+        security: API_BEARER,
+        'x-no-body': true,
+        params: AppPathParams,
+        response: { 200: ConsoleToken, ...imErrors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      await requireSystemAdmin(request, accounts, 'opening an IM app from the console');
+      const { app: opened, token } = await apps.consoleToken(request.params.org, request.params.app);
+      return imData(request, { id: opened.id, orgName: opened.orgName, appName: opened.appName }, token);
     },
   );
 };

@@ -12,7 +12,7 @@ import {
   RetryResult,
   RuleParams,
   StorageRetryRequest,
-  StoredKeys,
+  StoredKeysEnvelope,
   StoredRecordsQuery,
   StoredRecordView,
   UpdateCallbackRuleRequest,
@@ -120,10 +120,10 @@ function recentAttemptRoutes(app: ImApp, recent: RecentAttempts): void {
 
 /** The exception store: its keys, the stored records of a date key, and their re-send. */
 function exceptionStoreRoutes(app: ImApp, callbacks: CallbacksService): void {
-  const info = { tags, summary: 'Keys of the exception store with their size and re-send count', security, response: { 200: ImEnvelope(StoredKeys), ...errors } };
+  const info = { tags, summary: 'Keys of the exception store with their size and re-send count', security, response: { 200: StoredKeysEnvelope, ...errors } };
   app.get('/callbacks/storage/info', { schema: info }, async (request) => {
     const imApp = imAppOf(request);
-    return imData(request, imApp, await callbacks.storageInfo(imApp.id));
+    return { ...imData(request, imApp, await callbacks.storageInfo(imApp.id)), date_key_zone: callbacks.dateKeyZone };
   });
   // The spec's sample request spells the segment `callback`; both spellings work.
   for (const prefix of ['/callbacks', '/callback']) {

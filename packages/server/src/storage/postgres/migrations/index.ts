@@ -9,7 +9,8 @@ import { callbackStoreSize } from './060-callback-store-size.js';
 import { associationNames } from './070-association-names.js';
 import { conversationCustomer } from './071-conversation-customer.js';
 import { imAdmin } from './072-im-admin.js';
+import { callbackResendOutcome } from './073-callback-resend-outcome.js';
 import { imPendingFanout } from './075-im-pending-fanout.js';
 
 /** PostgreSQL migrations, in order. Append; never edit a released one. */
-export const postgresMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin, imPendingFanout];
+export const postgresMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin, callbackResendOutcome, imPendingFanout];
