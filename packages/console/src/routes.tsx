@@ -4,6 +4,7 @@
  */
 import type { ReactNode } from 'react';
 import type { Role } from '@parley/protocol';
+import { HistoryPage } from './pages/agent/history.js';
 import { WorkspacePage } from './pages/agent/workspace.js';
 import { CallbackRulesPage } from './pages/im/callback-rules.js';
 import { ExceptionStorePage } from './pages/im/exception-store.js';
@@ -37,7 +38,9 @@ export const ROUTES: readonly ConsoleRoute[] = [
   { path: '/agents', label: 'Agents', section: 'Members', roles: ['admin'], render: () => <AgentsPage /> },
   { path: '/vip-tags', label: 'VIP tags', section: 'Members', roles: ['admin'], render: () => <VipTagsPage /> },
   { path: '/rest-channels', label: 'REST associations', section: 'Channels', roles: ['admin'], render: () => <RestChannelsPage /> },
-  { path: '/workspace', label: 'Workspace', section: 'Agent', roles: ['agent'], render: () => <WorkspacePage /> },
+  // A tenant admin is also an agent: they get the workspace and the history too.
+  { path: '/workspace', label: 'Workspace', section: 'Agent', roles: ['agent', 'admin'], render: () => <WorkspacePage /> },
+  { path: '/history', label: 'Conversation history', section: 'Agent', roles: ['agent', 'admin'], render: () => <HistoryPage /> },
 ];
 
 /** Where each role lands after signing in. */

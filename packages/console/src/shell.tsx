@@ -2,6 +2,7 @@ import { useEffect, type ReactNode } from 'react';
 import type { Role } from '@parley/protocol';
 import { Page } from './components/page.js';
 import { useConsole } from './context.js';
+import { MyStatus } from './pages/agent/my-status.js';
 import { HOME, ROUTES, routesFor, type ConsoleRoute } from './routes.js';
 import { Link, navigate, usePath } from './router.js';
 
@@ -59,7 +60,7 @@ function Content({ path, routes }: { path: string; routes: ConsoleRoute[] }): Re
   );
 }
 
-/** The signed-in layout: header with the user and sign-out, navigation for the role, the page. */
+/** The signed-in layout: header with the user, their agent status (tenant roles) and sign-out, navigation for the role, the page. */
 export function Shell() {
   const { session, signOut } = useConsole();
   const { user } = session;
@@ -79,6 +80,7 @@ export function Shell() {
         <Link to="/" className="brand">
           Parley console
         </Link>
+        {user.role !== 'system_admin' && <MyStatus />}
         <div className="who">
           <span className="who-name">{user.nickname}</span>
           <span className="who-role">

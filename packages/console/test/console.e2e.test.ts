@@ -203,6 +203,8 @@ describe('web console in Chromium', { timeout: 120_000 }, () => {
     const tenantId = (await server.t.app.parley.accounts.listTenants()).find((t) => t.name === TENANT.name)?.tenantId;
     problems.expectHttpError(401, `/api/tenants/${tenantId}/skill-groups`);
     problems.expectHttpError(401, `/api/tenants/${tenantId}`);
+    // The header's agent status (a tenant admin is also an agent) reads the agent list.
+    problems.expectHttpError(401, `/api/tenants/${tenantId}/agents`);
     await page.reload();
     await page.getByText(/Your session has ended: Missing or invalid bearer token/).waitFor();
     await page.getByRole('heading', { name: 'Sign in to the console' }).waitFor();

@@ -166,7 +166,7 @@ describe('console workspace and administration in Chromium', { timeout: 180_000 
     await screenshot(agentPage, '11-agent-queue');
   });
 
-  it('the agent accepts, sees the cards and profile, replies with text and an uploaded image, and both are delivered', async () => {
+  it('the agent accepts, sees the cards and the profile column, replies with text and an uploaded image, and both are delivered', async () => {
     await agentPage.getByRole('list', { name: 'Waiting conversations, VIP first' }).getByRole('button', { name: /小王/ }).click();
     const conversation = agentPage.getByRole('region', { name: 'Conversation with 小王' });
     await conversation.getByRole('button', { name: 'Accept' }).click();
@@ -182,11 +182,12 @@ describe('console workspace and administration in Chromium', { timeout: 180_000 
     expect(await track.textContent()).toContain('¥89.00');
     expect(await track.getByRole('link').getAttribute('href')).toBe('https://shop.example.com/items/42');
 
-    await conversation.getByRole('tab', { name: 'Profile' }).click();
-    const profile = await conversation.getByRole('tabpanel').textContent();
+    // The customer profile is the inbox's third column, beside the conversation.
+    const profileColumn = agentPage.getByRole('region', { name: 'Customer profile' });
+    await profileColumn.getByText('Wang Xiao').waitFor();
+    const profile = await profileColumn.textContent();
     for (const value of ['cust-vip', '小王', 'Wang Xiao', '10001', 'wang@example.com', '+86 138 0000 0000', 'Acme', 'Frequent buyer', 'vip', 'north']) expect(profile).toContain(value);
     await screenshot(agentPage, '12-profile');
-    await conversation.getByRole('tab', { name: 'Messages' }).click();
 
     const reply = conversation.getByLabel('Reply', { exact: true });
     await reply.fill('您好，马上为您查询');

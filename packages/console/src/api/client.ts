@@ -39,6 +39,19 @@ interface ListEnvelope<T> {
   total: number;
 }
 
+/** Filters of the conversation list (contract 6.3); times are epoch ms bounding `updatedAt`. */
+export interface ConversationFilters {
+  state?: ConversationState | undefined;
+  queue_id?: string | undefined;
+  agent_id?: number | undefined;
+  customer?: string | undefined;
+  q?: string | undefined;
+  from?: number | undefined;
+  to?: number | undefined;
+  limit?: number | undefined;
+  cursor?: string | undefined;
+}
+
 export class ApiError extends Error {
   override name = 'ApiError';
   constructor(
@@ -224,6 +237,16 @@ export class ParleyApi {
     // The list is paged (default 20); the workspace shows up to the largest page.
     params.set('limit', '100');
     return this.list(`/api/tenants/${tenantId}/conversations?${params.toString()}`, signal);
+  }
+
+  /** One page of the filtered list (contract 6.3); `cursor` reads the next page, null on the last. */
+  conversationPage(tenantId: number, query: ConversationFilters, signal?: AbortSignal): Promise<{ entities: ConversationView[]; cursor: string | null }> {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== '') params.set(key, String(value));
+    return this.call<ListEnvelope<ConversationView> & { cursor: string | null }>('GET', `/api/tenants/${tenantId}/conversations?${params.toString()}`, undefined, signal).then((r) => ({
+      entities: r.entities,
+      cursor: r.cursor,
+    }));
   }
 
   getConversation(tenantId: number, id: number, signal?: AbortSignal): Promise<ConversationView> {

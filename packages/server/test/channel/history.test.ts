@@ -1,6 +1,6 @@
 /**
  * The agents' side beyond the queue: who sees which conversation (an agent: their skill groups' and
- * their own; an admin: all), replying before accepting, and the conversation list's filters and
+ * their own; an admin: all), a tenant admin working as an agent, replying before accepting, and the conversation list's filters and
  * keyset pages (docs/channel.md, "Who sees what" and "Listing and history").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,6 +71,27 @@ describe.each(ENGINES)('conversation history and who sees what on %s', (engine) 
     // A tenant admin belongs to no skill group here and still takes any waiting conversation.
     const another = await open(w, 'c-billing-2', 'billing');
     expect((await api(w, w.adminToken, 'POST', `/${another}/accept`)).body.entity.state).toBe('processing');
+  });
+
+  it('lets a tenant admin work as an agent: status, accept, mine, reply, close, and their closed conversations by agent_id', async () => {
+    const w = await world();
+    const agents = (await call(t.app, w.adminToken, 'GET', `/api/tenants/${w.tenantId}/agents`)).body.entities as Array<{ id: number; role: string }>;
+    const adminId = agents.find((a) => a.role === 'admin')!.id;
+    const status = await call(t.app, w.adminToken, 'PUT', `/api/tenants/${w.tenantId}/agents/${adminId}/status`, { status: 'busy' });
+    expect(status.body.entity).toMatchObject({ id: adminId, status: 'busy' });
+
+    const id = await open(w, 'c-admin', 'billing');
+    expect((await api(w, w.adminToken, 'POST', `/${id}/accept`)).body.entity).toMatchObject({ state: 'processing', agent: { id: adminId } });
+    expect(ids(await api(w, w.adminToken, 'GET', '?mine=true&state=processing'))).toEqual([id]);
+    const reply = await api(w, w.adminToken, 'POST', `/${id}/messages`, { bodies: [{ type: 'txt', msg: 'admin here' }] });
+    expect(reply.status).toBe(200);
+    const history = (await api(w, w.adminToken, 'GET', `/${id}/messages`)).body.entities as Array<{ direction: string; agent: { id: number } | null }>;
+    expect(history.map((m) => [m.direction, m.agent?.id ?? null])).toEqual([
+      ['customer', null],
+      ['agent', adminId],
+    ]);
+    expect((await api(w, w.adminToken, 'POST', `/${id}/close`)).body.entity).toMatchObject({ state: 'closed', agent: { id: adminId } });
+    expect(ids(await api(w, w.adminToken, 'GET', `?state=closed&agent_id=${adminId}`))).toEqual([id]);
   });
 
   it('answers 409 conversation_state to a reply on a waiting conversation nobody holds, 403 when another agent holds it', async () => {

@@ -1,5 +1,5 @@
-import { useState, type FormEvent } from 'react';
-import type { AgentReplyBody, ConversationView, VisitorView } from '@parley/protocol';
+import { useEffect, useState, type FormEvent } from 'react';
+import type { AgentReplyBody, AgentView, ConversationView, MessageView, SkillGroupView } from '@parley/protocol';
 import { ErrorMessage, Loading } from '../../components/feedback.js';
 import { SelectField } from '../../components/field.js';
 import { Panel } from '../../components/page.js';
@@ -10,28 +10,30 @@ import { ReplyBox, useResend } from './reply-box.js';
 
 const STATE_TEXT: Record<ConversationView['state'], string> = { waiting: 'Waiting', processing: 'In progress', closed: 'Closed' };
 
-const PROFILE_FIELDS: Array<[keyof Omit<VisitorView, 'tags'>, string]> = [
-  ['customer_id', 'Customer ID'],
-  ['user_nickname', 'Nickname'],
-  ['true_name', 'Real name'],
-  ['qq', 'QQ'],
-  ['email', 'E-mail'],
-  ['phone', 'Phone'],
-  ['company_name', 'Company'],
-  ['description', 'Description'],
-];
+interface ConversationPanelProps {
+  conversationId: number;
+  /** Bumped by the event stream: the conversation and its history are read again. */
+  version: number;
+  onClosed(): void;
+  /** Called with each fresh read (the workspace shows the profile and clears the unread marker). */
+  onLoaded?: ((conversation: ConversationView, messages: MessageView[]) => void) | undefined;
+  /** History view: the messages only, no actions and no reply box. */
+  readOnly?: boolean;
+}
 
-/** One conversation: history with cards and delivery states, the profile tab, reply and actions. */
-export function ConversationPanel({ conversationId, version, onClosed }: { conversationId: number; version: number; onClosed(): void }) {
+/** One conversation: history with cards and delivery states, reply and actions. */
+export function ConversationPanel({ conversationId, version, onClosed, onLoaded, readOnly = false }: ConversationPanelProps) {
   const { api, session } = useConsole();
   const tenantId = useTenantId();
   const data = useResource(
     (signal) => Promise.all([api.getConversation(tenantId, conversationId, signal), api.history(tenantId, conversationId, signal)]),
     [api, tenantId, conversationId, version],
   );
-  const targets = useResource((signal) => Promise.all([api.listAgents(tenantId, signal), api.listSkillGroups(tenantId, signal)]), [api, tenantId]);
+  const targets = useResource(
+    (signal) => (readOnly ? Promise.resolve<[AgentView[], SkillGroupView[]]>([[], []]) : Promise.all([api.listAgents(tenantId, signal), api.listSkillGroups(tenantId, signal)])),
+    [api, tenantId, readOnly],
+  );
   const resend = useResend(conversationId, () => data.reload());
-  const [tab, setTab] = useState<'messages' | 'profile'>('messages');
   const [target, setTarget] = useState('');
   const action = useSubmit((kind: 'accept' | 'close' | 'transfer') => {
     if (kind === 'accept') return api.accept(tenantId, conversationId);
@@ -52,8 +54,12 @@ export function ConversationPanel({ conversationId, version, onClosed }: { conve
   };
 
   const [conversation, messages] = data.data ?? [undefined, undefined];
+  useEffect(() => {
+    if (data.data) onLoaded?.(...data.data);
+    // Only a fresh read is reported; onLoaded is a new closure on every render of the caller.
+  }, [data.data]);
   const [agents, groups] = targets.data ?? [[], []];
-  const mine = conversation?.state === 'processing' && conversation.agent?.id === session.user.id;
+  const mine = !readOnly && conversation?.state === 'processing' && conversation.agent?.id === session.user.id;
   const name = conversation ? (conversation.visitor.user_nickname ?? conversation.visitor.customer_id) : '…';
 
   return (
@@ -66,18 +72,18 @@ export function ConversationPanel({ conversationId, version, onClosed }: { conve
             <span className={`badge state-${conversation.state}`}>{STATE_TEXT[conversation.state]}</span>
             {conversation.vip && <span className="badge badge-vip">VIP</span>}
             {conversation.agent && <span className="muted">Agent: {conversation.agent.nickname}</span>}
-            {conversation.state === 'waiting' && (
+            {!readOnly && conversation.state === 'waiting' && (
               <button type="button" className="primary" disabled={action.busy} onClick={() => void run('accept')}>
                 Accept
               </button>
             )}
-            {conversation.state === 'processing' && (
+            {!readOnly && conversation.state === 'processing' && (
               <button type="button" disabled={action.busy} onClick={() => void run('close')}>
                 Close conversation
               </button>
             )}
           </div>
-          {conversation.state !== 'closed' && (
+          {!readOnly && conversation.state !== 'closed' && (
             <form className="form-inline" onSubmit={onTransfer}>
               <SelectField label="Transfer to" value={target} onChange={(e) => setTarget(e.target.value)}>
                 <option value="">Choose an agent or a skill group</option>
@@ -105,50 +111,18 @@ export function ConversationPanel({ conversationId, version, onClosed }: { conve
           )}
           {action.error && <ErrorMessage error={action.error} title="That did not work" />}
 
-          <div className="tabs" role="tablist" aria-label="Conversation">
-            <button type="button" role="tab" id="tab-messages" aria-controls="tabpanel-messages" aria-selected={tab === 'messages'} onClick={() => setTab('messages')}>
-              Messages
-            </button>
-            <button type="button" role="tab" id="tab-profile" aria-controls="tabpanel-profile" aria-selected={tab === 'profile'} onClick={() => setTab('profile')}>
-              Profile
-            </button>
-          </div>
-          {tab === 'messages' ? (
-            <div role="tabpanel" id="tabpanel-messages" aria-labelledby="tab-messages">
-              <MessageList messages={messages} onRetry={mine ? (bodies) => void resend.run(bodies as AgentReplyBody[]) : undefined} />
-              {resend.error && <ErrorMessage error={resend.error} title="The reply was not sent again" />}
-              {mine ? (
-                <ReplyBox conversationId={conversationId} onSent={data.reload} />
-              ) : (
-                <p className="muted">{conversation.state === 'waiting' ? 'Accept the conversation to reply.' : conversation.state === 'closed' ? 'This conversation is closed.' : 'Another agent handles this conversation.'}</p>
-              )}
-            </div>
-          ) : (
-            <div role="tabpanel" id="tabpanel-profile" aria-labelledby="tab-profile" className="profile">
-              <dl>
-                {PROFILE_FIELDS.map(([key, label]) => (
-                  <div key={key} style={{ display: 'contents' }}>
-                    <dt>{label}</dt>
-                    <dd>{conversation.visitor[key] ?? <span className="muted">not given</span>}</dd>
-                  </div>
-                ))}
-                <dt>Tags</dt>
-                <dd>
-                  {conversation.visitor.tags.length === 0 ? (
-                    <span className="muted">none</span>
-                  ) : (
-                    conversation.visitor.tags.map((t) => (
-                      <span key={t} className="badge">
-                        {t}
-                      </span>
-                    ))
-                  )}
-                </dd>
-              </dl>
-            </div>
-          )}
+          <MessageList messages={messages} onRetry={mine ? (bodies) => void resend.run(bodies as AgentReplyBody[]) : undefined} />
+          {resend.error && <ErrorMessage error={resend.error} title="The reply was not sent again" />}
+          {mine ? <ReplyBox conversationId={conversationId} onSent={data.reload} /> : <p className="muted">{notMineText(conversation.state, readOnly)}</p>}
         </>
       )}
     </Panel>
   );
+}
+
+function notMineText(state: ConversationView['state'], readOnly: boolean): string {
+  if (readOnly) return state === 'closed' ? 'This conversation is closed; its history is read-only here.' : 'Read-only here: open it in the workspace to act on it.';
+  if (state === 'waiting') return 'Accept the conversation to reply.';
+  if (state === 'closed') return 'This conversation is closed.';
+  return 'Another agent handles this conversation.';
 }

@@ -1,0 +1,59 @@
+import type { ConversationView, VisitorView } from '@parley/protocol';
+import { EmptyState } from '../../components/feedback.js';
+import { Panel } from '../../components/page.js';
+import { formatTime } from '../../format.js';
+
+const PROFILE_FIELDS: Array<[keyof Omit<VisitorView, 'tags'>, string]> = [
+  ['customer_id', 'Customer ID'],
+  ['user_nickname', 'Nickname'],
+  ['true_name', 'Real name'],
+  ['qq', 'QQ'],
+  ['email', 'E-mail'],
+  ['phone', 'Phone'],
+  ['company_name', 'Company'],
+  ['description', 'Description'],
+];
+
+/** The third column of the inbox: who the customer of the open conversation is. */
+export function CustomerProfile({ conversation }: { conversation: ConversationView | undefined }) {
+  return (
+    <Panel title="Customer profile" id="customer-profile">
+      {!conversation ? (
+        <EmptyState title="No customer">Open a conversation to see who you are talking to.</EmptyState>
+      ) : (
+        <dl className="profile">
+          {PROFILE_FIELDS.map(([key, label]) => (
+            <div key={key} className="profile-row">
+              <dt>{label}</dt>
+              <dd>{conversation.visitor[key] ?? <span className="muted">not given</span>}</dd>
+            </div>
+          ))}
+          <div className="profile-row">
+            <dt>Tags</dt>
+            <dd>
+              {conversation.visitor.tags.length === 0 ? (
+                <span className="muted">none</span>
+              ) : (
+                conversation.visitor.tags.map((t) => (
+                  <span key={t} className="badge">
+                    {t}
+                  </span>
+                ))
+              )}
+            </dd>
+          </div>
+          <div className="profile-row">
+            <dt>Conversation started</dt>
+            <dd>{formatTime(conversation.createdAt)}</dd>
+          </div>
+          {conversation.closedAt !== null && (
+            <div className="profile-row">
+              <dt>Closed</dt>
+              <dd>{formatTime(conversation.closedAt)}</dd>
+            </div>
+          )}
+        </dl>
+      )}
+    </Panel>
+  );
+}
