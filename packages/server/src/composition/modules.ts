@@ -2,10 +2,12 @@
  * The modules built from config, in dependency order: accounts (and bootstrap), coordination,
  * the job queue, the outbound sender, callbacks, IM (with Redis presence), channel.
  */
+import os from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/index.js';
 import type { Clock } from '../kernel/clock.js';
+import { randomHex } from '../kernel/ids.js';
 import { loadOrCreateSecretKey, secretBox } from '../kernel/secret-box.js';
 import { createMetricsRegistry } from '../http/plugins/metrics.js';
 import { bootstrapAccounts } from '../modules/accounts/bootstrap.js';
@@ -14,6 +16,8 @@ import { Passwords } from '../modules/accounts/password.js';
 import { PasswordPool } from '../modules/accounts/password-pool.js';
 import { AccountsService } from '../modules/accounts/service.js';
 import { createCallbacks } from '../modules/callbacks/index.js';
+import { Membership } from '../modules/cluster/membership.js';
+import { promClusterMetrics } from '../modules/cluster/metrics.js';
 import { pubsubEventBus } from '../modules/channel/events.js';
 import { createChannelModule } from '../modules/channel/index.js';
 import { inProcessCoordination } from '../modules/coordination/in-process.js';
@@ -27,6 +31,7 @@ import { UndiciOutboundSender } from '../modules/outbound/sender.js';
 import { ThreadedOutboundSender } from '../modules/outbound/threaded.js';
 import type { Storage } from '../storage/index.js';
 import { SqlJobQueue } from '../storage/jobs/sql-queue.js';
+import { kyselyInstancesRepository } from '../storage/repositories/instances.js';
 import type { AppDeps, Parley } from './parley.js';
 import { accountsRepository, storageRepositories } from './repositories.js';
 
@@ -49,12 +54,25 @@ export async function buildModules(base: Foundation): Promise<Modules> {
   const { accounts, passwords, bootstrap } = await buildAccounts(base);
   const onSingletonError = (name: string, error: unknown) => log.error({ err: error, task: name }, 'periodic task failed');
   const coordination = redis ? redisCoordination(redis, onSingletonError, config.redisPrefix) : inProcessCoordination(onSingletonError);
+  // The instance id names this process in the cluster view and owns the leases it claims.
+  const instanceId = `${os.hostname()}-${process.pid}-${randomHex(3)}`;
   const jobs = new SqlJobQueue({
     db: storage.db,
     capabilities: storage.capabilities,
     clock,
     logger: log,
+    workerId: instanceId,
     ...(coordination.kind === 'redis' ? { pubsub: coordination.pubsub } : {}),
+  });
+  const membership = new Membership({
+    id: instanceId,
+    repo: kyselyInstancesRepository(storage.db),
+    clock,
+    inFlight: () => jobs.inFlight(),
+    wake: (queue) => jobs.notify(queue),
+    metrics: promClusterMetrics(metrics),
+    logger: log,
+    ...config.cluster,
   });
   const outbound = deps.outbound ?? outboundSender(config, log);
   const secrets = secretBox(loadOrCreateSecretKey(config.secretKey, config.dataDir));
@@ -99,6 +117,7 @@ export async function buildModules(base: Foundation): Promise<Modules> {
     publicUrl: config.publicUrl,
     media: config.media,
     metrics,
+    pushConcurrency: config.pushConcurrency,
     // Live events reach agents on every instance when instances coordinate through Redis.
     ...(coordination.kind === 'redis' ? { events: pubsubEventBus(coordination.pubsub) } : {}),
   });
@@ -107,7 +126,7 @@ export async function buildModules(base: Foundation): Promise<Modules> {
   });
   // Deleting an agent puts their open conversations back in their queues, in the same transaction.
   accounts.admin.onAgentRemoval((db, tenantId, agentId) => channel.conversations.requeueAgent(db, tenantId, agentId));
-  return { config, clock, storage, metrics, redis, accounts, passwords, bootstrap, jobs, outbound, coordination, channel, im, imDemoApp, callbacks, presence };
+  return { config, clock, storage, metrics, redis, accounts, passwords, bootstrap, jobs, outbound, coordination, membership, channel, im, imDemoApp, callbacks, presence };
 }
 
 /** Accounts, the password pool and back-off, and the bootstrap admin (and demo tenant). */

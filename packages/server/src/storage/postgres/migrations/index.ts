@@ -9,6 +9,7 @@ import { callbackStoreSize } from './060-callback-store-size.js';
 import { associationNames } from './070-association-names.js';
 import { conversationCustomer } from './071-conversation-customer.js';
 import { imAdmin } from './072-im-admin.js';
+import { instances } from './074-instances.js';
 
 /** PostgreSQL migrations, in order. Append; never edit a released one. */
-export const postgresMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin];
+export const postgresMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin, instances];
