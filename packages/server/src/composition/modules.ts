@@ -68,6 +68,7 @@ export async function buildModules(base: Foundation): Promise<Modules> {
     id: instanceId,
     repo: kyselyInstancesRepository(storage.db),
     clock,
+    elapsed: { now: () => performance.now() },
     inFlight: () => jobs.inFlight(),
     wake: (queue) => jobs.notify(queue),
     metrics: promClusterMetrics(metrics),

@@ -16,7 +16,14 @@ export interface MembershipOptions {
   /** This instance's id: the lease owner of the jobs it claims. */
   id: string;
   repo: InstancesRepository;
+  /** Wall clock: the heartbeat's time as shown (`heartbeatAt`, `startedAt`). */
   clock: Clock;
+  /**
+   * What the liveness rule times beats on (default: `clock`). The composition passes a monotonic
+   * clock, so a step of the wall clock (NTP, or a test moving its fake clock) never makes a live
+   * instance look silent.
+   */
+  elapsed?: Clock;
   /** Jobs running in this instance now. */
   inFlight: () => number;
   /** Wakes the workers of a queue on every instance (the job queue's notify). */
@@ -43,7 +50,7 @@ export class Membership {
   constructor(private readonly opts: MembershipOptions) {
     this.id = opts.id;
     this.startedAt = opts.clock.now();
-    this.liveness = new Liveness(opts.clock, opts.deadAfterMs ?? 3_000);
+    this.liveness = new Liveness(opts.elapsed ?? opts.clock, opts.deadAfterMs ?? 3_000);
   }
 
   start(): void {
