@@ -5,6 +5,7 @@
 import os from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
+import type { Registry } from 'prom-client';
 import type { Config } from '../config/index.js';
 import type { Clock } from '../kernel/clock.js';
 import { randomHex } from '../kernel/ids.js';
@@ -54,27 +55,7 @@ export async function buildModules(base: Foundation): Promise<Modules> {
   const { accounts, passwords, bootstrap } = await buildAccounts(base);
   const onSingletonError = (name: string, error: unknown) => log.error({ err: error, task: name }, 'periodic task failed');
   const coordination = redis ? redisCoordination(redis, onSingletonError, config.redisPrefix) : inProcessCoordination(onSingletonError);
-  // The instance id names this process in the cluster view and owns the leases it claims.
-  const instanceId = `${os.hostname()}-${process.pid}-${randomHex(3)}`;
-  const jobs = new SqlJobQueue({
-    db: storage.db,
-    capabilities: storage.capabilities,
-    clock,
-    logger: log,
-    workerId: instanceId,
-    ...(coordination.kind === 'redis' ? { pubsub: coordination.pubsub } : {}),
-  });
-  const membership = new Membership({
-    id: instanceId,
-    repo: kyselyInstancesRepository(storage.db),
-    clock,
-    elapsed: { now: () => performance.now() },
-    inFlight: () => jobs.inFlight(),
-    wake: (queue) => jobs.notify(queue),
-    metrics: promClusterMetrics(metrics),
-    logger: log,
-    ...config.cluster,
-  });
+  const { jobs, membership } = buildJobQueue(base, coordination, metrics);
   const outbound = deps.outbound ?? outboundSender(config, log);
   const secrets = secretBox(loadOrCreateSecretKey(config.secretKey, config.dataDir));
   const repositories = storageRepositories(storage, secrets);
@@ -128,6 +109,34 @@ export async function buildModules(base: Foundation): Promise<Modules> {
   // Deleting an agent puts their open conversations back in their queues, in the same transaction.
   accounts.admin.onAgentRemoval((db, tenantId, agentId) => channel.conversations.requeueAgent(db, tenantId, agentId));
   return { config, clock, storage, metrics, redis, accounts, passwords, bootstrap, jobs, outbound, coordination, membership, channel, im, imDemoApp, callbacks, presence };
+}
+
+/**
+ * The job queue and this instance's membership of the cluster: the instance id names this process
+ * in the cluster view and owns the leases it claims.
+ */
+function buildJobQueue({ config, clock, storage, log }: Foundation, coordination: Coordination, metrics: Registry) {
+  const instanceId = `${os.hostname()}-${process.pid}-${randomHex(3)}`;
+  const jobs = new SqlJobQueue({
+    db: storage.db,
+    capabilities: storage.capabilities,
+    clock,
+    logger: log,
+    workerId: instanceId,
+    ...(coordination.kind === 'redis' ? { pubsub: coordination.pubsub } : {}),
+  });
+  const membership = new Membership({
+    id: instanceId,
+    repo: kyselyInstancesRepository(storage.db),
+    clock,
+    elapsed: { now: () => performance.now() },
+    inFlight: () => jobs.inFlight(),
+    wake: (queue) => jobs.notify(queue),
+    metrics: promClusterMetrics(metrics),
+    logger: log,
+    ...config.cluster,
+  });
+  return { jobs, membership };
 }
 
 /** Accounts, the password pool and back-off, and the bootstrap admin (and demo tenant). */
