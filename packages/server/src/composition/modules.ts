@@ -72,6 +72,8 @@ export async function buildModules(base: Foundation): Promise<Modules> {
     // Ban windows, counts and ends shared by every instance.
     ...(redis ? { redis: { client: redis, prefix: config.redisPrefix } } : {}),
   });
+  // Jobs taken over from a dead instance may be on a rule queue this instance never worked.
+  membership.onTakeOver((queues) => queues.forEach((queue) => callbacks.delivery.adoptQueue(queue)));
   const presence = redisPresence(base, coordination);
   const im = createImModule({
     db: storage.db,

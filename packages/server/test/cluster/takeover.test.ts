@@ -75,6 +75,8 @@ describe.each(ENGINES)('take-over of a dead instance on %s', (engine) => {
     const options = { repo, clock, inFlight: () => 0, metrics: promClusterMetrics(registry), deadAfterMs: 3_000 };
     const observer = new Membership({ ...options, id: 'observer', wake: (q) => woken.push(q) });
     const slow = new Membership({ ...options, id: 'slow', inFlight: () => 2, metrics: promClusterMetrics(new Registry()), wake: () => undefined });
+    const adopted: string[] = [];
+    observer.onTakeOver((queues) => adopted.push(...queues.map((q) => `${q} before ${woken.length} wakes`)));
     await slow.beatOnce();
     await observer.beatOnce();
     // A minute of beats: alive, however long its jobs take.
@@ -99,6 +101,8 @@ describe.each(ENGINES)('take-over of a dead instance on %s', (engine) => {
     expect(await counter(registry, 'parley_cluster_takeovers_total')).toBe(1);
     expect(await counter(registry, 'parley_cluster_jobs_taken_over_total')).toBe(2);
     expect(woken.sort()).toEqual(['q0', 'q1']);
+    // The listeners (workers started on demand) hear of the queues before they are woken.
+    expect(adopted.sort()).toEqual(['q0 before 0 wakes', 'q1 before 0 wakes']);
     expect((await observer.view()).map((v) => v.id)).toEqual(['observer']);
   });
 

@@ -46,11 +46,21 @@ export class Membership {
   private timers: NodeJS.Timeout[] = [];
   private readonly running = new Set<Promise<void>>();
   private failing = false;
+  private readonly takeOverListeners: Array<(queues: readonly string[]) => void> = [];
 
   constructor(private readonly opts: MembershipOptions) {
     this.id = opts.id;
     this.startedAt = opts.clock.now();
     this.liveness = new Liveness(opts.elapsed ?? opts.clock, opts.deadAfterMs ?? 3_000);
+  }
+
+  /**
+   * Called with the queues of the jobs this instance released, before they are woken: a module
+   * whose workers start on demand (a callback rule's queue) starts them here, so this instance
+   * can run what it released even if it never worked that queue before.
+   */
+  onTakeOver(listener: (queues: readonly string[]) => void): void {
+    this.takeOverListeners.push(listener);
   }
 
   start(): void {
@@ -92,6 +102,7 @@ export class Membership {
       if (!result.taken) continue;
       this.opts.metrics.tookOver(result.jobs);
       this.opts.logger?.info({ instance: id, jobs: result.jobs }, 'took over the leased jobs of a dead instance');
+      for (const listener of this.takeOverListeners) listener(result.queues);
       for (const queue of result.queues) this.opts.wake(queue);
     }
     this.opts.metrics.liveInstances(Math.max(1, live));
