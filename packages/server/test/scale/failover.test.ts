@@ -40,7 +40,10 @@ describe('failover after kill -9 on PostgreSQL and Redis', () => {
   beforeAll(async () => {
     cluster = await startCluster({
       // Default callback timeout (10 s): the lease is 2 × 10 s + 10 s = 30 s, as in production.
-      PARLEY_CALLBACK_RULE_CONCURRENCY: '64',
+      // A rule's claimed callbacks all on connections at once (32 and 32): what the victim holds
+      // at the kill is what it has on the wire, not a queue behind its connection budget.
+      PARLEY_CALLBACK_RULE_CONCURRENCY: '32',
+      PARLEY_OUTBOUND_CONNECTIONS_PER_KEY: '32',
       PARLEY_PUSH_CONCURRENCY: '32',
       PARLEY_IM_RATE_LIMIT: '1000000',
       PARLEY_API_RATE_LIMIT: '1000000',
@@ -80,7 +83,7 @@ describe('failover after kill -9 on PostgreSQL and Redis', () => {
     await pooled(texts.length, 32, async (i) => {
       expect(await sendText(i % 2 === 0 ? victim.url : survivor.url, target, texts[i] as string)).toBe(200);
     });
-    await until(() => r.requests.length >= 150, 20_000, 'deliveries under way');
+    await until(() => r.requests.length >= 250, 20_000, 'deliveries under way');
     const kill = await killWithInFlight(cluster, victim);
     await until(() => tally(r.requests, texts, keyOf).delivered === texts.length, 30_000, 'every callback after the kill');
     const unanswered = await settle(cluster, survivor.url, takeoversBefore, r, kill);
