@@ -11,65 +11,25 @@
  *
  * Needs PostgreSQL (PARLEY_BENCH_PG_URL, default postgres://postgres@127.0.0.1:5432/postgres) and
  * Redis (PARLEY_BENCH_REDIS_URL, default redis://127.0.0.1:6379). Knobs: BENCH_MESSAGES (20000).
+ *
+ * Then the take-over time over BENCH_TAKEOVER_KILLS (5; 0 skips it) kills -9 of one of two
+ * instances mid-delivery (bench/lib/takeover.mjs).
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { Pool } from 'undici';
-import { NODE_FLAGS } from '../packages/server/dist/node-flags.js';
+import { startInstance, json } from './lib/instance.mjs';
 import { fmt, startReceiver } from './lib/load.mjs';
+import { measureTakeOver } from './lib/takeover.mjs';
 
-const MAIN = fileURLToPath(new URL('../packages/server/dist/main.js', import.meta.url));
 const PG_URL = process.env.PARLEY_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.PARLEY_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20_000);
-const CLK_TCK = 100;
-
-function startInstance(env) {
-  const proc = spawn(process.execPath, [...NODE_FLAGS, MAIN], { env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const exited = new Promise((r) => proc.on('exit', r));
-  return new Promise((resolve, reject) => {
-    let listening = false;
-    const onData = (d) => {
-      if (listening) return;
-      output += d.toString();
-      const m = /listening at http:\/\/127\.0\.0\.1:(\d+)/i.exec(output);
-      if (m) {
-        listening = true;
-        resolve({
-          proc,
-          origin: `http://127.0.0.1:${m[1]}`,
-          stop: async () => { proc.kill('SIGTERM'); await exited; },
-          cpuSeconds: () => {
-            const fields = fs.readFileSync(`/proc/${proc.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-            return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
-          },
-        });
-      }
-    };
-    proc.stdout.on('data', onData);
-    proc.stderr.on('data', (d) => { if (!listening) output += d.toString(); });
-    void exited.then((code) => reject(new Error(`instance exited with ${code}:\n${output}`)));
-  });
-}
-
-async function json(origin, method, url, token, body) {
-  const res = await fetch(origin + url, {
-    method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  const parsed = await res.json();
-  if (res.status !== 200) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(parsed)}`);
-  return parsed;
-}
 
 async function pgStats(db) {
   const c = new pg.Client({ connectionString: PG_URL });
@@ -173,3 +133,8 @@ console.log(`bench:scale on ${os.cpus().length} cores, PostgreSQL + Redis, ${MES
 const one = await run(1);
 const two = await run(2);
 console.log(`two instances / one: ${fmt(two / one, 2)}x`);
+if (process.env.BENCH_TAKEOVER_KILLS !== '0') {
+  const kills = Number(process.env.BENCH_TAKEOVER_KILLS ?? 5);
+  console.log(`take-over: kill -9 of one of two instances mid-delivery (receiver answering in 300 ms), ${kills} times`);
+  await measureTakeOver({ pgUrl: PG_URL, redisUrl: REDIS_URL, kills });
+}

@@ -10,6 +10,7 @@ import { CallbackRulesPage } from './pages/im/callback-rules.js';
 import { ExceptionStorePage } from './pages/im/exception-store.js';
 import { ImAppsPage } from './pages/im/im-apps.js';
 import { ImDirectoryPage } from './pages/im/im-directory.js';
+import { ClusterPage } from './pages/system/cluster.js';
 import { TenantsPage } from './pages/system/tenants.js';
 import { AgentsPage } from './pages/tenant/agents.js';
 import { RestChannelsPage } from './pages/tenant/rest/rest-channels.js';
@@ -34,6 +35,7 @@ export const ROUTES: readonly ConsoleRoute[] = [
   { path: '/im-directory', label: 'IM users and groups', section: 'Instant messaging', roles: ['system_admin'], render: () => <ImDirectoryPage /> },
   { path: '/callback-rules', label: 'Callback rules', section: 'Instant messaging', roles: ['system_admin'], render: () => <CallbackRulesPage /> },
   { path: '/exception-store', label: 'Exception store', section: 'Instant messaging', roles: ['system_admin'], render: () => <ExceptionStorePage /> },
+  { path: '/cluster', label: 'Cluster', section: 'Operations', roles: ['system_admin'], render: () => <ClusterPage /> },
   { path: '/skill-groups', label: 'Skill groups', section: 'Members', roles: ['admin'], render: () => <SkillGroupsPage /> },
   { path: '/agents', label: 'Agents', section: 'Members', roles: ['admin'], render: () => <AgentsPage /> },
   { path: '/vip-tags', label: 'VIP tags', section: 'Members', roles: ['admin'], render: () => <VipTagsPage /> },

@@ -21,10 +21,11 @@ export function schedulePeriodicTasks({ config, coordination, accounts, im, chan
 
 /** Starts the workers when the app is ready and closes everything when it closes. */
 export function registerLifecycle(app: FastifyInstance, modules: Modules, ownsStorage: boolean): void {
-  const { config, presence, callbacks, jobs, coordination, outbound, storage, redis } = modules;
+  const { config, presence, callbacks, jobs, coordination, membership, outbound, storage, redis } = modules;
   // Workers start once every module has registered its queues.
   app.addHook('onReady', async () => {
     await presence?.start();
+    membership.start();
     await callbacks.start();
     if (config.workers) jobs.start();
   });
@@ -34,6 +35,8 @@ export function registerLifecycle(app: FastifyInstance, modules: Modules, ownsSt
     await presence?.stop();
     await coordination.close();
     await jobs.stop();
+    // After the running jobs finished: the heartbeat says this instance is alive while it drains.
+    await membership.stop();
     await callbacks.stop();
     await outbound.close();
     if (ownsStorage) await storage.close();

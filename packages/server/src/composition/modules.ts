@@ -2,10 +2,13 @@
  * The modules built from config, in dependency order: accounts (and bootstrap), coordination,
  * the job queue, the outbound sender, callbacks, IM (with Redis presence), channel.
  */
+import os from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
+import type { Registry } from 'prom-client';
 import type { Config } from '../config/index.js';
 import type { Clock } from '../kernel/clock.js';
+import { randomHex } from '../kernel/ids.js';
 import { loadOrCreateSecretKey, secretBox } from '../kernel/secret-box.js';
 import { createMetricsRegistry } from '../http/plugins/metrics.js';
 import { bootstrapAccounts } from '../modules/accounts/bootstrap.js';
@@ -14,6 +17,8 @@ import { Passwords } from '../modules/accounts/password.js';
 import { PasswordPool } from '../modules/accounts/password-pool.js';
 import { AccountsService } from '../modules/accounts/service.js';
 import { createCallbacks } from '../modules/callbacks/index.js';
+import { Membership } from '../modules/cluster/membership.js';
+import { promClusterMetrics } from '../modules/cluster/metrics.js';
 import { pubsubEventBus } from '../modules/channel/events.js';
 import { createChannelModule } from '../modules/channel/index.js';
 import { inProcessCoordination } from '../modules/coordination/in-process.js';
@@ -27,6 +32,7 @@ import { UndiciOutboundSender } from '../modules/outbound/sender.js';
 import { ThreadedOutboundSender } from '../modules/outbound/threaded.js';
 import type { Storage } from '../storage/index.js';
 import { SqlJobQueue } from '../storage/jobs/sql-queue.js';
+import { kyselyInstancesRepository } from '../storage/repositories/instances.js';
 import type { AppDeps, Parley } from './parley.js';
 import { accountsRepository, storageRepositories } from './repositories.js';
 
@@ -49,13 +55,7 @@ export async function buildModules(base: Foundation): Promise<Modules> {
   const { accounts, passwords, bootstrap } = await buildAccounts(base);
   const onSingletonError = (name: string, error: unknown) => log.error({ err: error, task: name }, 'periodic task failed');
   const coordination = redis ? redisCoordination(redis, onSingletonError, config.redisPrefix) : inProcessCoordination(onSingletonError);
-  const jobs = new SqlJobQueue({
-    db: storage.db,
-    capabilities: storage.capabilities,
-    clock,
-    logger: log,
-    ...(coordination.kind === 'redis' ? { pubsub: coordination.pubsub } : {}),
-  });
+  const { jobs, membership } = buildJobQueue(base, coordination, metrics);
   const outbound = deps.outbound ?? outboundSender(config, log);
   const secrets = secretBox(loadOrCreateSecretKey(config.secretKey, config.dataDir));
   const repositories = storageRepositories(storage, secrets);
@@ -72,6 +72,8 @@ export async function buildModules(base: Foundation): Promise<Modules> {
     // Ban windows, counts and ends shared by every instance.
     ...(redis ? { redis: { client: redis, prefix: config.redisPrefix } } : {}),
   });
+  // Jobs taken over from a dead instance may be on a rule queue this instance never worked.
+  membership.onTakeOver((queues) => queues.forEach((queue) => callbacks.delivery.adoptQueue(queue)));
   const presence = redisPresence(base, coordination);
   const im = createImModule({
     db: storage.db,
@@ -99,6 +101,7 @@ export async function buildModules(base: Foundation): Promise<Modules> {
     publicUrl: config.publicUrl,
     media: config.media,
     metrics,
+    pushConcurrency: config.pushConcurrency,
     // Live events reach agents on every instance when instances coordinate through Redis.
     ...(coordination.kind === 'redis' ? { events: pubsubEventBus(coordination.pubsub) } : {}),
   });
@@ -107,7 +110,35 @@ export async function buildModules(base: Foundation): Promise<Modules> {
   });
   // Deleting an agent puts their open conversations back in their queues, in the same transaction.
   accounts.admin.onAgentRemoval((db, tenantId, agentId) => channel.conversations.requeueAgent(db, tenantId, agentId));
-  return { config, clock, storage, metrics, redis, accounts, passwords, bootstrap, jobs, outbound, coordination, channel, im, imDemoApp, callbacks, presence };
+  return { config, clock, storage, metrics, redis, accounts, passwords, bootstrap, jobs, outbound, coordination, membership, channel, im, imDemoApp, callbacks, presence };
+}
+
+/**
+ * The job queue and this instance's membership of the cluster: the instance id names this process
+ * in the cluster view and owns the leases it claims.
+ */
+function buildJobQueue({ config, clock, storage, log }: Foundation, coordination: Coordination, metrics: Registry) {
+  const instanceId = `${os.hostname()}-${process.pid}-${randomHex(3)}`;
+  const jobs = new SqlJobQueue({
+    db: storage.db,
+    capabilities: storage.capabilities,
+    clock,
+    logger: log,
+    workerId: instanceId,
+    ...(coordination.kind === 'redis' ? { pubsub: coordination.pubsub } : {}),
+  });
+  const membership = new Membership({
+    id: instanceId,
+    repo: kyselyInstancesRepository(storage.db),
+    clock,
+    elapsed: { now: () => performance.now() },
+    inFlight: () => jobs.inFlight(),
+    wake: (queue) => jobs.notify(queue),
+    metrics: promClusterMetrics(metrics),
+    logger: log,
+    ...config.cluster,
+  });
+  return { jobs, membership };
 }
 
 /** Accounts, the password pool and back-off, and the bootstrap admin (and demo tenant). */

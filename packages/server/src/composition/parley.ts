@@ -13,6 +13,7 @@ import type { Passwords } from '../modules/accounts/password.js';
 import type { AccountsService } from '../modules/accounts/service.js';
 import type { CallbacksModule } from '../modules/callbacks/index.js';
 import type { ChannelModule } from '../modules/channel/index.js';
+import type { Membership } from '../modules/cluster/membership.js';
 import type { Coordination } from '../modules/coordination/ports.js';
 import type { ImModule } from '../modules/im/index.js';
 import type { PostSendHook } from '../modules/im/post-send.js';
@@ -51,6 +52,8 @@ export interface Parley {
   outbound: OutboundSender;
   /** Pub/sub and run-once tasks across instances (in-process, or Redis when REDIS_URL is set). */
   coordination: Coordination;
+  /** This instance's heartbeat, the take-over of dead instances' jobs, and the cluster view. */
+  membership: Membership;
   channel: ChannelModule;
   im: ImModule;
   /** Credentials of the demo IM app, set only on the boot that created it. */

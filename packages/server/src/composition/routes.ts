@@ -30,7 +30,7 @@ import type { LaneSlot, ParleyFastify } from './http-server.js';
 
 /** The pipeline every route shares (the lane too), the input guard, OpenAPI and health. */
 async function registerCommon(app: ParleyFastify): Promise<HttpPipeline> {
-  const { storage, metrics, redis } = app.parley;
+  const { storage, metrics, redis, membership } = app.parley;
   const pipeline = new HttpPipeline(httpMetrics(metrics));
   registerPipeline(app, pipeline);
   app.decorateRequest('principal', null);
@@ -46,6 +46,7 @@ async function registerCommon(app: ParleyFastify): Promise<HttpPipeline> {
     storage,
     metrics,
     extraChecks: redis ? [async function redis_ping() { await redis.ping(); }] : [],
+    instances: () => membership.view(),
   });
   return pipeline;
 }

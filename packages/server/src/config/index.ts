@@ -94,6 +94,14 @@ export interface Config {
    */
   readonly workers: boolean;
   /**
+   * Instances' heartbeat (modules/cluster): written every `heartbeatMs` (PARLEY_HEARTBEAT_MS); an
+   * instance whose beat has not moved for `deadAfterMs` (PARLEY_INSTANCE_DEAD_AFTER_MS) is dead
+   * and its leased jobs are released to the others.
+   */
+  readonly cluster: Readonly<{ heartbeatMs: number; deadAfterMs: number }>;
+  /** Agent-reply pushes in flight at once per instance (PARLEY_PUSH_CONCURRENCY). */
+  readonly pushConcurrency: number;
+  /**
    * Key sealing stored secrets (REST Client Secrets) with AES-256-GCM, from PARLEY_SECRET_KEY
    * (32 bytes as 64 hex characters or base64). undefined: the key in DATA_DIR/secret.key,
    * generated on first start. Several instances must share it.
@@ -283,6 +291,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     imSocketsPerUser: int(env, 'PARLEY_IM_SOCKETS_PER_USER', 10, 1, 1000),
     imSocketsPerApp: int(env, 'PARLEY_IM_SOCKETS_PER_APP', 10_000, 1, 10_000_000),
     workers: bool(env, 'PARLEY_WORKERS', true),
+    cluster: Object.freeze({
+      heartbeatMs: int(env, 'PARLEY_HEARTBEAT_MS', 1_000, 100, 60_000),
+      deadAfterMs: int(env, 'PARLEY_INSTANCE_DEAD_AFTER_MS', 3_000, 300, 600_000),
+    }),
+    pushConcurrency: int(env, 'PARLEY_PUSH_CONCURRENCY', 8, 1, 1024),
     secretKey: secretKey(env, 'PARLEY_SECRET_KEY'),
     publicUrl: publicBaseUrl(env, host, port),
     callbacks: Object.freeze({

@@ -7,6 +7,7 @@ import type { CallbacksTables } from './tables/callbacks.js';
 import type { ChannelTables } from './tables/channel.js';
 import type { ConversationEpochTables } from './tables/conversation-epoch.js';
 import type { ImTables } from './tables/im.js';
+import type { InstancesTables } from './tables/instances.js';
 import type { JobsTables } from './tables/jobs.js';
 
 export interface MigrationsTable {
@@ -15,6 +16,6 @@ export interface MigrationsTable {
   applied_at: number;
 }
 
-export interface Database extends AccountsTables, JobsTables, ChannelTables, ConversationEpochTables, ImTables, CallbacksTables {
+export interface Database extends AccountsTables, JobsTables, ChannelTables, ConversationEpochTables, ImTables, CallbacksTables, InstancesTables {
   parley_migrations: MigrationsTable;
 }

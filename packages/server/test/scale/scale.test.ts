@@ -187,7 +187,7 @@ describe('several instances on PostgreSQL and Redis', () => {
     await until(() => r.total >= 100, 20_000, 'deliveries under way');
     await a.kill9();
     const killedAt = r.total;
-    // B takes over A's leased jobs when the leases expire (2 × 3 s + 10 s).
+    // B takes over A's leased jobs once A's heartbeat has been silent for 3 s (failover.test.ts times it).
     await until(() => r.tally(texts).delivered === texts.length, 60_000, 'every callback after the crash');
     const { duplicates } = r.tally(texts);
     console.log(`kill -9: ${texts.length} callbacks, ${killedAt} received before the kill, ${duplicates} duplicates (at-least-once)`);

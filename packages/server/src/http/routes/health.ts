@@ -1,9 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
+import type { InstanceView } from '../../modules/cluster/ports.js';
 import type { Storage } from '../../storage/index.js';
 
+export interface HealthOptions {
+  storage: Storage;
+  metrics: Registry;
+  extraChecks?: Array<() => Promise<void>>;
+  /** The live instances of the cluster (this one first), listed by /readyz. */
+  instances?: () => Promise<InstanceView[]>;
+}
+
 /** Process health, readiness and Prometheus metrics. Unauthenticated, outside both surfaces' auth. */
-export async function healthRoutes(app: FastifyInstance, opts: { storage: Storage; metrics: Registry; extraChecks?: Array<() => Promise<void>> }) {
+export async function healthRoutes(app: FastifyInstance, opts: HealthOptions) {
   const hide = { hide: true };
   app.get('/healthz', { schema: hide }, async () => ({ status: 'ok' }));
 
@@ -26,11 +35,25 @@ export async function healthRoutes(app: FastifyInstance, opts: { storage: Storag
         checks[check.name || 'check'] = `failed: ${(error as Error).message}`;
       }
     }
-    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'not_ready', checks });
+    // The cluster view is information, not a check: the storage check above already says whether
+    // the table it is read from is reachable.
+    const instances = opts.instances ? await opts.instances().catch(() => undefined) : undefined;
+    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'not_ready', checks, ...(instances ? { instances: instances.map(instanceJson) } : {}) });
   });
 
   app.get('/metrics', { schema: hide }, async (_request, reply) => {
     reply.type(opts.metrics.contentType);
     return opts.metrics.metrics();
   });
+}
+
+function instanceJson(i: InstanceView) {
+  return {
+    id: i.id,
+    self: i.self,
+    in_flight: i.inFlight,
+    last_heartbeat: i.lastHeartbeat,
+    heartbeat_age_ms: i.heartbeatAgeMs,
+    started_at: i.startedAt,
+  };
 }

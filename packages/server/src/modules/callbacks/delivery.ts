@@ -96,6 +96,15 @@ export class CallbackDelivery {
     });
   }
 
+  /**
+   * Starts the worker of `queue` when it is a rule's queue (jobs taken over from a dead instance
+   * may belong to a rule this process never delivered for). Other queues are left alone.
+   */
+  adoptQueue(queue: string): void {
+    const match = /^callbacks\.rule\.(\d+)$/.exec(queue);
+    if (match) this.ensureWorker(Number(match[1]));
+  }
+
   /** Lease long enough for two attempts and the bookkeeping after them. */
   private leaseMs(): number {
     return 2 * this.options.attemptTimeoutMs + 10_000;

@@ -81,7 +81,8 @@ export function createChannelModule(deps: ChannelDeps): ChannelModule {
   const dispatcher = new Dispatcher(conversationsRepo, directory, events, deps.clock);
   const pusher = new ReplyPusher(deliveriesRepo, associations, deps.outbound, events, deps.clock, deps.push);
   // The lease covers one attempt (10 s timeout plus two small writes) with room to spare; it is
-  // also how long a push in flight during a crash waits before another run picks it up.
+  // also the longest a push in flight during a crash waits before another run picks it up (the
+  // instances' heartbeat usually releases it within seconds: modules/cluster).
   deps.jobs.work<PushJob>(CHANNEL_PUSH_QUEUE, pusher.handle, { concurrency: deps.pushConcurrency ?? 8, leaseMs: 30_000 });
   return {
     associations,

@@ -7,7 +7,10 @@
  * States of a job row:  ready --claim--> leased --done--> (deleted)
  *                                          |--retry(runAt)--> ready (attempts+1)
  *                                          |--discard--> (deleted; the owner recorded why)
- *                                          '--lease expires (crash)--> ready again
+ *                                          |--owner's heartbeat stopped (crash)--> ready again (modules/cluster)
+ *                                          '--lease expires (crash, nobody watching)--> ready again
+ * A leased row names its owner (`locked_by`, the instance id); a completion is written only while
+ * the lease is still the owner's.
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.js';
@@ -66,6 +69,8 @@ export interface JobQueue {
   start(): void;
   /** Stops claiming, waits for running handlers, leaves unclaimed jobs for the next start. */
   stop(): Promise<void>;
+  /** Jobs running in this process now: claimed, and their result not yet written. */
+  inFlight(): number;
   /** Number of jobs stored for `queue` (any state). Tests and metrics. */
   depth(queue?: string): Promise<number>;
   /** Resolves when no job of `queue` is due or running (tests: wait on state, not on time). */

@@ -34,6 +34,8 @@ export interface SqlJobQueueOptions {
   pollIntervalMs?: number;
   /** Cross-instance wake-ups (Redis); without it other instances find new jobs by polling. */
   pubsub?: PubSub;
+  /** The lease owner written on claimed rows: the instance id its heartbeat announces (modules/cluster). */
+  workerId?: string;
 }
 
 const WAKE_TOPIC = 'jobs:wake';
@@ -79,8 +81,8 @@ interface Registration {
 export class SqlJobQueue implements JobQueue {
   private readonly registrations = new Map<string, Registration>();
   private readonly events = new EventEmitter();
-  private readonly workerId = `w-${randomHex(6)}`;
-  private readonly inFlight = new Set<Promise<void>>();
+  readonly workerId: string;
+  private readonly tasks = new Set<Promise<void>>();
   private started = false;
   private stopped = false;
   /** Leases in memory instead of in the rows: only when one process owns the database. */
@@ -96,6 +98,13 @@ export class SqlJobQueue implements JobQueue {
   constructor(private readonly opts: SqlJobQueueOptions) {
     this.events.setMaxListeners(0);
     this.memoryLeases = !opts.capabilities.multiWriter;
+    this.workerId = opts.workerId ?? `w-${randomHex(6)}`;
+  }
+
+  inFlight(): number {
+    let n = 0;
+    for (const reg of this.registrations.values()) n += reg.running;
+    return n;
   }
 
   async enqueue(db: Kysely<Database>, jobs: NewJob | NewJob[]): Promise<void> {
@@ -177,7 +186,7 @@ export class SqlJobQueue implements JobQueue {
     this.unsubscribe?.();
     for (const reg of this.registrations.values()) reg.wake?.();
     await Promise.all([...this.registrations.values()].map((r) => r.loop));
-    await Promise.allSettled([...this.inFlight]);
+    await Promise.allSettled([...this.tasks]);
   }
 
   async depth(queue?: string): Promise<number> {
@@ -192,7 +201,7 @@ export class SqlJobQueue implements JobQueue {
       // A claim in flight counts as running: its jobs are leased (so not due) but not yet started.
       // Checked again after the count, since a claim may have begun while it ran.
       const regs = queue ? [this.registrations.get(queue)].filter((r): r is Registration => r !== undefined) : [...this.registrations.values()];
-      const busy = () => this.inFlight.size > 0 || regs.some((r) => r.running > 0 || r.claiming);
+      const busy = () => this.tasks.size > 0 || regs.some((r) => r.running > 0 || r.claiming);
       if (!busy() && (await this.dueCount(queue)) === 0 && !busy()) return;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
@@ -317,13 +326,13 @@ export class SqlJobQueue implements JobQueue {
       // After the row was deleted or rescheduled (or that failed): the next claim may see it.
       reg.leased.delete(job.id);
       reg.running--;
-      this.inFlight.delete(task);
+      this.tasks.delete(task);
       // Refill in batches, not one claim per finished job: wake the loop once half a batch of
       // capacity is free (or nothing runs). New jobs wake it at once through notify().
       const free = reg.options.concurrency - reg.running;
       if (reg.running === 0 || free >= Math.max(1, Math.floor(reg.options.batchSize / 2))) this.wakeSoon(reg);
     });
-    this.inFlight.add(task);
+    this.tasks.add(task);
   }
 
   private async complete(job: Job, result: JobResult): Promise<void> {

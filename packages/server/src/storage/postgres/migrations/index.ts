@@ -10,7 +10,8 @@ import { associationNames } from './070-association-names.js';
 import { conversationCustomer } from './071-conversation-customer.js';
 import { imAdmin } from './072-im-admin.js';
 import { callbackResendOutcome } from './073-callback-resend-outcome.js';
+import { instances } from './074-instances.js';
 import { imPendingFanout } from './075-im-pending-fanout.js';
 
 /** PostgreSQL migrations, in order. Append; never edit a released one. */
-export const postgresMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin, callbackResendOutcome, imPendingFanout];
+export const postgresMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin, callbackResendOutcome, instances, imPendingFanout];

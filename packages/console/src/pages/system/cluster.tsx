@@ -1,0 +1,81 @@
+import { Fragment, useEffect } from 'react';
+import { readCluster } from '../../api/cluster.js';
+import { ErrorMessage, Loading } from '../../components/feedback.js';
+import { Page, Panel } from '../../components/page.js';
+import { formatTime } from '../../format.js';
+import { useResource } from '../../hooks.js';
+
+/** How often the page reads /readyz again while open. */
+const REFRESH_MS = 2_000;
+
+/**
+ * System admin: the Parley instances sharing this database, as the instance serving the console
+ * sees them (its /readyz): each one's jobs in flight and last heartbeat. An instance whose
+ * heartbeat stopped for a few seconds is gone from the list, and its jobs are run by the others.
+ */
+export function ClusterPage() {
+  const view = useResource((signal) => readCluster(signal), []);
+  const { reload } = view;
+  useEffect(() => {
+    const timer = setInterval(reload, REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [reload]);
+  const data = view.data;
+
+  return (
+    <Page title="Cluster" intro="The Parley instances sharing this database. The list refreshes every two seconds.">
+      {view.error && <ErrorMessage error={view.error} title="Could not read the cluster" />}
+      {view.state === 'loading' && data === undefined && <Loading what="the cluster" />}
+      {data && (
+        <>
+          <Panel title="This instance">
+            <p>
+              <span className={`badge ${data.status === 'ready' ? 'status-succeeded' : 'status-failed'}`}>{data.status === 'ready' ? 'Ready' : 'Not ready'}</span>
+            </p>
+            <div className="profile">
+              <dl>
+                {Object.entries(data.checks).map(([name, result]) => (
+                  <Fragment key={name}>
+                    <dt>{name}</dt>
+                    <dd>{result}</dd>
+                  </Fragment>
+                ))}
+              </dl>
+            </div>
+          </Panel>
+          <Panel title="Live instances">
+            {data.instances === undefined ? (
+              <p className="muted">The instances could not be read: see the storage check above.</p>
+            ) : (
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Instance</th>
+                    <th scope="col">Jobs in flight</th>
+                    <th scope="col">Last heartbeat</th>
+                    <th scope="col">Started</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.instances.map((i) => (
+                    <tr key={i.id}>
+                      <td className="break">
+                        <code>{i.id}</code>
+                        {i.self && <span className="muted"> (serving this page)</span>}
+                      </td>
+                      <td>{i.in_flight}</td>
+                      <td>
+                        {formatTime(Date.parse(i.last_heartbeat))} <span className="muted">({(i.heartbeat_age_ms / 1000).toFixed(1)} s ago)</span>
+                      </td>
+                      <td>{formatTime(Date.parse(i.started_at))}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+          </Panel>
+        </>
+      )}
+    </Page>
+  );
+}
