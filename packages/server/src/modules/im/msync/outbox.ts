@@ -1,0 +1,95 @@
+/**
+ * What one msync connection still has to hand its client, per conversation queue (the sender of
+ * a one-to-one message, or the group or room), and the pull cursor of each queue. Pure: the
+ * gateway turns the answers into frames.
+ *
+ * A client learns of a queue from a NOTICE or an UNREAD answer and then pulls it
+ * (CommSyncUL{queue}); each answer carries up to a batch of metas and a fresh `nextKey`, and
+ * `isLast` once nothing is left. The client pulls again with `key = nextKey` until `isLast`.
+ * The SDK drops a NOTICE for a queue it is pulling, so a message that arrives during a pull is
+ * only queued: it leaves on the next answer of that pull. A queue not being pulled gets a NOTICE.
+ */
+import type { Jid, MetaOut, SyncDown } from './codec.js';
+
+interface Queue {
+  jid: Jid;
+  pending: MetaOut[];
+  /** Told (NOTICE or UNREAD) and not finished with `isLast` yet. */
+  pulling: boolean;
+}
+
+/** Metas of one pull answer at most. */
+export const PULL_BATCH = 50;
+
+export type AddOutcome = 'notice' | 'queued' | 'overflow';
+
+const keyOf = (jid: Jid | undefined): string => `${jid?.domain ?? ''}/${jid?.name ?? ''}`;
+
+export class Outbox {
+  private readonly queues = new Map<string, Queue>();
+  private held = 0;
+  private cursor = 0;
+
+  /** @param limit metas held at most; beyond, the connection is a slow consumer. */
+  constructor(private readonly limit: number) {}
+
+  /** Metas not handed out yet. */
+  get size(): number {
+    return this.held;
+  }
+
+  /**
+   * Queues a meta. `notify` false holds it silently (the offline sync lists it in the first
+   * UNREAD answer); otherwise a queue that is not being pulled asks for a NOTICE.
+   */
+  add(queue: Jid, meta: MetaOut, notify: boolean): AddOutcome {
+    if (this.held >= this.limit) return 'overflow';
+    const key = keyOf(queue);
+    let entry = this.queues.get(key);
+    if (!entry) {
+      entry = { jid: queue, pending: [], pulling: false };
+      this.queues.set(key, entry);
+    }
+    if (entry.pending.some((m) => m.id === meta.id)) return 'queued';
+    entry.pending.push(meta);
+    this.held++;
+    if (!notify || entry.pulling) return 'queued';
+    entry.pulling = true;
+    return 'notice';
+  }
+
+  /** The answer to a pull of `queue` (with or without the previous `nextKey`). */
+  pull(queue: Jid | undefined): SyncDown {
+    const entry = this.queues.get(keyOf(queue));
+    const jid = entry?.jid ?? queue ?? {};
+    if (!entry || entry.pending.length === 0) {
+      if (entry) this.queues.delete(keyOf(queue));
+      return { queue: jid, isLast: true, nextKey: String(++this.cursor) };
+    }
+    const metas = entry.pending.splice(0, PULL_BATCH);
+    this.held -= metas.length;
+    const isLast = entry.pending.length === 0;
+    if (isLast) this.queues.delete(keyOf(queue));
+    else entry.pulling = true;
+    return { queue: jid, metas, nextKey: String(++this.cursor), isLast };
+  }
+
+  /** The queues holding metas and how many (the UNREAD answer); the client pulls each. */
+  unread(): Array<{ queue: Jid; n: number }> {
+    const out: Array<{ queue: Jid; n: number }> = [];
+    for (const entry of this.queues.values()) {
+      if (entry.pending.length === 0) continue;
+      entry.pulling = true;
+      out.push({ queue: entry.jid, n: entry.pending.length });
+    }
+    return out;
+  }
+
+  /** Every meta not handed out, oldest first per queue (for storing them again on close). */
+  drainAll(): MetaOut[] {
+    const all = [...this.queues.values()].flatMap((q) => q.pending);
+    this.queues.clear();
+    this.held = 0;
+    return all;
+  }
+}
