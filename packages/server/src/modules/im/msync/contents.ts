@@ -25,9 +25,19 @@ export const chatTypeOf = (body: MessageBodyIn): ImChatType | undefined => CHAT_
 const defined = (fields: Record<string, unknown>): Record<string, unknown> =>
   Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== ''));
 
+function fileNameOf(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '') || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A Content as the `{type, ...fields}` a REST send would carry (not validated yet). */
 export function toParleyBody(content: ContentIn): { type: string; [field: string]: unknown } {
-  const file = { url: content.remotePath, filename: content.displayName, secret: content.secretKey };
+  // The SDK sends no file name with an image given by URL: the URL's last path segment stands in.
+  const file = { url: content.remotePath, filename: content.displayName || fileNameOf(content.remotePath), secret: content.secretKey };
   switch (content.type ?? ContentType.TEXT) {
     case ContentType.TEXT:
       return { type: 'txt', msg: content.text };
