@@ -5,7 +5,7 @@
  * logout ends the session; the SDK never reaches a host other than the server under test.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FakeClock } from '../../helpers/clock.js';
+import type { FakeClock } from '../../helpers/clock.js';
 import { assertNoForeignRequests } from '../../helpers/easemob-sdk.js';
 import { ENGINES } from '../../helpers/engines.js';
 import { waitFor } from '../../helpers/im.js';
