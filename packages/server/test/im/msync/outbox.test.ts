@@ -1,7 +1,7 @@
 /**
  * The per-connection outbox, pure: a queue not being pulled asks for one NOTICE; a message that
  * arrives during a pull waits for the next answer of that pull (the SDK drops NOTICEs then); a
- * pull ends with isLast only when nothing is left; the UNREAD answer lists held queues; the bound
+ * pull ends with an isLast that carries no metas, only when nothing is left; the UNREAD answer lists held queues; the bound
  * reports an overflow.
  */
 import { describe, expect, it } from 'vitest';
@@ -17,10 +17,15 @@ describe('msync outbox', () => {
     expect(box.add(ben, meta(2), true)).toBe('queued');
     const first = box.pull(ben);
     expect(first.metas?.map((m) => m.id)).toEqual(['1', '2']);
-    expect(first.isLast).toBe(true);
+    expect(first.isLast).toBe(false);
+    // Arrives during the pull: no NOTICE, it leaves on the cursor pull.
+    expect(box.add(ben, meta(3), true)).toBe('queued');
+    const second = box.pull(ben);
+    expect(second.metas?.map((m) => m.id)).toEqual(['3']);
+    expect(second.nextKey).not.toBe(first.nextKey);
+    expect(box.pull(ben)).toMatchObject({ isLast: true });
     // Pull over: the next message gets a NOTICE again.
-    expect(box.add(ben, meta(3), true)).toBe('notice');
-    expect(box.pull(ben).metas?.map((m) => m.id)).toEqual(['3']);
+    expect(box.add(ben, meta(4), true)).toBe('notice');
   });
 
   it('a long queue is pulled in batches with a fresh nextKey each time', () => {
@@ -33,7 +38,6 @@ describe('msync outbox', () => {
     const b = box.pull(ben);
     expect(b.nextKey).not.toBe(a.nextKey);
     expect(b.metas?.map((m) => m.id).slice(-1)).toEqual(['999']);
-    expect(b.isLast).toBe(true);
     expect(box.pull(ben)).toMatchObject({ isLast: true });
     expect(box.size).toBe(0);
   });

@@ -4,7 +4,7 @@
  * gateway turns the answers into frames.
  *
  * A client learns of a queue from a NOTICE or an UNREAD answer and then pulls it
- * (CommSyncUL{queue}); each answer carries up to a batch of metas and a fresh `nextKey`, and
+ * (CommSyncUL{queue}); each answer carries up to a batch of metas and a fresh `nextKey`, or
  * `isLast` once nothing is left. The client pulls again with `key = nextKey` until `isLast`.
  * The SDK drops a NOTICE for a queue it is pulling, so a message that arrives during a pull is
  * only queued: it leaves on the next answer of that pull. A queue not being pulled gets a NOTICE.
@@ -66,12 +66,12 @@ export class Outbox {
       if (entry) this.queues.delete(keyOf(queue));
       return { queue: jid, isLast: true, nextKey: String(++this.cursor) };
     }
+    // Metas never travel with isLast: the SDK fires its offline-sync finish on isLast before it
+    // has handed the metas of the same frame to the app. The client's cursor pull ends the pull.
     const metas = entry.pending.splice(0, PULL_BATCH);
     this.held -= metas.length;
-    const isLast = entry.pending.length === 0;
-    if (isLast) this.queues.delete(keyOf(queue));
-    else entry.pulling = true;
-    return { queue: jid, metas, nextKey: String(++this.cursor), isLast };
+    entry.pulling = true;
+    return { queue: jid, metas, nextKey: String(++this.cursor), isLast: false };
   }
 
   /** The queues holding metas and how many (the UNREAD answer); the client pulls each. */
