@@ -28,8 +28,10 @@ export interface MsyncWorld {
   close(): Promise<void>;
 }
 
-export async function msyncWorld(engine: Engine, users: string[]): Promise<MsyncWorld> {
-  const t = await createTestApp(engine);
+/** `logs` receives every log line, at trace level. */
+export async function msyncWorld(engine: Engine, users: string[], options: { logs?: (line: string) => void } = {}): Promise<MsyncWorld> {
+  const logs = options.logs;
+  const t = await createTestApp(engine, logs ? { env: { LOG_LEVEL: 'trace' }, deps: { logStream: { write: (line: string) => void logs(line) } } } : {});
   const im = await createImApp(t.app);
   const url = await listen(t.app);
   await createUsers(t.app, im, ...users);
