@@ -16,6 +16,7 @@ import type { Clock } from '../../../kernel/clock.js';
 import type { ImModule } from '../../../modules/im/index.js';
 import { MsyncConnection } from '../../../modules/im/msync/connection.js';
 import type { SocketTransport } from '../../../modules/im/socket-limits.js';
+import { imErrors } from '../../openapi.js';
 
 /** No frame for this long closes the socket: above the SDK's longest silence (~60 s). */
 export const MSYNC_IDLE_MS = 90_000;
@@ -29,7 +30,9 @@ const toBytes = (data: RawData): Uint8Array =>
   Array.isArray(data) ? Buffer.concat(data) : data instanceof ArrayBuffer ? new Uint8Array(data) : (data as Buffer);
 
 const DESCRIPTION = `Upgrades to the msync protocol of Easemob's Web SDK: binary protobuf frames, the first one a PROVISION
-carrying the app key (\`org#app\`), the user name and the user token (\`$t$<token>\`). Configure the SDK with
+carrying the app key (\`org#app\`), the user name and the user token (\`$t$<token>\`), e.g. (fields shown as JSON)
+\`{"command":"PROVISION","guid":{"appKey":"acme#shop","name":"alice"},"auth":"$t$<token>","payload":"<Provision{resource}>"}\`.
+No credentials in the URL or headers: the operation itself is public. Configure the SDK with
 \`isHttpDNS: false\`, \`url: "ws://HOST:PORT/ws"\`, \`apiUrl: "http://HOST:PORT"\`, \`appKey: "org#app"\`.
 Close codes: 1007 a frame that does not decode, 1008 a first frame that is not a provision or a command not taken,
 1009 a frame over 64 KiB, 1013 slow consumer or the app at its socket cap, 4206 replaced by a newer login of the user,
@@ -88,7 +91,9 @@ export async function msyncRoutes(app: FastifyInstance, { im, clock, idleMs = MS
           tags: ['im'],
           summary: "msync gateway: Easemob's Web SDK protocol (binary protobuf frames)",
           description: DESCRIPTION,
-          response: { 101: Type.Null({ description: 'Switching Protocols: the socket is open' }) },
+          // Authentication happens in the first frame, not on the upgrade.
+          security: [],
+          response: { 101: Type.Null({ description: 'Switching Protocols: the socket is open' }), ...imErrors(404) },
         },
       },
       handler,
