@@ -12,7 +12,8 @@ const require = createRequire(import.meta.url);
 
 /** Requests the SDK tried to make elsewhere than the server under test. */
 export const foreignRequests: string[] = [];
-let allowedHost = '';
+/** Hosts of the servers under test (several instances in the multi-instance suite). */
+const allowedHosts = new Set<string>();
 
 function allowed(url: string): boolean {
   let host: string;
@@ -21,7 +22,7 @@ function allowed(url: string): boolean {
   } catch {
     host = '';
   }
-  if (host === allowedHost) return true;
+  if (allowedHosts.has(host)) return true;
   foreignRequests.push(url);
   return false;
 }
@@ -185,7 +186,7 @@ export class SdkClient {
 
   constructor(options: SdkOptions) {
     this.sdk = loadSdk();
-    allowedHost = new URL(options.baseUrl).host;
+    allowedHosts.add(new URL(options.baseUrl).host);
     const Connection = this.sdk.default?.connection ?? this.sdk.connection;
     this.conn = new Connection({
       appKey: options.appKey,
