@@ -91,6 +91,11 @@ export class ImMessagesService {
     return ids;
   }
 
+  /** Messages a socket took and could not hand to its client: stored for the user again. */
+  returnOffline(appId: string, username: string, msgIds: readonly string[]): Promise<void> {
+    return msgIds.length === 0 ? Promise.resolve() : this.repo.returnOffline(appId, username, msgIds, this.clock.now());
+  }
+
   countOffline(app: ImApp, username: string): Promise<number> {
     return this.repo.countOffline(app.id, username);
   }

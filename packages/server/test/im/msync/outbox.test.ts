@@ -62,4 +62,21 @@ describe('msync outbox', () => {
     box.add(ben, meta(2), true);
     expect(box.add(ben, meta(3), true)).toBe('overflow');
   });
+
+  it('on close, hands back what the client did not acknowledge, chat-room messages excepted', () => {
+    const box = new Outbox(100);
+    const room = { name: '42', domain: 'conference.easemob.com' };
+    box.add(ben, meta(1), true);
+    box.add(ben, meta(2), true);
+    box.add(room, meta(3), true, false);
+    box.pull(ben); // 1 and 2 handed out, not acknowledged yet
+    box.add(ben, meta(4), true);
+    expect(box.takeUnacknowledged().sort()).toEqual(['1', '2', '4']);
+    expect(box.size).toBe(0);
+
+    box.add(ben, meta(5), true);
+    box.pull(ben);
+    box.pull(ben); // the cursor pull acknowledges 5
+    expect(box.takeUnacknowledged()).toEqual([]);
+  });
 });

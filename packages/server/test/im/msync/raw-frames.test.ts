@@ -2,7 +2,8 @@
  * The msync gateway against frames the SDK never sends, with a bare client: a frame that does not
  * decode, a first frame that is not a provision, an unknown command, an oversized frame and a
  * provision for an unknown app each close that connection with its own code, and the server goes
- * on serving; tokens never reach the logs. The UNREAD heartbeat keeps a connection alive and one
+ * on serving; tokens never reach the logs; a message told of and never pulled is stored again on
+ * close. The UNREAD heartbeat keeps a connection alive and one
  * silent for longer than the idle timeout (90 s on the injected clock) is closed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -92,6 +93,24 @@ describe.each(ENGINES)('msync gateway, bad frames and heartbeat on %s', (engine)
     clock.advance(11_000);
     expect(await closedWith(raw)).toEqual({ code: CLOSE.idle, reason: 'idle timeout' });
     await waitFor(() => w.online('ann'), (on) => !on);
+  });
+
+  it('stores again, on close, a message the client was told of and never pulled', async () => {
+    const raw = await loggedIn('ann');
+    raw.unread();
+    await waitFor(() => raw.of(Command.UNREAD).length, (n) => n === 1);
+    await waitFor(() => w.online('ann'), (on) => on);
+    const sent = await w.api('POST', '/messages/users', { from: 'ann', to: ['ann'], type: 'txt', body: { msg: 'never pulled' } });
+    const msgId = sent.body.data.ann as string;
+    await waitFor(() => raw.of(Command.NOTICE).length, (n) => n === 1);
+    raw.ws.close();
+    await waitFor(async () => (await w.api('GET', `/users/ann/offline_msg_status/${msgId}`)).body?.data?.[msgId], (s) => s === 'undelivered');
+    // The next login gets it.
+    const again = await loggedIn('ann');
+    again.unread();
+    await waitFor(() => again.of(Command.UNREAD).length, (n) => n === 1);
+    expect(clientCodec.decodeUnread(again.of(Command.UNREAD)[0]?.payload).unread).toEqual([{ queue: { appKey: w.appKey, name: 'ann', domain: 'easemob.com' }, n: 1 }]);
+    again.ws.close();
   });
 
   it('never logs a token', () => {

@@ -42,7 +42,7 @@ describe.each(ENGINES)('msync offline, presence and interop with the Easemob Web
     await waitFor(() => w.online('eve'), (on) => !on);
     const ann = await w.login('ann');
     const fromAnn = [(await ann.send({ type: 'txt', chatType: 'singleChat', to: 'eve', msg: 'a1' })).serverMsgId, await rest('ann', 'eve', 'a2')];
-    const fromGroup = [];
+    const fromGroup: string[] = [];
     for (const msg of ['g1', 'g2']) {
       fromGroup.push((await w.api('POST', '/messages/chatgroups', { from: 'cat', to: [groupId], type: 'txt', body: { msg } })).body.data[groupId] as string);
     }

@@ -50,6 +50,8 @@ export class MsyncConnection {
   private synced: Promise<void> = Promise.resolve();
   /** Stored messages are held silently until the first UNREAD answer lists them. */
   private unreadAnswered = false;
+  /** Messages refused by a full outbox (the connection is dropped): stored again on close. */
+  private readonly overflowed: string[] = [];
 
   constructor(
     private readonly im: ImModule,
@@ -105,6 +107,9 @@ export class MsyncConnection {
     if (!login) return;
     login.lease.release();
     this.im.presence.remove(login.app.id, login.username, login.connection);
+    // What the client never acknowledged is stored for the user again (delivered on the next login).
+    const unacknowledged = [...this.outbox.takeUnacknowledged(), ...this.overflowed.splice(0)];
+    void this.im.messages.returnOffline(login.app.id, login.username, unacknowledged).catch(() => undefined);
   }
 
   /** Handling a frame failed unexpectedly: the connection closes, nothing else is affected. */
@@ -186,8 +191,12 @@ export class MsyncConnection {
       if (frame.op !== 'message' || !login || !login.lease.active) return;
       const delivered = deliveredOf(frame);
       const queue = queueOf(login.appKey, delivered);
-      const outcome = this.outbox.add(queue, toMeta(login.appKey, delivered), notify);
-      if (outcome === 'overflow') login.lease.drop(CLOSE_SLOW_CONSUMER, 'slow consumer: too many messages not pulled');
+      const storable = delivered.chatType !== 'chatroom';
+      const outcome = this.outbox.add(queue, toMeta(login.appKey, delivered), notify, storable);
+      if (outcome === 'overflow') {
+        if (storable) this.overflowed.push(delivered.msgId);
+        login.lease.drop(CLOSE_SLOW_CONSUMER, 'slow consumer: too many messages not pulled');
+      }
       else if (outcome === 'notice') this.write(encodeNotice(queue));
     };
     return {

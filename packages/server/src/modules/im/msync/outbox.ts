@@ -11,9 +11,17 @@
  */
 import type { Jid, MetaOut, SyncDown } from './codec.js';
 
+interface Held {
+  meta: MetaOut;
+  /** Stored again for the user when the connection closes before the client took it (not chat rooms). */
+  storable: boolean;
+}
+
 interface Queue {
   jid: Jid;
-  pending: MetaOut[];
+  pending: Held[];
+  /** The last batch handed out; the client's next pull of the queue acknowledges it. */
+  unacked: Held[];
   /** Told (NOTICE or UNREAD) and not finished with `isLast` yet. */
   pulling: boolean;
 }
@@ -42,16 +50,16 @@ export class Outbox {
    * Queues a meta. `notify` false holds it silently (the offline sync lists it in the first
    * UNREAD answer); otherwise a queue that is not being pulled asks for a NOTICE.
    */
-  add(queue: Jid, meta: MetaOut, notify: boolean): AddOutcome {
+  add(queue: Jid, meta: MetaOut, notify: boolean, storable = true): AddOutcome {
     if (this.held >= this.limit) return 'overflow';
     const key = keyOf(queue);
     let entry = this.queues.get(key);
     if (!entry) {
-      entry = { jid: queue, pending: [], pulling: false };
+      entry = { jid: queue, pending: [], unacked: [], pulling: false };
       this.queues.set(key, entry);
     }
-    if (entry.pending.some((m) => m.id === meta.id)) return 'queued';
-    entry.pending.push(meta);
+    if (entry.pending.some((h) => h.meta.id === meta.id)) return 'queued';
+    entry.pending.push({ meta, storable });
     this.held++;
     if (!notify || entry.pulling) return 'queued';
     entry.pulling = true;
@@ -62,16 +70,18 @@ export class Outbox {
   pull(queue: Jid | undefined): SyncDown {
     const entry = this.queues.get(keyOf(queue));
     const jid = entry?.jid ?? queue ?? {};
+    if (entry) entry.unacked = [];
     if (!entry || entry.pending.length === 0) {
       if (entry) this.queues.delete(keyOf(queue));
       return { queue: jid, isLast: true, nextKey: String(++this.cursor) };
     }
     // Metas never travel with isLast: the SDK fires its offline-sync finish on isLast before it
     // has handed the metas of the same frame to the app. The client's cursor pull ends the pull.
-    const metas = entry.pending.splice(0, PULL_BATCH);
-    this.held -= metas.length;
+    const batch = entry.pending.splice(0, PULL_BATCH);
+    this.held -= batch.length;
+    entry.unacked = batch;
     entry.pulling = true;
-    return { queue: jid, metas, nextKey: String(++this.cursor), isLast: false };
+    return { queue: jid, metas: batch.map((h) => h.meta), nextKey: String(++this.cursor), isLast: false };
   }
 
   /** The queues holding metas and how many (the UNREAD answer); the client pulls each. */
@@ -85,11 +95,15 @@ export class Outbox {
     return out;
   }
 
-  /** Every meta not handed out, oldest first per queue (for storing them again on close). */
-  drainAll(): MetaOut[] {
-    const all = [...this.queues.values()].flatMap((q) => q.pending);
+  /**
+   * Empties the outbox and returns the ids of the storable messages the client has not
+   * acknowledged (handed out in the last batch of a queue, or not handed out yet): the connection
+   * closed, and they are stored for the user again.
+   */
+  takeUnacknowledged(): string[] {
+    const ids = [...this.queues.values()].flatMap((q) => [...q.unacked, ...q.pending]).filter((h) => h.storable).map((h) => h.meta.id);
     this.queues.clear();
     this.held = 0;
-    return all;
+    return ids;
   }
 }
