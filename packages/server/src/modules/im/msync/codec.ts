@@ -173,6 +173,7 @@ export const clientCodec = {
     write(pb.MSync, { version: 0, command, ...fields, ...(payload ? { payload } : {}) }),
   provision: (fields: Record<string, unknown>): Uint8Array => write(pb.Provision, fields),
   syncUp: (fields: Record<string, unknown>): Uint8Array => write(pb.CommSyncUL, fields),
+  messageBody: (fields: Record<string, unknown>): Uint8Array => write(pb.MessageBody, fields),
   decodeProvision: (bytes: Uint8Array | undefined) => read<{ status?: Status; resource?: string }>(pb.Provision, bytes, 'Provision'),
   decodeSyncDown: (bytes: Uint8Array | undefined) =>
     read<{ status?: Status; metaId?: string; serverId?: string; metas?: Array<MetaOut & { payload?: Uint8Array }>; nextKey?: string; queue?: Jid; isLast?: boolean; timestamp?: string }>(
