@@ -17,7 +17,8 @@
  * Then, on a fresh Parley child (unless BENCH_MSYNC=0), the msync gateway (bench/lib/msync.mjs):
  * one-to-one msync -> msync at BENCH_RATE (2,000) messages/s against JSON socket -> JSON socket at
  * the same rate, and BENCH_MSYNC_IDLE (10,000) idle msync connections: resident memory per
- * connection, and how many a heartbeat kept open past the idle timeout.
+ * connection, and how many a heartbeat kept open past the idle timeout. BENCH_REST=0 runs the msync
+ * part alone.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -178,6 +179,7 @@ async function benchMsync() {
     PARLEY_IM_RATE_LIMIT: '1000000',
     PARLEY_IM_SOCKETS_PER_USER: '1000',
     PARLEY_IM_SOCKETS_PER_APP: String(idle + 100),
+    PARLEY_MAX_CONNECTIONS: String(idle + 1000),
     PARLEY_SEED_DEMO: 'false',
     LOG_LEVEL: 'warn',
   });
@@ -208,13 +210,15 @@ async function benchMsync() {
 
 const load = os.loadavg().map((l) => l.toFixed(2)).join(' ');
 console.log(`bench:im — ${CONNECTIONS} connections, ${SECONDS}s measured after ${WARMUP_SECONDS}s warm-up; ${os.cpus().length} CPUs, load average ${load}, machine speed ${machineSpeedMs()} ms (bench/lib: lower is faster)`);
-const bare = await benchBare();
-console.log(`bare node http (bench/lib, in the load process): ${fmt(bare.rate, 0)} req/s, p50 ${fmt(bare.latency.p50)} ms, p99 ${fmt(bare.latency.p99)} ms (${bare.errors} errors)`);
-const parley = await benchParley();
-console.log(`parley REST sends (child process, ${process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'SQLite'}): ${fmt(parley.rate, 0)} messages/s, HTTP p50 ${fmt(parley.latency.p50)} ms, p99 ${fmt(parley.latency.p99)} ms (${parley.errors} errors, ${parley.unexpected} non-200); ${parley.received} received on the socket`);
-console.log(`ratio to bare: ${fmt(parley.rate / bare.rate, 2)} (target >= 0.4)`);
-if (parley.cpuPerMessageUs !== undefined) console.log(`Parley CPU per message (warm-up and measured phase, accept + fan-out + socket): ${fmt(parley.cpuPerMessageUs, 0)} µs`);
-console.log(`send -> socket receipt: p50 ${fmt(parley.receipt.p50)} ms, p99 ${fmt(parley.receipt.p99)} ms over ${parley.receipt.count} messages (target p99 < 50 ms)`);
+if (process.env.BENCH_REST !== '0') {
+  const bare = await benchBare();
+  console.log(`bare node http (bench/lib, in the load process): ${fmt(bare.rate, 0)} req/s, p50 ${fmt(bare.latency.p50)} ms, p99 ${fmt(bare.latency.p99)} ms (${bare.errors} errors)`);
+  const parley = await benchParley();
+  console.log(`parley REST sends (child process, ${process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'SQLite'}): ${fmt(parley.rate, 0)} messages/s, HTTP p50 ${fmt(parley.latency.p50)} ms, p99 ${fmt(parley.latency.p99)} ms (${parley.errors} errors, ${parley.unexpected} non-200); ${parley.received} received on the socket`);
+  console.log(`ratio to bare: ${fmt(parley.rate / bare.rate, 2)} (target >= 0.4)`);
+  if (parley.cpuPerMessageUs !== undefined) console.log(`Parley CPU per message (warm-up and measured phase, accept + fan-out + socket): ${fmt(parley.cpuPerMessageUs, 0)} µs`);
+  console.log(`send -> socket receipt: p50 ${fmt(parley.receipt.p50)} ms, p99 ${fmt(parley.receipt.p99)} ms over ${parley.receipt.count} messages (target p99 < 50 ms)`);
+}
 if (process.env.BENCH_MSYNC !== '0') {
   const m = await benchMsync();
   const line = (name, r) => `${name}: p50 ${fmt(r.receipt.p50)} ms, p99 ${fmt(r.receipt.p99)} ms over ${r.receipt.count} of ${r.total} messages`;

@@ -20,6 +20,8 @@ interface Held {
 interface Queue {
   jid: Jid;
   pending: Held[];
+  /** Ids in `pending`, so a message delivered twice (live push and fan-out) is held once. */
+  ids: Set<string>;
   /** The last batch handed out; the client's next pull of the queue acknowledges it. */
   unacked: Held[];
   /** Told (NOTICE or UNREAD) and not finished with `isLast` yet. */
@@ -55,10 +57,11 @@ export class Outbox {
     const key = keyOf(queue);
     let entry = this.queues.get(key);
     if (!entry) {
-      entry = { jid: queue, pending: [], unacked: [], pulling: false };
+      entry = { jid: queue, pending: [], ids: new Set(), unacked: [], pulling: false };
       this.queues.set(key, entry);
     }
-    if (entry.pending.some((h) => h.meta.id === meta.id)) return 'queued';
+    if (entry.ids.has(meta.id)) return 'queued';
+    entry.ids.add(meta.id);
     entry.pending.push({ meta, storable });
     this.held++;
     if (!notify || entry.pulling) return 'queued';
@@ -78,6 +81,7 @@ export class Outbox {
     // Metas never travel with isLast: the SDK fires its offline-sync finish on isLast before it
     // has handed the metas of the same frame to the app. The client's cursor pull ends the pull.
     const batch = entry.pending.splice(0, PULL_BATCH);
+    for (const h of batch) entry.ids.delete(h.meta.id);
     this.held -= batch.length;
     entry.unacked = batch;
     entry.pulling = true;
