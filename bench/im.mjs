@@ -170,7 +170,8 @@ async function benchMsync() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-'));
   const password = 'bench-admin-password';
   const idle = Number(process.env.BENCH_MSYNC_IDLE ?? 10_000);
-  const child = startChild([...NODE_FLAGS, main], {
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const child = startChild([...NODE_FLAGS, ...profile, main], {
     PORT: String(port),
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,

@@ -17,6 +17,7 @@ import type { ImModule } from '../../../modules/im/index.js';
 import { MsyncConnection } from '../../../modules/im/msync/connection.js';
 import type { SocketTransport } from '../../../modules/im/socket-limits.js';
 import { imErrors } from '../../openapi.js';
+import { corkUntilTick } from './socket.js';
 
 /** No frame for this long closes the socket: above the SDK's longest silence (~60 s). */
 export const MSYNC_IDLE_MS = 90_000;
@@ -57,7 +58,9 @@ export async function msyncRoutes(app: FastifyInstance, { im, clock, idleMs = MS
   const handler = (socket: WebSocket) => {
     const connection = new MsyncConnection(im, clock, {
       send: (bytes) => {
-        if (socket.readyState === OPEN) socket.send(bytes);
+        if (socket.readyState !== OPEN) return;
+        corkUntilTick(socket);
+        socket.send(bytes);
       },
       close: (code, reason) => im.sockets.closeAndTerminate(socket, code, reason),
       admit: (appId, username, onDrop) => im.sockets.admit(appId, username, socket, (socket as WithTransport)._socket, onDrop),
