@@ -29,9 +29,12 @@ export interface MsyncWorld {
 }
 
 /** `logs` receives every log line, at trace level. */
-export async function msyncWorld(engine: Engine, users: string[], options: { logs?: (line: string) => void } = {}): Promise<MsyncWorld> {
+export async function msyncWorld(engine: Engine, users: string[], options: { logs?: (line: string) => void; env?: Record<string, string> } = {}): Promise<MsyncWorld> {
   const logs = options.logs;
-  const t = await createTestApp(engine, logs ? { env: { LOG_LEVEL: 'trace' }, deps: { logStream: { write: (line: string) => void logs(line) } } } : {});
+  const t = await createTestApp(engine, {
+    env: { ...(logs ? { LOG_LEVEL: 'trace' } : {}), ...options.env },
+    ...(logs ? { deps: { logStream: { write: (line: string) => void logs(line) } } } : {}),
+  });
   const im = await createImApp(t.app);
   const url = await listen(t.app);
   await createUsers(t.app, im, ...users);

@@ -2,7 +2,7 @@
  * The msync gateway against frames the SDK never sends, with a bare client: a frame that does not
  * decode, a first frame that is not a provision, an unknown command, an oversized frame and a
  * provision for an unknown app each close that connection with its own code, and the server goes
- * on serving; tokens never reach the logs; a message told of and never pulled is stored again on
+ * on serving; tokens never reach the logs; failed provisions count per address as failed token checks; a message told of and never pulled is stored again on
  * close. The UNREAD heartbeat keeps a connection alive and one
  * silent for longer than the idle timeout (90 s on the injected clock) is closed.
  */
@@ -15,11 +15,12 @@ import { ENGINES } from '../../helpers/engines.js';
 import { waitFor } from '../../helpers/im.js';
 import { msyncWorld, RawMsync, type MsyncWorld } from '../../helpers/msync.js';
 
+const closedWith = async (raw: RawMsync) => (await waitFor(() => raw.closed, Boolean)) as { code: number; reason: string };
+
 describe.each(ENGINES)('msync gateway, bad frames and heartbeat on %s', (engine) => {
   let w: MsyncWorld;
   let logged = '';
   const tokens: string[] = [];
-  const closedWith = async (raw: RawMsync) => (await waitFor(() => raw.closed, Boolean)) as { code: number; reason: string };
   const loggedIn = async (user = 'ann', path = '/ws') => {
     const raw = await RawMsync.connect(w.url, path);
     const token = await w.token(user);
@@ -117,5 +118,24 @@ describe.each(ENGINES)('msync gateway, bad frames and heartbeat on %s', (engine)
     expect(tokens.length).toBeGreaterThan(0);
     for (const token of tokens) expect(logged).not.toContain(token);
     expect(logged).not.toContain('YWMtwhatever');
+  });
+});
+
+describe('msync failed provisions per address', () => {
+  it('count with the REST token failures: past the limit even a good token is refused for a while', async () => {
+    const w = await msyncWorld('sqlite', ['ann'], { env: { PARLEY_AUTH_FAILURE_LIMIT: '3' } });
+    try {
+      const good = await w.token('ann');
+      const reasons: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        const raw = await RawMsync.connect(w.url);
+        raw.provision(w.appKey, 'ann', i < 3 ? `YWMtbad-${i}` : good);
+        expect((await closedWith(raw)).code).toBe(CLOSE.refused);
+        reasons.push(clientCodec.decodeProvision(raw.of(Command.PROVISION)[0]?.payload).status?.reason ?? '');
+      }
+      expect(reasons).toEqual(['Auth failed', 'Auth failed', 'Auth failed', 'too many failed logins from this address; try again later']);
+    } finally {
+      await w.close();
+    }
   });
 });

@@ -47,7 +47,7 @@ export async function imRoutes(app: FastifyInstance, options: ImRoutesOptions): 
 
   // Both socket protocols share one WebSocket server and its frame bound.
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
-  await app.register(msyncRoutes, { im, clock: options.clock, idleMs: options.msyncIdleMs });
+  await app.register(msyncRoutes, { im, clock: options.clock, limits: options.limits, idleMs: options.msyncIdleMs });
   await app.register(
     async (scope) => {
       registerImContext(scope, im.apps, options.limits);

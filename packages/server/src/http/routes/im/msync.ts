@@ -9,13 +9,14 @@
  * frame for longer than the idle timeout (the SDK's heartbeat is an UNREAD at most every ~60 s)
  * is closed with 4408; the sweep reads the injected clock.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { RawData, WebSocket } from 'ws';
 import type { Clock } from '../../../kernel/clock.js';
 import type { ImModule } from '../../../modules/im/index.js';
 import { MsyncConnection } from '../../../modules/im/msync/connection.js';
 import type { SocketTransport } from '../../../modules/im/socket-limits.js';
+import { failureKey, noteFailure, type GuardedLimits } from '../../auth-failures.js';
 import { imErrors } from '../../openapi.js';
 import { corkUntilTick } from './socket.js';
 
@@ -42,11 +43,13 @@ Close codes: 1007 a frame that does not decode, 1008 a first frame that is not a
 export interface MsyncRoutesOptions {
   im: ImModule;
   clock: Clock;
+  /** The IM failure counts: failed provisions count per IP and app, as failed REST token checks. */
+  limits: GuardedLimits;
   /** Default MSYNC_IDLE_MS. */
   idleMs?: number;
 }
 
-export async function msyncRoutes(app: FastifyInstance, { im, clock, idleMs = MSYNC_IDLE_MS }: MsyncRoutesOptions): Promise<void> {
+export async function msyncRoutes(app: FastifyInstance, { im, clock, limits, idleMs = MSYNC_IDLE_MS }: MsyncRoutesOptions): Promise<void> {
   const open = new Set<MsyncConnection>();
   const sweep = setInterval(() => {
     const now = clock.now();
@@ -55,7 +58,8 @@ export async function msyncRoutes(app: FastifyInstance, { im, clock, idleMs = MS
   sweep.unref();
   app.addHook('onClose', async () => clearInterval(sweep));
 
-  const handler = (socket: WebSocket) => {
+  const handler = (socket: WebSocket, request: FastifyRequest) => {
+    const ip = request.ip;
     const connection = new MsyncConnection(im, clock, {
       send: (bytes) => {
         if (socket.readyState !== OPEN) return;
@@ -64,6 +68,10 @@ export async function msyncRoutes(app: FastifyInstance, { im, clock, idleMs = MS
       },
       close: (code, reason) => im.sockets.closeAndTerminate(socket, code, reason),
       admit: (appId, username, onDrop) => im.sockets.admit(appId, username, socket, (socket as WithTransport)._socket, onDrop),
+      failures: {
+        blocked: async (appKey) => (await limits.failures.peek(failureKey(ip, appKey))) > 0,
+        note: (appKey) => noteFailure(limits, ip, appKey),
+      },
     });
     open.add(connection);
     let queue: Promise<void> = Promise.resolve();

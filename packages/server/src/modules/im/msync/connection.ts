@@ -29,6 +29,8 @@ export interface MsyncSocket {
   close(code: number, reason: string): void;
   /** Registers the connection with the socket limits once its user is known (undefined: refused). */
   admit(appId: string, username: string, onDrop: () => void): SocketLease | undefined;
+  /** The per-IP count of failed logins at an app (`org#app`), shared with the REST and JSON-socket token checks. */
+  failures: { blocked(appKey: string): Promise<boolean>; note(appKey: string): void };
 }
 
 export interface LoggedIn {
@@ -158,11 +160,16 @@ export class MsyncConnection {
       if (isAppError(error) && error.code === 'organization_application_not_found') return this.refuse('unknown_app');
       throw error;
     }
+    if (await this.socket.failures.blocked(app.appkey)) return this.refuse('too_many_failures');
     const holder = await this.im.apps.userOfToken(app, token);
-    if (holder === 'invalid') return this.refuse('bad_token');
-    if (holder === 'expired') return this.refuse('expired_token');
-    if ((await this.im.users.missing(app, [name])).length > 0) return this.refuse('unknown_user');
-    if (holder.username !== name) return this.refuse('other_user');
+    const failed = (refusal: Refusal) => {
+      this.socket.failures.note(app.appkey);
+      this.refuse(refusal);
+    };
+    if (holder === 'invalid') return failed('bad_token');
+    if (holder === 'expired') return failed('expired_token');
+    if ((await this.im.users.missing(app, [name])).length > 0) return failed('unknown_user');
+    if (holder.username !== name) return failed('other_user');
     this.goLive(app, appKey, name, provision.resource || `msync_${uuid()}`);
   }
 

@@ -10,7 +10,7 @@ import { ErrorCode } from './schema.js';
 export const OK: Status = { errorCode: ErrorCode.OK };
 
 /** Why a provision is refused, and the status that makes `open()` reject with the right error. */
-export type Refusal = 'bad_token' | 'expired_token' | 'other_user' | 'unknown_app' | 'unknown_user' | 'bad_request';
+export type Refusal = 'bad_token' | 'expired_token' | 'other_user' | 'unknown_app' | 'unknown_user' | 'bad_request' | 'too_many_failures';
 
 const REFUSALS: Record<Refusal, Status> = {
   // WEBIM_CONNCTION_AUTH_ERROR
@@ -22,6 +22,8 @@ const REFUSALS: Record<Refusal, Status> = {
   unknown_app: { errorCode: ErrorCode.UNAUTHORIZED, reason: 'unknown app key' },
   // USER_NOT_FOUND
   unknown_user: { errorCode: ErrorCode.FAIL, reason: 'Sorry, user not found' },
+  // WEBIM_CONNCTION_AUTH_ERROR with this message
+  too_many_failures: { errorCode: ErrorCode.FAIL, reason: 'too many failed logins from this address; try again later' },
   // REQUEST_PARAMETER_ERROR
   bad_request: { errorCode: ErrorCode.WRONG_PARAMETER, reason: 'the provision needs guid (app key and user name) and auth' },
 };
