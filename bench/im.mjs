@@ -13,6 +13,12 @@
  *
  * Prints messages/s, the ratio to the bare server, and latency. Figures depend on what else runs on
  * the machine: report the load average with them.
+ *
+ * Then, on a fresh Parley child (unless BENCH_MSYNC=0), the msync gateway (bench/lib/msync.mjs):
+ * one-to-one msync -> msync at BENCH_RATE (2,000) messages/s against JSON socket -> JSON socket at
+ * the same rate, and BENCH_MSYNC_IDLE (10,000) idle msync connections: resident memory per
+ * connection, and how many a heartbeat kept open past the idle timeout. BENCH_REST=0 runs the msync
+ * part alone.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -23,6 +29,7 @@ import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { NODE_FLAGS } from '../packages/server/dist/node-flags.js';
 import { cpuSeconds, fmt, freePort, machineSpeedMs, runClosedLoop, startBareServer, summarise } from './lib/load.mjs';
+import { benchIdle, benchJsonLatency, benchMsyncLatency } from './lib/msync.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -157,13 +164,69 @@ async function benchParley() {
   }
 }
 
+async function benchMsync() {
+  const main = path.join(ROOT, 'packages/server/dist/main.js');
+  const port = await freePort();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-'));
+  const password = 'bench-admin-password';
+  const idle = Number(process.env.BENCH_MSYNC_IDLE ?? 10_000);
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const child = startChild([...NODE_FLAGS, ...profile, main], {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    ...(process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : {}),
+    PARLEY_ADMIN_PASSWORD: password,
+    PARLEY_IM_RATE_LIMIT: '1000000',
+    PARLEY_IM_SOCKETS_PER_USER: '1000',
+    PARLEY_IM_SOCKETS_PER_APP: String(idle + 100),
+    PARLEY_MAX_CONNECTIONS: String(idle + 1000),
+    PARLEY_SEED_DEMO: 'false',
+    LOG_LEVEL: 'warn',
+  });
+  const origin = `http://127.0.0.1:${port}`;
+  try {
+    await waitUp(`${origin}/healthz`);
+    const root = (await json(origin, 'POST', '/api/login', { username: 'admin', password })).entity.access_token;
+    const org = `msync${Date.now().toString(36)}`;
+    const created = (await json(origin, 'POST', '/management/apps', { org_name: org, app_name: 'im' }, root)).data;
+    const base = `/${org}/im`;
+    const admin = (await json(origin, 'POST', `${base}/token`, { grant_type: 'client_credentials', client_id: created.client_id, client_secret: created.client_secret })).access_token;
+    const names = ['sender', 'receiver', ...Array.from({ length: Math.ceil(idle / 500) }, (_, i) => `idle${i}`)];
+    await json(origin, 'POST', `${base}/users`, names.map((username) => ({ username, password: 'pw-bench-1' })), admin);
+    const tokens = {};
+    for (const username of names) tokens[username] = (await json(origin, 'POST', `${base}/token`, { grant_type: 'password', username, password: 'pw-bench-1' })).access_token;
+    const appKey = `${org}#im`;
+    const rate = Number(process.env.BENCH_RATE ?? 2000);
+    const msync = await benchMsyncLatency({ port, appKey, tokens, rate, seconds: SECONDS });
+    const jsonSocket = await benchJsonLatency({ port, base, tokens, rate, seconds: SECONDS });
+    const idleTokens = Object.fromEntries(names.filter((n) => n.startsWith('idle')).map((n) => [n, tokens[n]]));
+    const held = await benchIdle({ port, pid: child.pid, appKey, tokens: idleTokens, count: idle, holdSeconds: Number(process.env.BENCH_MSYNC_HOLD_SECONDS ?? 95) });
+    return { rate, msync, jsonSocket, held };
+  } finally {
+    await stopChild(child);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 const load = os.loadavg().map((l) => l.toFixed(2)).join(' ');
 console.log(`bench:im — ${CONNECTIONS} connections, ${SECONDS}s measured after ${WARMUP_SECONDS}s warm-up; ${os.cpus().length} CPUs, load average ${load}, machine speed ${machineSpeedMs()} ms (bench/lib: lower is faster)`);
-const bare = await benchBare();
-console.log(`bare node http (bench/lib, in the load process): ${fmt(bare.rate, 0)} req/s, p50 ${fmt(bare.latency.p50)} ms, p99 ${fmt(bare.latency.p99)} ms (${bare.errors} errors)`);
-const parley = await benchParley();
-console.log(`parley REST sends (child process, ${process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'SQLite'}): ${fmt(parley.rate, 0)} messages/s, HTTP p50 ${fmt(parley.latency.p50)} ms, p99 ${fmt(parley.latency.p99)} ms (${parley.errors} errors, ${parley.unexpected} non-200); ${parley.received} received on the socket`);
-console.log(`ratio to bare: ${fmt(parley.rate / bare.rate, 2)} (target >= 0.4)`);
-if (parley.cpuPerMessageUs !== undefined) console.log(`Parley CPU per message (warm-up and measured phase, accept + fan-out + socket): ${fmt(parley.cpuPerMessageUs, 0)} µs`);
-console.log(`send -> socket receipt: p50 ${fmt(parley.receipt.p50)} ms, p99 ${fmt(parley.receipt.p99)} ms over ${parley.receipt.count} messages (target p99 < 50 ms)`);
+if (process.env.BENCH_REST !== '0') {
+  const bare = await benchBare();
+  console.log(`bare node http (bench/lib, in the load process): ${fmt(bare.rate, 0)} req/s, p50 ${fmt(bare.latency.p50)} ms, p99 ${fmt(bare.latency.p99)} ms (${bare.errors} errors)`);
+  const parley = await benchParley();
+  console.log(`parley REST sends (child process, ${process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'SQLite'}): ${fmt(parley.rate, 0)} messages/s, HTTP p50 ${fmt(parley.latency.p50)} ms, p99 ${fmt(parley.latency.p99)} ms (${parley.errors} errors, ${parley.unexpected} non-200); ${parley.received} received on the socket`);
+  console.log(`ratio to bare: ${fmt(parley.rate / bare.rate, 2)} (target >= 0.4)`);
+  if (parley.cpuPerMessageUs !== undefined) console.log(`Parley CPU per message (warm-up and measured phase, accept + fan-out + socket): ${fmt(parley.cpuPerMessageUs, 0)} µs`);
+  console.log(`send -> socket receipt: p50 ${fmt(parley.receipt.p50)} ms, p99 ${fmt(parley.receipt.p99)} ms over ${parley.receipt.count} messages (target p99 < 50 ms)`);
+}
+if (process.env.BENCH_MSYNC !== '0') {
+  const m = await benchMsync();
+  const line = (name, r) => `${name}: p50 ${fmt(r.receipt.p50)} ms, p99 ${fmt(r.receipt.p99)} ms over ${r.receipt.count} of ${r.total} messages`;
+  console.log(`one-to-one at ${m.rate} messages/s for ${SECONDS}s, send -> receipt (target p99 < 50 ms):`);
+  console.log(`  ${line('msync -> msync', m.msync)}`);
+  console.log(`  ${line('JSON socket -> JSON socket', m.jsonSocket)}`);
+  const h = m.held;
+  console.log(`${h.count} idle msync connections: server resident memory ${fmt(h.before / 2 ** 20)} -> ${fmt(h.after / 2 ** 20)} MiB, ${fmt(h.perConnection / 1024)} KiB per connection (goal < 20 KB); after ${h.holdSeconds}s with a 30 s UNREAD heartbeat, ${h.open} still open`);
+}
 console.log(`load average after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);

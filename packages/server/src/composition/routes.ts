@@ -99,6 +99,7 @@ export async function registerSurfaces(app: ParleyFastify, lane: LaneSlot, trust
     accounts,
     limits: { own: fixedWindow('rl-im-', config.imRateLimitPerSecond, 1000), failures: failureWindow('rl-im-fail-') },
     heartbeatMs: config.imHeartbeatSeconds * 1000,
+    clock,
     callbacks: callbacks.service,
     recentCallbacks: callbacks.recent,
   });

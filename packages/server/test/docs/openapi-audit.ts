@@ -8,8 +8,11 @@ type Doc = { paths: Record<string, Record<string, any>>; components?: { schemas?
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 
-/** Operations anyone may call: every other operation names its security scheme. */
-export const PUBLIC_OPERATIONS = new Set(['POST /api/login', 'POST /api/logout', 'GET /api/media/{id}', 'GET /media/{id}', 'POST /{org}/{app}/token']);
+/**
+ * Operations anyone may call: every other operation names its security scheme. The msync gateway
+ * (`GET /ws`, `GET /websocket`) authenticates in its first frame, after the upgrade.
+ */
+export const PUBLIC_OPERATIONS = new Set(['POST /api/login', 'POST /api/logout', 'GET /api/media/{id}', 'GET /media/{id}', 'POST /{org}/{app}/token', 'GET /ws', 'GET /websocket']);
 
 const hasExample = (media: any): boolean => media !== undefined && (media.example !== undefined || (media.examples !== undefined && Object.keys(media.examples).length > 0));
 

@@ -187,6 +187,14 @@ export class ImAppsService {
     return record.username === null ? { level: 'admin' } : { level: 'user', username: record.username };
   }
 
+  /** Whose user token this is, or why it does not hold (the msync provision tells the two apart). */
+  async userOfToken(app: ImApp, token: string): Promise<{ username: string } | 'expired' | 'invalid'> {
+    const record = await this.findToken(sha256Hex(token));
+    if (!record || record.appId !== app.id || record.username === null) return 'invalid';
+    if (record.expiresAt <= this.clock.now()) return 'expired';
+    return { username: record.username };
+  }
+
   private async findToken(hash: string): Promise<TokenRecord | undefined> {
     const now = this.clock.now();
     const cached = this.tokens.get(hash);

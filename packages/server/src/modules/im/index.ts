@@ -21,7 +21,7 @@ import { ImMessagesService } from './messages.js';
 import { noImMetrics, type ImMetrics } from './metrics.js';
 import { ModerationService } from './moderation.js';
 import { IdGenerator } from './msg-id.js';
-import { OfflineReads } from './offline-reads.js';
+import { OfflineStore } from './offline-store.js';
 import { noPostSend, type PostSendHook } from './post-send.js';
 import { InProcessPresence, type Presence } from './presence.js';
 import { SocketLimits, type SocketLimitsOptions } from './socket-limits.js';
@@ -34,8 +34,8 @@ export interface ImModule {
   groups: ImGroupsService;
   moderation: ModerationService;
   messages: ImMessagesService;
-  /** The offline count and status, read after the user's pending fan-out. */
-  offline: OfflineReads;
+  /** The offline count and status (read after the user's pending fan-out); messages stored again. */
+  offline: OfflineStore;
   /** The `im.fanout` job handler. */
   fanout: Fanout;
   /** Pushes of a user's stored messages to their sockets (the socket route drains on connect). */
@@ -108,5 +108,5 @@ export function createImModule(options: ImModuleOptions): ImModule {
   jobs.work<FanoutPayload>(FANOUT_QUEUE, fanout.handle, { concurrency: options.fanoutConcurrency ?? 8, leaseMs: 30_000 });
 
   const sockets = options.sockets instanceof SocketLimits ? options.sockets : new SocketLimits(options.sockets);
-  return { apps, users, groups, moderation, messages, offline: new OfflineReads(messagesRepo, fanout), fanout, drains, presence, sockets };
+  return { apps, users, groups, moderation, messages, offline: new OfflineStore(messagesRepo, fanout, clock), fanout, drains, presence, sockets };
 }

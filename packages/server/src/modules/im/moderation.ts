@@ -48,7 +48,8 @@ export class ModerationService {
   /** Throws 403 forbidden_op when a body contains a sensitive word. */
   async assertAllowed(app: ImApp, bodies: readonly MessageBody[]): Promise<void> {
     if (findSensitiveWord(await this.words(app), bodies) !== undefined) {
-      throw new AppError('forbidden_op', { detail: 'the message contains a sensitive word and was not sent' });
+      // `rule` lets a socket protocol tell this refusal from a membership one (msync/statuses.ts).
+      throw new AppError('forbidden_op', { detail: 'the message contains a sensitive word and was not sent', rule: 'sensitive_word' });
     }
   }
 }

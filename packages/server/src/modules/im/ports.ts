@@ -157,6 +157,11 @@ export interface ImMessagesRepository {
   storeOffline(db: Db, rows: Array<MessageRef & { username: string }>, now: number): Promise<void>;
   /** Marks up to `limit` undelivered messages of the user delivered and returns them, oldest first. */
   claimOffline(appId: string, username: string, now: number, limit: number): Promise<StoredMessage[]>;
+  /**
+   * Marks messages undelivered for the user again, storing the rows that do not exist yet (a
+   * socket closed before its client took them). Idempotent.
+   */
+  returnOffline(appId: string, username: string, msgIds: readonly string[], now: number): Promise<void>;
   countOffline(appId: string, username: string): Promise<number>;
   offlineStatus(appId: string, username: string, msgId: string): Promise<'delivered' | 'undelivered' | undefined>;
 }

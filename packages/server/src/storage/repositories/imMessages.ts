@@ -147,6 +147,15 @@ function offlineReads(db: Kysely<Database>) {
         return rows.map(toMessage);
       });
     },
+    async returnOffline(appId, username, msgIds, now) {
+      for (const chunk of chunks([...msgIds], CHUNK)) {
+        await db
+          .insertInto('im_offline')
+          .values(chunk.map((msgId) => ({ app_id: appId, username, msg_id: Number(msgId), status: 'undelivered' as const, created_at: now, delivered_at: null })))
+          .onConflict((oc) => oc.columns(['app_id', 'username', 'msg_id']).doUpdateSet({ status: 'undelivered', delivered_at: null }))
+          .execute();
+      }
+    },
     async countOffline(appId, username) {
       const row = await db
         .selectFrom('im_offline')
@@ -167,7 +176,7 @@ function offlineReads(db: Kysely<Database>) {
         .executeTakeFirst();
       return row?.status;
     },
-  } satisfies Pick<ImMessagesRepository, 'claimOffline' | 'countOffline' | 'offlineStatus'>;
+  } satisfies Pick<ImMessagesRepository, 'claimOffline' | 'returnOffline' | 'countOffline' | 'offlineStatus'>;
 }
 
 /** A user's messages whose fan-out has not run: the offline reads settle them first. */

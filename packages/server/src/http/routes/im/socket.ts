@@ -50,9 +50,9 @@ const corked = new WeakSet<WebSocket>();
 /**
  * Frames sent to one socket in the same turn (a group commit delivers many messages at once) leave
  * in one write instead of one system call each: the TCP socket is corked until the pending
- * callbacks of this turn have run.
+ * callbacks of this turn have run. The msync gateway uses it too.
  */
-function corkUntilTick(socket: WebSocket): void {
+export function corkUntilTick(socket: WebSocket): void {
   const tcp = (socket as WebSocket & { _socket?: { cork(): void; uncork(): void } })._socket;
   if (!tcp || corked.has(socket)) return;
   corked.add(socket);

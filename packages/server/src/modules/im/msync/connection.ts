@@ -1,0 +1,241 @@
+/**
+ * One msync connection: the protocol adapter between the SDK's frames and the IM module. Logins,
+ * sends, joins and deliveries go through the same services as the REST API and the JSON socket
+ * (same ids, moderation, post-send callbacks with `source: "sdk"`, offline store); this class only
+ * translates. The WebSocket I/O (http/routes/im/msync.ts) feeds it frames one at a time, in order.
+ */
+import type { ImServerFrame } from '@parley/protocol';
+import type { Clock } from '../../../kernel/clock.js';
+import { AppError, isAppError } from '../../../kernel/errors.js';
+import { uuid } from '../../../kernel/ids.js';
+import type { ImModule } from '../index.js';
+import type { ImApp } from '../ports.js';
+import type { ImConnection } from '../presence.js';
+import type { SocketLease } from '../socket-limits.js';
+import { CLOSE_SLOW_CONSUMER } from '../socket-limits.js';
+import { decodeFrame, decodeProvision, decodeSyncUp, encodeLogoutReply, encodeNotice, encodeProvisionReply, encodeSyncDown, encodeUnreadReply, FrameError, type MsyncFrame } from './codec.js';
+import { deliveredOf, queueOf, toMeta } from './contents.js';
+import { Outbox } from './outbox.js';
+import { handleMeta } from './sends.js';
+import { CLOSE, onClosed, onFrame, onProvisioned, onUndecodable, type SessionState } from './session.js';
+import { OK, refusalStatus, type Refusal } from './statuses.js';
+
+/** Metas one connection holds for its client at most before it counts as a slow consumer. */
+export const OUTBOX_LIMIT = 2_000;
+
+/** The socket under a connection, as the I/O layer gives it. */
+export interface MsyncSocket {
+  send(bytes: Uint8Array): void;
+  close(code: number, reason: string): void;
+  /** Registers the connection with the socket limits once its user is known (undefined: refused). */
+  admit(appId: string, username: string, onDrop: () => void): SocketLease | undefined;
+  /** The per-IP count of failed logins at an app (`org#app`), shared with the REST and JSON-socket token checks. */
+  failures: { blocked(appKey: string): Promise<boolean>; note(appKey: string): void };
+}
+
+export interface LoggedIn {
+  app: ImApp;
+  appKey: string;
+  username: string;
+  resource: string;
+  lease: SocketLease;
+  connection: ImConnection;
+}
+
+export class MsyncConnection {
+  private state: SessionState = 'awaiting-provision';
+  /** When the last frame arrived (the idle timeout counts from it). */
+  lastFrameAt: number;
+  private login: LoggedIn | undefined;
+  private readonly outbox = new Outbox(OUTBOX_LIMIT);
+  /** The first drain of stored messages; the first UNREAD answer waits for it. */
+  private synced: Promise<void> = Promise.resolve();
+  /** Stored messages are held silently until the first UNREAD answer lists them. */
+  private unreadAnswered = false;
+  /** Messages refused by a full outbox (the connection is dropped): stored again on close. */
+  private readonly overflowed: string[] = [];
+
+  constructor(
+    private readonly im: ImModule,
+    private readonly clock: Clock,
+    private readonly socket: MsyncSocket,
+  ) {
+    this.lastFrameAt = clock.now();
+  }
+
+  get closed(): boolean {
+    return this.state === 'closed';
+  }
+
+  /** Handles one inbound binary frame. Never throws. */
+  async handle(bytes: Uint8Array): Promise<void> {
+    if (this.state === 'closed') return;
+    this.lastFrameAt = this.clock.now();
+    let frame: MsyncFrame;
+    try {
+      frame = decodeFrame(bytes);
+    } catch (error) {
+      this.apply(onUndecodable(this.state, (error as Error).message));
+      return;
+    }
+    const next = onFrame(this.state, frame.command);
+    this.state = next.state;
+    try {
+      switch (next.step.kind) {
+        case 'provision':
+          return await this.provision(frame);
+        case 'unread':
+          return await this.unread();
+        case 'sync':
+          return await this.sync(frame);
+        case 'logout':
+          return this.logout();
+        case 'close':
+          return this.closeWith(next.step.code, next.step.reason);
+        case 'ignore':
+          return;
+      }
+    } catch (error) {
+      // A frame of the right shape whose content does not decode (a payload, a body).
+      if (error instanceof FrameError) return this.closeWith(CLOSE.badFrame, error.message.slice(0, 100));
+      throw error;
+    }
+  }
+
+  /** The socket closed (by either side). */
+  closedBySocket(): void {
+    this.state = onClosed();
+    const login = this.login;
+    if (!login) return;
+    login.lease.release();
+    this.im.presence.remove(login.app.id, login.username, login.connection);
+    // What the client never acknowledged is stored for the user again (delivered on the next login).
+    const unacknowledged = [...this.outbox.takeUnacknowledged(), ...this.overflowed.splice(0)];
+    void this.im.offline.returnOffline(login.app.id, login.username, unacknowledged).catch(() => undefined);
+  }
+
+  /** Handling a frame failed unexpectedly: the connection closes, nothing else is affected. */
+  failed(): void {
+    this.closeWith(CLOSE.internal, 'internal error');
+  }
+
+  /** No frame for too long: closed by the idle sweep. */
+  idleClose(): void {
+    this.closeWith(CLOSE.idle, 'idle timeout');
+  }
+
+  private apply(next: { state: SessionState; step: { kind: string; code?: number; reason?: string } }): void {
+    this.state = next.state;
+    if (next.step.kind === 'close') this.closeWith(next.step.code ?? CLOSE.protocol, next.step.reason ?? '');
+  }
+
+  /** Writes a frame; a logged-in socket over its outbound buffer bound is dropped instead. */
+  private write(bytes: Uint8Array): void {
+    if (this.login && !this.login.lease.admitFrame()) return;
+    this.socket.send(bytes);
+  }
+
+  private closeWith(code: number, reason: string): void {
+    this.state = onClosed();
+    this.socket.close(code, reason);
+  }
+
+  private refuse(refusal: Refusal): void {
+    this.state = onProvisioned(this.state, false);
+    this.socket.send(encodeProvisionReply(refusalStatus(refusal)));
+    this.socket.close(CLOSE.refused, refusal);
+  }
+
+  private async provision(frame: MsyncFrame): Promise<void> {
+    const provision = decodeProvision(frame.payload);
+    const appKey = frame.guid?.appKey ?? '';
+    const name = (frame.guid?.name ?? '').trim().toLowerCase();
+    const token = (frame.auth ?? '').replace(/^\$t\$/, '');
+    const [org, appName, extra] = appKey.split('#');
+    if (!org || !appName || extra !== undefined || !name || !token) return this.refuse('bad_request');
+    let app: ImApp;
+    try {
+      app = await this.im.apps.requireApp(org, appName);
+    } catch (error) {
+      if (isAppError(error) && error.code === 'organization_application_not_found') return this.refuse('unknown_app');
+      throw error;
+    }
+    if (await this.socket.failures.blocked(app.appkey)) return this.refuse('too_many_failures');
+    const holder = await this.im.apps.userOfToken(app, token);
+    const failed = (refusal: Refusal) => {
+      this.socket.failures.note(app.appkey);
+      this.refuse(refusal);
+    };
+    if (holder === 'invalid') return failed('bad_token');
+    if (holder === 'expired') return failed('expired_token');
+    if ((await this.im.users.missing(app, [name])).length > 0) return failed('unknown_user');
+    if (holder.username !== name) return failed('other_user');
+    this.goLive(app, appKey, name, provision.resource || `msync_${uuid()}`);
+  }
+
+  private goLive(app: ImApp, appKey: string, username: string, resource: string): void {
+    const connection = this.presenceConnection();
+    const lease = this.socket.admit(app.id, username, () => this.im.presence.remove(app.id, username, connection));
+    if (!lease) {
+      this.state = onClosed();
+      return;
+    }
+    this.login = { app, appKey, username, resource, lease, connection };
+    this.state = onProvisioned(this.state, true);
+    this.socket.send(encodeProvisionReply(OK, resource));
+    this.im.presence.add(app.id, username, connection);
+    // Stored messages first (held for the first UNREAD answer), then online.
+    this.synced = this.im.drains.drain(app.id, username).then(() => {
+      if (lease.active) this.im.presence.markReady(app.id, username, connection);
+    });
+    void this.synced.then(() => this.im.drains.drain(app.id, username));
+  }
+
+  /** The connection as presence sees it: message frames become metas in the outbox. */
+  private presenceConnection(): ImConnection {
+    const take = (frame: ImServerFrame, notify: boolean) => {
+      const login = this.login;
+      if (frame.op !== 'message' || !login || !login.lease.active) return;
+      const delivered = deliveredOf(frame);
+      const queue = queueOf(login.appKey, delivered);
+      const storable = delivered.chatType !== 'chatroom';
+      const outcome = this.outbox.add(queue, toMeta(login.appKey, delivered), notify, storable);
+      if (outcome === 'overflow') {
+        if (storable) this.overflowed.push(delivered.msgId);
+        login.lease.drop(CLOSE_SLOW_CONSUMER, 'slow consumer: too many messages not pulled');
+      }
+      else if (outcome === 'notice') this.write(encodeNotice(queue));
+    };
+    return {
+      id: uuid(),
+      send: (frame) => take(frame, true),
+      sendStored: (frame) => take(frame, this.unreadAnswered),
+      writable: () => this.login?.lease.writable() ?? Promise.resolve(),
+      close: (code, reason) => this.login?.lease.drop(code, reason),
+    };
+  }
+
+  private async unread(): Promise<void> {
+    await this.synced;
+    if (this.state === 'closed') return;
+    this.unreadAnswered = true;
+    this.write(encodeUnreadReply(this.outbox.unread(), this.clock.now()));
+  }
+
+  private async sync(frame: MsyncFrame): Promise<void> {
+    const login = this.login;
+    if (!login) throw new AppError('internal_error');
+    const up = decodeSyncUp(frame.payload);
+    if (up.meta) {
+      const reply = await handleMeta(this.im, login, up.meta);
+      if (reply && this.state !== 'closed') this.write(encodeSyncDown(reply));
+      return;
+    }
+    this.write(encodeSyncDown({ status: OK, ...this.outbox.pull(up.queue) }));
+  }
+
+  private logout(): void {
+    this.write(encodeLogoutReply(OK));
+    this.closeWith(CLOSE.normal, 'logged out');
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * A meta a client sends (CommSyncUL.meta): a message (ns CHAT), a chat-room join or leave (ns MUC)
+ * or a statistic (ns STATISTIC, taken without an answer). Messages go through the same send as
+ * REST and the JSON socket; the answer carries Parley's msg_id as the server id.
+ */
+import type { ImChatType } from '@parley/protocol';
+import { AppError } from '../../../kernel/errors.js';
+import { inspectJson } from '../../../kernel/input-checks.js';
+import { normaliseBody } from '../bodies.js';
+import type { ImModule } from '../index.js';
+import type { ImApp } from '../ports.js';
+import { decodeMessageBody, decodeMucBody, type MetaIn, type SyncDown } from './codec.js';
+import { chatTypeOf, toParleyBody } from './contents.js';
+import { fromKeyValues } from './key-values.js';
+import { ErrorCode, MucOperation, Namespace } from './schema.js';
+import { OK, roomStatus, sendStatus } from './statuses.js';
+
+export interface Sender {
+  app: ImApp;
+  username: string;
+}
+
+const bad = (detail: string) => new AppError('illegal_argument', { detail });
+
+/** The answer to a client meta, or undefined when none is expected. */
+export async function handleMeta(im: ImModule, sender: Sender, meta: MetaIn): Promise<SyncDown | undefined> {
+  switch (meta.ns) {
+    case Namespace.STATISTIC:
+      return undefined;
+    case Namespace.CHAT:
+      return sendMessage(im, sender, meta);
+    case Namespace.MUC:
+      return joinOrLeave(im, sender, meta);
+    default:
+      return { metaId: meta.id, status: { errorCode: ErrorCode.FAIL, reason: `namespace ${meta.ns} is not supported` } };
+  }
+}
+
+async function sendMessage(im: ImModule, sender: Sender, meta: MetaIn): Promise<SyncDown> {
+  const body = decodeMessageBody(meta.payload);
+  const chatType = chatTypeOf(body);
+  // Read and delivery acks, recalls and edits are taken and not stored (not served yet).
+  if (!chatType) return { metaId: meta.id, status: OK };
+  const to = meta.to?.name ?? body.to?.name ?? '';
+  try {
+    const [content, ...others] = body.contents ?? [];
+    if (!content || others.length > 0) throw bad('contents: expected exactly one content');
+    const { type, ...fields } = toParleyBody(content);
+    const parsed = normaliseBody(type, fields, 'body', 'body.type');
+    const ext = fromKeyValues(body.ext?.length ? body.ext : meta.ext);
+    const fault = inspectJson({ body: parsed, ext }, 'message');
+    if (fault) throw bad(`${fault.field} ${fault.problem}`);
+    const [accepted] = await im.messages.send(sender.app, {
+      from: sender.username,
+      chatType,
+      targets: [to],
+      bodies: [parsed],
+      ext,
+      source: 'sdk',
+      requireMembership: true,
+    });
+    if (!accepted) throw new AppError('internal_error');
+    return { metaId: meta.id, serverId: accepted.msgId, status: OK, timestamp: accepted.timestamp };
+  } catch (error) {
+    return { metaId: meta.id, status: sendStatus(error, chatType as ImChatType, to) };
+  }
+}
+
+async function joinOrLeave(im: ImModule, sender: Sender, meta: MetaIn): Promise<SyncDown> {
+  const muc = decodeMucBody(meta.payload);
+  const room = muc.mucId?.name ?? '';
+  const op = muc.operation;
+  if (!muc.isChatroom || (op !== MucOperation.JOIN && op !== MucOperation.LEAVE)) {
+    return { metaId: meta.id, status: { errorCode: ErrorCode.FAIL, reason: 'only chat-room join and leave are supported' } };
+  }
+  try {
+    if (!/^\d{1,20}$/.test(room)) throw new AppError('service_resource_not_found', { resource: `Service resource chatroom ${room}` });
+    if (op === MucOperation.JOIN) await im.groups.addMember(sender.app, 'chatroom', room, sender.username);
+    else await im.groups.removeMember(sender.app, 'chatroom', room, sender.username);
+    return { metaId: meta.id, status: OK };
+  } catch (error) {
+    return { metaId: meta.id, status: roomStatus(error, room) };
+  }
+}

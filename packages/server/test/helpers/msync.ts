@@ -1,0 +1,112 @@
+/**
+ * msync test helpers: a Parley listening on loopback with an IM app and users, SDK clients that
+ * are closed after the test, and a raw msync client (our own codec, the client side) for what the
+ * SDK never sends: bad frames, a chosen heartbeat moment.
+ */
+import WebSocket from 'ws';
+import { clientCodec, decodeFrame, type MsyncFrame } from '../../src/modules/im/msync/codec.js';
+import { Command } from '../../src/modules/im/msync/schema.js';
+import type { Engine } from '../../src/storage/index.js';
+import { call, createTestApp, type TestApp } from './app.js';
+import { SdkClient, type SdkOptions } from './easemob-sdk.js';
+import { createImApp, createUsers, listen, PASSWORD, userToken, type ImAppHandle } from './im.js';
+
+export { PASSWORD };
+
+export interface MsyncWorld {
+  t: TestApp;
+  im: ImAppHandle;
+  url: string;
+  appKey: string;
+  appId: string;
+  api: (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, payload?: unknown) => ReturnType<typeof call>;
+  sdk: (options?: Partial<SdkOptions>) => SdkClient;
+  /** An SDK client logged in by password, with a fresh resource. */
+  login: (user: string) => Promise<SdkClient>;
+  token: (user: string) => Promise<string>;
+  online: (user: string) => Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** `logs` receives every log line, at trace level. */
+export async function msyncWorld(engine: Engine, users: string[], options: { logs?: (line: string) => void; env?: Record<string, string> } = {}): Promise<MsyncWorld> {
+  const logs = options.logs;
+  const t = await createTestApp(engine, {
+    env: { ...(logs ? { LOG_LEVEL: 'trace' } : {}), ...options.env },
+    ...(logs ? { deps: { logStream: { write: (line: string) => void logs(line) } } } : {}),
+  });
+  const im = await createImApp(t.app);
+  const url = await listen(t.app);
+  await createUsers(t.app, im, ...users);
+  const appId = (await t.app.parley.im.apps.requireApp(im.org, im.name)).id;
+  const clients: SdkClient[] = [];
+  const appKey = `${im.org}#${im.name}`;
+  const world: MsyncWorld = {
+    t,
+    im,
+    url,
+    appKey,
+    appId,
+    api: (method, path, payload) => call(t.app, im.adminToken, method, `${im.base}${path}`, payload),
+    sdk: (options = {}) => {
+      const client = new SdkClient({ baseUrl: url, appKey, randomDevice: true, ...options });
+      clients.push(client);
+      return client;
+    },
+    login: async (user) => {
+      const client = world.sdk();
+      await client.open(user, { pwd: PASSWORD });
+      return client;
+    },
+    token: (user) => userToken(t.app, im, user),
+    online: async (user) => (await t.app.parley.im.presence.onlineAmong(appId, [user])).has(user),
+    close: async () => {
+      for (const client of clients) client.close();
+      await t.close();
+    },
+  };
+  return world;
+}
+
+/** A bare msync client: sends chosen frames, records the decoded answers and the close. */
+export class RawMsync {
+  readonly frames: MsyncFrame[] = [];
+  closed: { code: number; reason: string } | undefined;
+  private constructor(readonly ws: WebSocket) {
+    ws.on('message', (data: Buffer) => {
+      try {
+        this.frames.push(decodeFrame(new Uint8Array(data)));
+      } catch {
+        // recorded as nothing
+      }
+    });
+    ws.on('close', (code, reason) => {
+      this.closed = { code, reason: reason.toString() };
+    });
+    ws.on('error', () => undefined);
+  }
+
+  static connect(baseUrl: string, path = '/ws'): Promise<RawMsync> {
+    const ws = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}${path}`);
+    return new Promise((resolve, reject) => {
+      ws.once('open', () => resolve(new RawMsync(ws)));
+      ws.once('unexpected-response', (_req, res) => reject(new Error(`refused: ${res.statusCode}`)));
+    });
+  }
+
+  send(bytes: Uint8Array | Buffer): void {
+    this.ws.send(bytes);
+  }
+
+  provision(appKey: string, user: string, token: string, resource = 'raw_1'): void {
+    this.send(clientCodec.frame(Command.PROVISION, { guid: { appKey, name: user }, auth: `$t$${token}` }, clientCodec.provision({ osType: 16, resource })));
+  }
+
+  unread(): void {
+    this.send(clientCodec.frame(Command.UNREAD, {}));
+  }
+
+  of(command: number): MsyncFrame[] {
+    return this.frames.filter((f) => f.command === command);
+  }
+}
