@@ -48,7 +48,8 @@ export async function buildModules(base: Foundation): Promise<Modules> {
   const metrics = createMetricsRegistry();
   const { accounts, passwords, bootstrap } = await buildAccounts(base);
   const onSingletonError = (name: string, error: unknown) => log.error({ err: error, task: name }, 'periodic task failed');
-  const coordination = redis ? redisCoordination(redis, onSingletonError, config.redisPrefix) : inProcessCoordination(onSingletonError);
+  const onSettingsError = (error: unknown) => log.warn({ err: error }, 'settings versions: Redis unreachable, cached settings are read afresh');
+  const coordination = redis ? redisCoordination(redis, onSingletonError, config.redisPrefix, onSettingsError) : inProcessCoordination(onSingletonError);
   const jobs = new SqlJobQueue({
     db: storage.db,
     capabilities: storage.capabilities,
@@ -68,6 +69,7 @@ export async function buildModules(base: Foundation): Promise<Modules> {
     outbound,
     metrics,
     logger: log,
+    settings: coordination.settings,
     ...(config.workers ? { singletons: coordination.singletons } : {}),
     // Ban windows, counts and ends shared by every instance.
     ...(redis ? { redis: { client: redis, prefix: config.redisPrefix } } : {}),
@@ -85,6 +87,7 @@ export async function buildModules(base: Foundation): Promise<Modules> {
     postSend: deps.postSend ?? callbacks.hook,
     metrics: promImMetrics(metrics),
     ...(presence ? { presence } : {}),
+    settings: coordination.settings,
   });
   const imDemoApp = config.seedDemo ? await im.apps.ensureDemoApp() : undefined;
 
@@ -99,6 +102,7 @@ export async function buildModules(base: Foundation): Promise<Modules> {
     publicUrl: config.publicUrl,
     media: config.media,
     metrics,
+    settings: coordination.settings,
     // Live events reach agents on every instance when instances coordinate through Redis.
     ...(coordination.kind === 'redis' ? { events: pubsubEventBus(coordination.pubsub) } : {}),
   });

@@ -77,7 +77,7 @@ describe.each(ENGINES)('callback rule directory on %s', (engine) => {
     await directory.rule(created.id);
     await directory.app(APP);
     expect(directory.cached(created.id)?.rule?.name).toBe('main');
-    directory.invalidate(APP, created.id);
+    await directory.changed(APP, created.id);
     expect(directory.cached(created.id)).toBeUndefined();
 
     // A deleted rule is cached as gone: the answer says so without the app.

@@ -105,24 +105,31 @@ export class CallbackDelivery {
   async deliver(job: Job<DeliverPayload>): Promise<JobResult> {
     const { ruleId, record } = job.payload;
     const { directory, bans, clock, events } = this.deps;
+    // Several instances: first make sure no other instance changed the rule or its app.
+    const checking = directory.check(ruleId);
+    if (checking) await checking;
     // Once per record: read from the cache without awaiting when it holds both (the usual case).
     const cached = directory.cached(ruleId);
     const rule = cached ? cached.rule : await directory.rule(ruleId);
     if (!rule) return { status: 'discard', error: 'rule deleted' };
     const ref: RuleRef = { ruleId, appId: rule.appId, rule: rule.name };
     const { settings } = cached?.app ?? (await directory.app(rule.appId));
-    if (!settings.enabled || !rule.enabled) {
-      events.emit('record.finished', { ...ref, result: 'dropped', reason: 'disabled' });
-      return { status: 'done' };
-    }
+    if (!settings.enabled || !rule.enabled) return this.dropDisabled(ref);
     if (await bans.isBanned(rule)) {
       const until = new Date((await bans.stateOf(rule)).bannedUntil ?? clock.now()).toISOString();
       return this.giveUp(rule, ref, record, settings.storeFailed, `rule banned until ${until}`, 'banned');
     }
 
     let lastError = '';
+    let target: Pick<CallbackRule, 'url' | 'secret'> = rule;
     for (let attempt = 1; ; attempt++) {
-      const outcome = await this.attempt(ref, record, rule.url, rule.secret, false);
+      // The retry follows a change made meanwhile: a new URL or secret, a rule disabled or deleted.
+      if (attempt > 1) {
+        const current = await directory.rule(ruleId);
+        if (!current?.enabled) return this.dropDisabled(ref);
+        target = current;
+      }
+      const outcome = await this.attempt(ref, record, target.url, target.secret, false);
       if (outcome.kind === 'failure') {
         lastError = outcome.error;
         await bans.record(rule, 'failure');
@@ -144,6 +151,11 @@ export class CallbackDelivery {
       if (step === 'exhausted' || (await bans.isBanned(rule))) break;
     }
     return this.giveUp(rule, ref, record, settings.storeFailed, lastError, 'failed');
+  }
+
+  private dropDisabled(ref: RuleRef): JobResult {
+    this.deps.events.emit('record.finished', { ...ref, result: 'dropped', reason: 'disabled' });
+    return { status: 'done' };
   }
 
   private async giveUp(
