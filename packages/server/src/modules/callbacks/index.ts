@@ -69,7 +69,7 @@ export function createCallbacks(deps: CallbacksDeps): CallbacksModule {
   observeCallbacks(events, deps.metrics, logger);
   const recent = new RecentAttempts(clock);
   recent.observe(events);
-  const directory = new RuleDirectory(repo, clock, undefined, deps.settings);
+  const directory = new RuleDirectory(repo, clock, config.ruleCacheMs, deps.settings);
   const onBanError = (error: unknown) => logger.error({ err: error }, 'callback rule ban state: storage failed');
   const bans = createBanStore(deps, events, directory, onBanError);
   const delivery = new CallbackDelivery(
