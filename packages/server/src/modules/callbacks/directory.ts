@@ -48,14 +48,15 @@ export class RuleDirectory {
     return checking ? checking.then(read) : read();
   }
 
-  async rule(id: number): Promise<CallbackRule | undefined> {
+  rule(id: number): Promise<CallbackRule | undefined> {
+    const read = () =>
+      this.byId.get(id, async () => {
+        const rule = await this.repo.getRuleById(id);
+        if (rule) this.remember(rule);
+        return rule;
+      });
     const checking = this.check(id);
-    if (checking) await checking;
-    return this.byId.get(id, async () => {
-      const rule = await this.repo.getRuleById(id);
-      if (rule) this.remember(rule);
-      return rule;
-    });
+    return checking ? checking.then(read) : read();
   }
 
   /**
@@ -65,7 +66,7 @@ export class RuleDirectory {
   check(ruleId: number): Promise<void> | undefined {
     const appId = this.appOfRule.get(ruleId);
     if (appId !== undefined) return this.versions.check(appId);
-    // Nothing is cached yet: whatever reads now checks first.
+    // The rule's app is not known yet: read the rule to learn it, then check the app.
     return this.learnApp(ruleId);
   }
 
