@@ -114,22 +114,19 @@ export class CallbackDelivery {
     if (!rule) return { status: 'discard', error: 'rule deleted' };
     const ref: RuleRef = { ruleId, appId: rule.appId, rule: rule.name };
     const { settings } = cached?.app ?? (await directory.app(rule.appId));
-    if (!settings.enabled || !rule.enabled) return this.dropDisabled(ref);
+    if (!settings.enabled || !rule.enabled) {
+      events.emit('record.finished', { ...ref, result: 'dropped', reason: 'disabled' });
+      return { status: 'done' };
+    }
     if (await bans.isBanned(rule)) {
       const until = new Date((await bans.stateOf(rule)).bannedUntil ?? clock.now()).toISOString();
       return this.giveUp(rule, ref, record, settings.storeFailed, `rule banned until ${until}`, 'banned');
     }
 
     let lastError = '';
-    let target: Pick<CallbackRule, 'url' | 'secret'> = rule;
+    // A record under way keeps the rule it started with, for its immediate retry too.
     for (let attempt = 1; ; attempt++) {
-      // The retry follows a change made meanwhile: a new URL or secret, a rule disabled or deleted.
-      if (attempt > 1) {
-        const current = await directory.rule(ruleId);
-        if (!current?.enabled) return this.dropDisabled(ref);
-        target = current;
-      }
-      const outcome = await this.attempt(ref, record, target.url, target.secret, false);
+      const outcome = await this.attempt(ref, record, rule.url, rule.secret, false);
       if (outcome.kind === 'failure') {
         lastError = outcome.error;
         await bans.record(rule, 'failure');
@@ -151,11 +148,6 @@ export class CallbackDelivery {
       if (step === 'exhausted' || (await bans.isBanned(rule))) break;
     }
     return this.giveUp(rule, ref, record, settings.storeFailed, lastError, 'failed');
-  }
-
-  private dropDisabled(ref: RuleRef): JobResult {
-    this.deps.events.emit('record.finished', { ...ref, result: 'dropped', reason: 'disabled' });
-    return { status: 'done' };
   }
 
   private async giveUp(
