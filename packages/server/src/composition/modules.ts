@@ -54,7 +54,8 @@ export async function buildModules(base: Foundation): Promise<Modules> {
   const metrics = createMetricsRegistry();
   const { accounts, passwords, bootstrap } = await buildAccounts(base);
   const onSingletonError = (name: string, error: unknown) => log.error({ err: error, task: name }, 'periodic task failed');
-  const coordination = redis ? redisCoordination(redis, onSingletonError, config.redisPrefix) : inProcessCoordination(onSingletonError);
+  const onSettingsError = (error: unknown) => log.warn({ err: error }, 'settings versions: Redis unreachable, cached settings are read afresh');
+  const coordination = redis ? redisCoordination(redis, onSingletonError, config.redisPrefix, onSettingsError) : inProcessCoordination(onSingletonError);
   const { jobs, membership } = buildJobQueue(base, coordination, metrics);
   const outbound = deps.outbound ?? outboundSender(config, log);
   const secrets = secretBox(loadOrCreateSecretKey(config.secretKey, config.dataDir));
@@ -68,6 +69,7 @@ export async function buildModules(base: Foundation): Promise<Modules> {
     outbound,
     metrics,
     logger: log,
+    settings: coordination.settings,
     ...(config.workers ? { singletons: coordination.singletons } : {}),
     // Ban windows, counts and ends shared by every instance.
     ...(redis ? { redis: { client: redis, prefix: config.redisPrefix } } : {}),
@@ -87,6 +89,7 @@ export async function buildModules(base: Foundation): Promise<Modules> {
     postSend: deps.postSend ?? callbacks.hook,
     metrics: promImMetrics(metrics),
     ...(presence ? { presence } : {}),
+    settings: coordination.settings,
   });
   const imDemoApp = config.seedDemo ? await im.apps.ensureDemoApp() : undefined;
 
@@ -102,6 +105,7 @@ export async function buildModules(base: Foundation): Promise<Modules> {
     media: config.media,
     metrics,
     pushConcurrency: config.pushConcurrency,
+    settings: coordination.settings,
     // Live events reach agents on every instance when instances coordinate through Redis.
     ...(coordination.kind === 'redis' ? { events: pubsubEventBus(coordination.pubsub) } : {}),
   });

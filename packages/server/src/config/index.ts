@@ -135,6 +135,8 @@ export interface CallbacksConfig {
   readonly dateKeyZone: string;
   /** Records of one app re-sent from the exception store per second, per instance. */
   readonly resendPerSecond: number;
+  /** How long an instance keeps an app's callback rules and switches before reading them again, ms. */
+  readonly ruleCacheMs: number;
 }
 
 export class ConfigError extends Error {
@@ -304,6 +306,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       storeRetentionMs: int(env, 'PARLEY_CALLBACK_STORE_RETENTION_HOURS', 72, 1, 24 * 365) * 3_600_000,
       dateKeyZone: timeZone(env, 'PARLEY_CALLBACK_DATE_KEY_ZONE', 'UTC'),
       resendPerSecond: int(env, 'PARLEY_CALLBACK_RESEND_PER_SECOND', 200, 1, 100_000),
+      ruleCacheMs: int(env, 'PARLEY_CALLBACK_RULE_CACHE_MS', 2_000, 0, 3_600_000),
     }),
     media: Object.freeze({
       quotaBytes: int(env, 'PARLEY_MEDIA_QUOTA_MB', 1024, 1, 1024 * 1024) * 1024 * 1024,

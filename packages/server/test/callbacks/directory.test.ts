@@ -1,9 +1,13 @@
 /**
  * The rule directory's cache on the real repository (both engines): concurrent misses share one
- * read, and a read inside a transaction never waits for a shared read started outside it.
+ * read, a read inside a transaction never waits for a shared read started outside it, and with
+ * settings versions on a real Redis a change made through one instance's directory is used by
+ * another's at its next use, however long its copies would otherwise live.
  */
+import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RuleDirectory } from '../../src/modules/callbacks/directory.js';
+import { RedisSettingsVersions } from '../../src/modules/coordination/settings-versions.js';
 import type { CallbacksRepository } from '../../src/modules/callbacks/ports.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { FakeClock } from '../helpers/clock.js';
@@ -77,7 +81,7 @@ describe.each(ENGINES)('callback rule directory on %s', (engine) => {
     await directory.rule(created.id);
     await directory.app(APP);
     expect(directory.cached(created.id)?.rule?.name).toBe('main');
-    directory.invalidate(APP, created.id);
+    await directory.changed(APP, created.id);
     expect(directory.cached(created.id)).toBeUndefined();
 
     // A deleted rule is cached as gone: the answer says so without the app.
@@ -100,5 +104,39 @@ describe.each(ENGINES)('callback rule directory on %s', (engine) => {
     expect(inside.rules.map((r) => r.name)).toEqual(['main']);
     await outside;
     expect(reads.settings).toBe(2);
+  });
+
+  it('with Redis settings versions, uses another instance’s change at once, on the delivery path too', async () => {
+    const { created } = await ruleWithCountingDirectory();
+    const redis = new Redis(process.env.PARLEY_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 2 });
+    const prefix = `parley-test-dir-${process.pid}-${Date.now()}:`;
+    const one = new RedisSettingsVersions(redis, { prefix });
+    const two = new RedisSettingsVersions(redis, { prefix });
+    try {
+      await new Promise((resolve) => (redis.status === 'ready' ? resolve(undefined) : redis.once('ready', resolve)));
+      const repo = t.app.parley.callbacks.repo;
+      // Copies kept for an hour: only the versions can make `reader` see the change.
+      const writer = new RuleDirectory(repo, clock, 3_600_000, one);
+      const reader = new RuleDirectory(repo, clock, 3_600_000, two);
+      // The delivery path: check (which learns the rule's app on first use), then the cache without awaiting.
+      await reader.check(created.id);
+      await reader.rule(created.id);
+      await reader.app(APP);
+      expect(reader.cached(created.id)?.rule?.url).toBe('http://127.0.0.1:9/cb');
+
+      await repo.updateRule(APP, 'main', { url: 'http://127.0.0.1:9/moved' }, clock.now());
+      await writer.changed(APP, created.id);
+      await reader.check(created.id);
+      expect(reader.cached(created.id)).toBeUndefined();
+      expect((await reader.rule(created.id))?.url).toBe('http://127.0.0.1:9/moved');
+
+      await repo.putSettings(APP, { enabled: false }, clock.now());
+      await writer.changed(APP);
+      expect((await reader.app(APP)).settings.enabled).toBe(false);
+    } finally {
+      one.close();
+      two.close();
+      redis.disconnect();
+    }
   });
 });

@@ -114,6 +114,9 @@ export class CallbackDelivery {
   async deliver(job: Job<DeliverPayload>): Promise<JobResult> {
     const { ruleId, record } = job.payload;
     const { directory, bans, clock, events } = this.deps;
+    // Several instances: first make sure no other instance changed the rule or its app.
+    const checking = directory.check(ruleId);
+    if (checking) await checking;
     // Once per record: read from the cache without awaiting when it holds both (the usual case).
     const cached = directory.cached(ruleId);
     const rule = cached ? cached.rule : await directory.rule(ruleId);
@@ -130,6 +133,7 @@ export class CallbackDelivery {
     }
 
     let lastError = '';
+    // A record under way keeps the rule it started with, for its immediate retry too.
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.attempt(ref, record, rule.url, rule.secret, false);
       if (outcome.kind === 'failure') {

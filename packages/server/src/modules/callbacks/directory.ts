@@ -1,12 +1,15 @@
 /**
  * Read-through cache of callback settings and rules, so the per-message hook and the per-record
- * delivery do not read the database every time. Local writes invalidate it at once; a short TTL
- * bounds how long another process's change stays unseen.
+ * delivery do not read the database every time. A write (`changed`) drops this instance's copies
+ * at once and, with several instances, bumps the app's settings version so that every other
+ * instance drops its copies before its next use (coordination/settings-versions.ts). The TTL
+ * bounds the rest (a change made behind Parley's back, a bump Redis did not take).
  */
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../kernel/clock.js';
 import { TtlCache } from '../../kernel/ttl-cache.js';
 import type { Database } from '../../storage/schema.js';
+import { InProcessSettingsVersions, type SettingsScope, type SettingsVersions } from '../coordination/settings-versions.js';
 import type { CallbackRule, CallbacksRepository, CallbackSettings } from './ports.js';
 
 export interface AppEntry {
@@ -17,14 +20,21 @@ export interface AppEntry {
 export class RuleDirectory {
   private readonly apps: TtlCache<string, AppEntry>;
   private readonly byId: TtlCache<number, CallbackRule | undefined>;
+  /** The app of each rule seen (a rule never moves to another app): the scope to check before using it. */
+  private readonly appOfRule = new Map<number, string>();
+  private readonly versions: SettingsScope;
+  private readonly shared: boolean;
 
   constructor(
     private readonly repo: CallbacksRepository,
     clock: Clock,
     ttlMs = 2_000,
+    versions: SettingsVersions = new InProcessSettingsVersions(),
   ) {
     this.apps = new TtlCache(clock, ttlMs);
     this.byId = new TtlCache(clock, ttlMs);
+    this.versions = versions.scope('callbacks', (appId) => this.drop(appId));
+    this.shared = versions.shared;
   }
 
   /**
@@ -33,11 +43,45 @@ export class RuleDirectory {
    */
   app(appId: string, db?: Kysely<Database>): Promise<AppEntry> {
     const load = async (): Promise<AppEntry> => ({ settings: await this.repo.getSettings(appId, db), rules: await this.repo.listRules(appId, db) });
-    return this.apps.get(appId, load, { share: db === undefined });
+    const read = () => this.apps.get(appId, load, { share: db === undefined });
+    const checking = this.versions.check(appId);
+    return checking ? checking.then(read) : read();
   }
 
   rule(id: number): Promise<CallbackRule | undefined> {
-    return this.byId.get(id, () => this.repo.getRuleById(id));
+    const read = () =>
+      this.byId.get(id, async () => {
+        const rule = await this.repo.getRuleById(id);
+        if (rule) this.remember(rule);
+        return rule;
+      });
+    const checking = this.check(id);
+    return checking ? checking.then(read) : read();
+  }
+
+  /**
+   * With several instances, resolves once the cached rule `id` and its app are current (the
+   * delivery engine calls it before `cached`); `undefined` in one process, where they always are.
+   */
+  check(ruleId: number): Promise<void> | undefined {
+    const appId = this.appOfRule.get(ruleId);
+    if (appId !== undefined) return this.versions.check(appId);
+    // The rule's app is not known yet: read the rule to learn it, then check the app.
+    return this.learnApp(ruleId);
+  }
+
+  private learnApp(ruleId: number): Promise<void> | undefined {
+    if (!this.shared) return undefined;
+    return this.repo.getRuleById(ruleId).then(async (rule) => {
+      if (!rule) return;
+      this.remember(rule);
+      await this.versions.check(rule.appId);
+    });
+  }
+
+  private remember(rule: CallbackRule): void {
+    if (this.appOfRule.size >= 10_000) this.appOfRule.clear();
+    this.appOfRule.set(rule.id, rule.appId);
   }
 
   /**
@@ -52,9 +96,18 @@ export class RuleDirectory {
     return app ? { rule: rule.value, app: app.value } : undefined;
   }
 
-  invalidate(appId: string, ruleId?: number): void {
-    this.apps.delete(appId);
+  /**
+   * After a write of the app's settings or rules has committed, before answering it: from then
+   * on no instance uses the old values (see SettingsScope.changed).
+   */
+  async changed(appId: string, ruleId?: number): Promise<void> {
     if (ruleId !== undefined) this.byId.delete(ruleId);
+    await this.versions.changed(appId);
+  }
+
+  /** Forgets this instance's copies of an app's settings and rules. */
+  private drop(appId: string): void {
+    this.apps.delete(appId);
     this.byId.deleteWhere((rule) => rule?.appId === appId);
   }
 }

@@ -9,6 +9,7 @@ import type { CallbacksConfig } from '../../config/index.js';
 import type { Clock } from '../../kernel/clock.js';
 import type { Database } from '../../storage/schema.js';
 import type { Singletons } from '../coordination/ports.js';
+import type { SettingsVersions } from '../coordination/settings-versions.js';
 import type { JobQueue } from '../jobs/ports.js';
 import type { OutboundSender } from '../outbound/ports.js';
 import type { Redis } from 'ioredis';
@@ -54,6 +55,8 @@ export interface CallbacksDeps {
   outbound: OutboundSender;
   metrics: Registry;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+  /** Read-your-writes of rules and switches across instances; without it, this process only. */
+  settings?: SettingsVersions;
   /** Runs the periodic retention sweep on one instance; without it there is no periodic sweep (workers off). */
   singletons?: Singletons;
   /** Ban state shared by all instances; without it ban state lives in this process. */
@@ -66,7 +69,7 @@ export function createCallbacks(deps: CallbacksDeps): CallbacksModule {
   observeCallbacks(events, deps.metrics, logger);
   const recent = new RecentAttempts(clock);
   recent.observe(events);
-  const directory = new RuleDirectory(repo, clock);
+  const directory = new RuleDirectory(repo, clock, config.ruleCacheMs, deps.settings);
   const onBanError = (error: unknown) => logger.error({ err: error }, 'callback rule ban state: storage failed');
   const bans = createBanStore(deps, events, directory, onBanError);
   const delivery = new CallbackDelivery(

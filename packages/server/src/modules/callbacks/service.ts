@@ -41,7 +41,7 @@ export class CallbacksService {
 
   async updateSettings(appId: string, patch: { enabled?: boolean; store_failed?: boolean }): Promise<CallbackServiceSettings> {
     const s = await this.deps.repo.putSettings(appId, { enabled: patch.enabled, storeFailed: patch.store_failed }, this.deps.clock.now());
-    this.deps.directory.invalidate(appId);
+    await this.deps.directory.changed(appId);
     return { enabled: s.enabled, store_failed: s.storeFailed };
   }
 
@@ -92,7 +92,7 @@ export class CallbacksService {
       if (result.reason === 'duplicate_name') throw new AppError('conflict', { resource: 'callback rule', detail: body.name });
       throw new AppError('callback_rule_limit', { max: MAX_CALLBACK_RULES });
     }
-    this.deps.directory.invalidate(appId);
+    await this.deps.directory.changed(appId);
     return this.view(result.rule);
   }
 
@@ -112,14 +112,14 @@ export class CallbacksService {
       this.deps.clock.now(),
     );
     if (!rule) throw new AppError('service_resource_not_found', { resource: `callback rule ${name}` });
-    this.deps.directory.invalidate(appId, rule.id);
+    await this.deps.directory.changed(appId, rule.id);
     return this.view(rule);
   }
 
   async rotateSecret(appId: string, name: string): Promise<CallbackRuleView> {
     const rule = await this.deps.repo.updateRule(appId, name, { secret: newRuleSecret() }, this.deps.clock.now());
     if (!rule) throw new AppError('service_resource_not_found', { resource: `callback rule ${name}` });
-    this.deps.directory.invalidate(appId, rule.id);
+    await this.deps.directory.changed(appId, rule.id);
     return this.view(rule);
   }
 
@@ -127,7 +127,7 @@ export class CallbacksService {
     const rule = await this.rule(appId, name);
     await this.deps.repo.deleteRule(appId, name);
     await this.deps.bans.forget(rule.id);
-    this.deps.directory.invalidate(appId, rule.id);
+    await this.deps.directory.changed(appId, rule.id);
   }
 
   /** 403 unless the app's callback service is enabled (contract 4.6). */

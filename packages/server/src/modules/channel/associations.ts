@@ -12,6 +12,7 @@ import type { SecretBox } from '../../kernel/secret-box.js';
 import { TtlCache } from '../../kernel/ttl-cache.js';
 import { isUniqueViolation } from '../../storage/errors.js';
 import type { AccountsService } from '../accounts/service.js';
+import { InProcessSettingsVersions, type SettingsScope, type SettingsVersions } from '../coordination/settings-versions.js';
 import type { OutboundUrlGuard } from './url-guard.js';
 import type { Association, AssociationsRepository, RoutingDirectory } from './ports.js';
 
@@ -45,6 +46,8 @@ async function uniqueName<T>(name: string, write: () => Promise<T>): Promise<T> 
 export class AssociationsService {
   /** Client ID -> association, so that ingest does not read and decrypt on every message. */
   private readonly byClientId: TtlCache<string, ClientAssociation | undefined>;
+  /** Read-your-writes of the cached association across instances, by Client ID. */
+  private readonly versions: SettingsScope;
 
   constructor(
     private readonly repo: AssociationsRepository,
@@ -53,8 +56,10 @@ export class AssociationsService {
     private readonly box: SecretBox,
     private readonly urlGuard: OutboundUrlGuard,
     private readonly clock: Clock,
+    versions: SettingsVersions = new InProcessSettingsVersions(),
   ) {
     this.byClientId = new TtlCache(clock, CACHE_TTL_MS);
+    this.versions = versions.scope('channel.association', (clientId) => this.byClientId.delete(clientId));
   }
 
   view(a: Association): AssociationView {
@@ -127,45 +132,44 @@ export class AssociationsService {
     };
     const updated = await uniqueName(patch.name ?? current.name, () => this.repo.update(tenantId, current.id, patch, this.clock.now()));
     if (!updated) throw new AppError('not_found', { resource: `REST channel ${channelId}` });
-    this.forget(updated.clientId);
+    await this.versions.changed(updated.clientId);
     return this.view(updated);
   }
 
   async delete(tenantId: number, channelId: number): Promise<void> {
     const current = await this.require(tenantId, channelId);
     await this.repo.delete(tenantId, current.id);
-    this.forget(current.clientId);
+    await this.versions.changed(current.clientId);
   }
 
-  /** A new Client Secret; the old one stops working at once on this instance. */
+  /** A new Client Secret; once this answers, the old one works on no instance. */
   async rotateSecret(tenantId: number, channelId: number): Promise<AssociationView> {
     const current = await this.require(tenantId, channelId);
     const updated = await this.repo.update(tenantId, current.id, { secretSealed: this.box.seal(randomHex(16)) }, this.clock.now());
     if (!updated) throw new AppError('not_found', { resource: `REST channel ${channelId}` });
-    this.forget(updated.clientId);
+    await this.versions.changed(updated.clientId);
     return this.view(updated);
   }
 
   /**
-   * The association of a Client ID, cached briefly. Another instance's rotation or deletion
-   * is seen within CACHE_TTL_MS; this instance's at once.
+   * The association of a Client ID, cached briefly. A rotation, change or deletion answered on
+   * any instance is seen at once (coordination/settings-versions.ts).
    */
   byClient(clientId: string): Promise<ClientAssociation | undefined> {
-    return this.byClientId.get(clientId, async () => {
-      const found = await this.repo.findByClientId(clientId);
-      if (!found) return undefined;
-      const clientSecret = this.box.open(found.secretSealed);
-      return { ...found, clientSecret, signingKey: sendMessageKey(clientSecret) };
-    });
+    const read = () =>
+      this.byClientId.get(clientId, async () => {
+        const found = await this.repo.findByClientId(clientId);
+        if (!found) return undefined;
+        const clientSecret = this.box.open(found.secretSealed);
+        return { ...found, clientSecret, signingKey: sendMessageKey(clientSecret) };
+      });
+    const checking = this.versions.check(clientId);
+    return checking ? checking.then(read) : read();
   }
 
   /** Association of a channel id with its secret opened (push time: always read fresh). */
   async openById(tenantId: number, channelId: number): Promise<OpenAssociation | undefined> {
     const found = await this.repo.get(tenantId, channelId);
     return found && { ...found, clientSecret: this.box.open(found.secretSealed) };
-  }
-
-  private forget(clientId: string): void {
-    this.byClientId.delete(clientId);
   }
 }

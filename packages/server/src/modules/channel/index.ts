@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Clock } from '../../kernel/clock.js';
 import type { SecretBox } from '../../kernel/secret-box.js';
 import type { AccountsService } from '../accounts/service.js';
+import type { SettingsVersions } from '../coordination/settings-versions.js';
 import type { JobQueue } from '../jobs/ports.js';
 import type { OutboundSender } from '../outbound/ports.js';
 import type { Registry } from 'prom-client';
@@ -64,6 +65,8 @@ export interface ChannelDeps {
   /** Per-tenant media quota and retention (defaults: 1 GiB, 90 days). */
   media?: MediaLimits;
   events?: ChannelEventBus;
+  /** Read-your-writes of cached associations across instances; without it, this process only. */
+  settings?: SettingsVersions;
   /** Where the channel's counters are registered. */
   metrics?: Registry;
   push?: PushSettings;
@@ -77,7 +80,7 @@ export function createChannelModule(deps: ChannelDeps): ChannelModule {
   const bus = deps.events ?? inProcessEventBus();
   const events = deps.metrics ? countingEventBus(bus, deps.metrics) : bus;
   const { directory, conversations: conversationsRepo, deliveries: deliveriesRepo } = deps.repositories;
-  const associations = new AssociationsService(deps.repositories.associations, directory, deps.accounts, deps.secrets, deps.outbound, deps.clock);
+  const associations = new AssociationsService(deps.repositories.associations, directory, deps.accounts, deps.secrets, deps.outbound, deps.clock, deps.settings);
   const dispatcher = new Dispatcher(conversationsRepo, directory, events, deps.clock);
   const pusher = new ReplyPusher(deliveriesRepo, associations, deps.outbound, events, deps.clock, deps.push);
   // The lease covers one attempt (10 s timeout plus two small writes) with room to spare; it is

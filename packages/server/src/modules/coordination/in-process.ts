@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Coordination, PubSub, Singletons } from './ports.js';
+import { InProcessSettingsVersions } from './settings-versions.js';
 
 export class InProcessPubSub implements PubSub {
   private readonly emitter = new EventEmitter();
@@ -55,5 +56,5 @@ export class InProcessSingletons implements Singletons {
 
 export function inProcessCoordination(onError?: (name: string, error: unknown) => void): Coordination {
   const singletons = new InProcessSingletons(onError);
-  return { kind: 'in-process', pubsub: new InProcessPubSub(), singletons, close: () => singletons.stop() };
+  return { kind: 'in-process', pubsub: new InProcessPubSub(), singletons, settings: new InProcessSettingsVersions(), close: () => singletons.stop() };
 }

@@ -1,3 +1,5 @@
+import type { SettingsVersions } from './settings-versions.js';
+
 /**
  * Coordination between Parley instances. With one instance everything is in-process; with
  * `REDIS_URL` set the same ports are backed by Redis, so modules never know which they run on.
@@ -26,5 +28,7 @@ export interface Coordination {
   readonly kind: 'in-process' | 'redis';
   readonly pubsub: PubSub;
   readonly singletons: Singletons;
+  /** Read-your-writes for cached settings (settings-versions.ts). */
+  readonly settings: SettingsVersions;
   close(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Coordination, PubSub, Singletons } from './ports.js';
+import { RedisSettingsVersions } from './settings-versions.js';
 
 /** Redis pub/sub on a dedicated subscriber connection (a subscribed connection can do nothing else). */
 export class RedisPubSub implements PubSub {
@@ -119,17 +120,25 @@ export class RedisSingletons implements Singletons {
   }
 }
 
-export function redisCoordination(redis: Redis, onError?: (name: string, error: unknown) => void, prefix = 'parley:'): Coordination {
+export function redisCoordination(
+  redis: Redis,
+  onError?: (name: string, error: unknown) => void,
+  prefix = 'parley:',
+  onSettingsError?: (error: unknown) => void,
+): Coordination {
   // No ready check: ioredis sends INFO on (re)connect, which a connection already in subscriber
   // mode refuses with an unhandled rejection that ends the process.
   const subscriber = redis.duplicate({ enableReadyCheck: false });
   subscriber.on('error', () => undefined);
   const singletons = new RedisSingletons(redis, onError, `${prefix}lock:`);
+  const settings = new RedisSettingsVersions(redis, { prefix, ...(onSettingsError ? { onError: onSettingsError } : {}) });
   return {
     kind: 'redis',
     pubsub: new RedisPubSub(redis, subscriber, prefix),
     singletons,
+    settings,
     close: async () => {
+      settings.close();
       await singletons.stop();
       subscriber.disconnect();
     },

@@ -10,6 +10,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../kernel/clock.js';
 import type { Database } from '../../storage/schema.js';
 import type { Passwords } from '../accounts/password.js';
+import type { SettingsVersions } from '../coordination/settings-versions.js';
 import type { JobQueue } from '../jobs/ports.js';
 import { ImAppsService } from './apps.js';
 import { FANOUT_QUEUE, MessageCommitter, type FanoutPayload } from './commit.js';
@@ -63,6 +64,8 @@ export interface ImModuleOptions {
   /** Called by every fan-out in its transaction (the callbacks module's hook); default: none. */
   postSend?: PostSendHook;
   presence?: Presence;
+  /** Read-your-writes of cached sensitive words across instances; without it, this process only. */
+  settings?: SettingsVersions;
   /** The socket bounds, or the options to make them with. */
   sockets: SocketLimits | SocketLimitsOptions;
   /** Message commits running at once (1 for a single-writer engine). */
@@ -86,7 +89,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
   const apps = new ImAppsService(appsRepo, usersRepo, clock, options.tokenTtlSeconds, options.passwords);
   const users = new ImUsersService(usersRepo, clock, options.passwords);
   const groups = new ImGroupsService(groupsRepo, users, ids, clock);
-  const moderation = new ModerationService(appsRepo, clock);
+  const moderation = new ModerationService(appsRepo, clock, options.settings);
   const live = new LiveDeliveries(presence, groupsRepo, clock);
   const committer = new MessageCommitter(db, messagesRepo, jobs, ids, options.commitConcurrency ?? 1, { onCommitting: live.committing, onAborted: live.aborted });
   const messages = new ImMessagesService(committer, users, groups, moderation, ids, clock, live, metrics);

@@ -4,6 +4,7 @@
  */
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
+import { InProcessSettingsVersions, type SettingsScope, type SettingsVersions } from '../coordination/settings-versions.js';
 import { bodyText } from './bodies.js';
 import type { ImApp, ImAppsRepository } from './ports.js';
 import type { MessageBody } from './post-send.js';
@@ -19,17 +20,24 @@ export function findSensitiveWord(words: readonly string[], bodies: readonly Mes
 
 export class ModerationService {
   /**
-   * Word lists by app id: read on every message, written rarely. Entries live a few seconds so a
-   * change made through another instance applies soon without a read per message.
+   * Word lists by app id: read on every message, written rarely. A change answered on any
+   * instance applies at once (coordination/settings-versions.ts); entries also expire after a
+   * few seconds (a change made behind Parley's back).
    */
   private readonly cache = new Map<string, { words: string[]; at: number }>();
+  private readonly versions: SettingsScope;
 
   constructor(
     private readonly repo: ImAppsRepository,
     private readonly clock: Clock,
-  ) {}
+    versions: SettingsVersions = new InProcessSettingsVersions(),
+  ) {
+    this.versions = versions.scope('im.words', (appId) => this.cache.delete(appId));
+  }
 
   async words(app: ImApp): Promise<string[]> {
+    const checking = this.versions.check(app.id);
+    if (checking) await checking;
     const now = this.clock.now();
     const cached = this.cache.get(app.id);
     if (cached && now - cached.at < CACHE_MS && now >= cached.at) return cached.words;
@@ -41,7 +49,7 @@ export class ModerationService {
   async setWords(app: ImApp, words: string[]): Promise<string[]> {
     const clean = [...new Set(words.map((w) => w.trim().toLowerCase()).filter(Boolean))];
     await this.repo.setWords(app.id, clean, this.clock.now());
-    this.cache.set(app.id, { words: clean, at: this.clock.now() });
+    await this.versions.changed(app.id);
     return clean;
   }
 
