@@ -26,6 +26,7 @@ import { Pool } from 'undici';
 import { startInstance, json } from './lib/instance.mjs';
 import { fmt, startReceiver } from './lib/load.mjs';
 import { measureTakeOver } from './lib/takeover.mjs';
+import { createBenchDatabase } from './lib/pg-database.mjs';
 
 const PG_URL = process.env.PARLEY_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.PARLEY_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -48,18 +49,14 @@ async function redisCommands(redis) {
 }
 
 async function run(instances) {
-  const dbName = `parley_bench_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  await admin.end();
-  const dbUrl = new URL(PG_URL);
-  dbUrl.pathname = `/${dbName}`;
+  const database = await createBenchDatabase(PG_URL);
+  const dbName = database.name;
+  const dbUrl = database.url;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-scale-'));
   const prefix = `pbench:${randomBytes(4).toString('hex')}:`;
   const env = {
     DATA_DIR: dataDir,
-    DATABASE_URL: dbUrl.toString(),
+    DATABASE_URL: dbUrl,
     REDIS_URL,
     PARLEY_REDIS_PREFIX: prefix,
     PARLEY_SECRET_KEY: randomBytes(32).toString('hex'),
@@ -121,10 +118,7 @@ async function run(instances) {
     if (keys.length > 0) await redis.del(...keys);
     redis.disconnect();
     await receiver.close();
-    const c = new pg.Client({ connectionString: PG_URL });
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await c.end();
+    await database.drop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }

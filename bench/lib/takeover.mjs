@@ -16,6 +16,7 @@ import pg from 'pg';
 import { Pool } from 'undici';
 import { json, startInstance } from './instance.mjs';
 import { fmt } from './load.mjs';
+import { createBenchDatabase } from './pg-database.mjs';
 
 const RECEIVER_MS = 300;
 
@@ -56,19 +57,14 @@ async function until(probe, timeoutMs, what) {
 }
 
 export async function measureTakeOver({ pgUrl, redisUrl, kills = 5, messagesPerKill = 400 }) {
-  const dbName = `parley_bench_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: pgUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  await admin.end();
-  const dbUrl = new URL(pgUrl);
-  dbUrl.pathname = `/${dbName}`;
-  const db = new pg.Client({ connectionString: dbUrl.toString() });
+  const database = await createBenchDatabase(pgUrl);
+  const dbUrl = database.url;
+  const db = new pg.Client({ connectionString: dbUrl });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-takeover-'));
   const prefix = `pbench:${randomBytes(4).toString('hex')}:`;
   const env = {
     DATA_DIR: dataDir,
-    DATABASE_URL: dbUrl.toString(),
+    DATABASE_URL: dbUrl,
     REDIS_URL: redisUrl,
     PARLEY_REDIS_PREFIX: prefix,
     PARLEY_SECRET_KEY: randomBytes(32).toString('hex'),
@@ -140,10 +136,7 @@ export async function measureTakeOver({ pgUrl, redisUrl, kills = 5, messagesPerK
     redis.disconnect();
     await receiver.close();
     await db.end().catch(() => undefined);
-    const c = new pg.Client({ connectionString: pgUrl });
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await c.end();
+    await database.drop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
   const sorted = (key) => results.map((r) => r[key]).sort((a, b) => a - b);
