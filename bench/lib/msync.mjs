@@ -4,9 +4,10 @@
  *     the server's resident memory before and after, per connection; then held for
  *     BENCH_MSYNC_HOLD_SECONDS (95, past the 90 s idle timeout) with an UNREAD heartbeat every 30 s
  *     on each, and counted still open;
- *   - latency: one-to-one sends at BENCH_RATE (2,000) messages/s for BENCH_SECONDS, msync to msync
- *     and JSON socket to JSON socket, send-to-receipt p50/p99 (open loop: sends are not paced by
- *     acks).
+ *   - latency: one-to-one sends at BENCH_RATE (2,000) messages/s for BENCH_WARMUP_SECONDS (not
+ *     measured) then BENCH_SECONDS, msync to msync and JSON socket to JSON socket, send-to-receipt
+ *     p50/p99 (open loop: sends are not paced by acks; the msync receiver pulls on each NOTICE and
+ *     pulls again with the cursor until isLast, as the SDK does).
  * The msync client here is the client side of Parley's own codec (dist), not the Easemob SDK:
  * thousands of SDK instances in one process would measure the SDK.
  */
@@ -81,6 +82,33 @@ export async function benchIdle({ port, pid, appKey, tokens, count, holdSeconds 
   return { count, perConnection: (after - before) / count, before, after, open, closed, holdSeconds };
 }
 
+/**
+ * Send-to-receipt latencies of the messages sent from `warmupSeconds` on: `stamp()` gives a send
+ * time (and counts the measured sends), `note(sentAt)` takes each message received; `received`
+ * counts them all.
+ */
+function receipts(warmupSeconds) {
+  const latencies = [];
+  let measureFrom = Infinity;
+  return {
+    latencies,
+    received: 0,
+    measured: 0,
+    start() {
+      measureFrom = now() + warmupSeconds * 1000;
+    },
+    stamp() {
+      const at = now();
+      if (at >= measureFrom) this.measured++;
+      return at;
+    },
+    note(sentAt) {
+      this.received++;
+      if (sentAt >= measureFrom) latencies.push(now() - sentAt);
+    },
+  };
+}
+
 /** Sends at `rate` per second for `seconds` with `send(i)`; resolves when the last is sent. */
 async function paced(rate, seconds, send) {
   const tickMs = 10;
@@ -96,27 +124,28 @@ async function paced(rate, seconds, send) {
   return total;
 }
 
-export async function benchMsyncLatency({ port, appKey, tokens, rate, seconds }) {
-  const latencies = [];
+export async function benchMsyncLatency({ port, appKey, tokens, rate, seconds, warmupSeconds = 0 }) {
+  const r = receipts(warmupSeconds);
   await msyncConnect(port, appKey, 'receiver', tokens.receiver, 'lat_rx', (meta) => {
     const body = decodeMessageBody(meta.payload);
     const sentAt = fromKeyValues(body.ext).sent_at;
-    if (typeof sentAt === 'number') latencies.push(now() - sentAt);
+    if (typeof sentAt === 'number') r.note(sentAt);
   }).then((ws) => ws.send(clientCodec.frame(Command.UNREAD, {})));
   const sender = await msyncConnect(port, appKey, 'sender', tokens.sender, 'lat_tx');
   await sleep(300);
   const to = { appKey, name: 'receiver', domain: 'easemob.com' };
-  const total = await paced(rate, seconds, (i) => {
-    const body = clientCodec.messageBody({ type: MessageType.CHAT, to, contents: [{ type: 0, text: 'hello' }], ext: toKeyValues({ sent_at: now() }) });
+  r.start();
+  const total = await paced(rate, warmupSeconds + seconds, (i) => {
+    const body = clientCodec.messageBody({ type: MessageType.CHAT, to, contents: [{ type: 0, text: 'hello' }], ext: toKeyValues({ sent_at: r.stamp() }) });
     sender.send(clientCodec.frame(Command.SYNC, {}, clientCodec.syncUp({ meta: { id: String(i + 1), to, ns: Namespace.CHAT, payload: body } })));
   });
-  await waitCount(latencies, total);
+  await waitCount(r, total);
   sender.terminate();
-  return { total, receipt: summarise(latencies) };
+  return { total: r.measured, received: r.received, receipt: summarise(r.latencies) };
 }
 
-export async function benchJsonLatency({ port, base, tokens, rate, seconds }) {
-  const latencies = [];
+export async function benchJsonLatency({ port, base, tokens, rate, seconds, warmupSeconds = 0 }) {
+  const r = receipts(warmupSeconds);
   const open = (token) =>
     new Promise((resolve, reject) => {
       const ws = new WebSocket(`ws://127.0.0.1:${port}${base}/ws?access_token=${encodeURIComponent(token)}`);
@@ -126,20 +155,21 @@ export async function benchJsonLatency({ port, base, tokens, rate, seconds }) {
   const rx = await open(tokens.receiver);
   rx.on('message', (data) => {
     const frame = JSON.parse(String(data));
-    if (frame.op === 'message' && typeof frame.payload?.ext?.sent_at === 'number') latencies.push(now() - frame.payload.ext.sent_at);
+    if (frame.op === 'message' && typeof frame.payload?.ext?.sent_at === 'number') r.note(frame.payload.ext.sent_at);
   });
   const tx = await open(tokens.sender);
   await sleep(300);
-  const total = await paced(rate, seconds, (i) =>
-    tx.send(JSON.stringify({ op: 'send', id: `b${i}`, chat_type: 'chat', to: 'receiver', bodies: [{ type: 'txt', msg: 'hello' }], ext: { sent_at: now() } })),
+  r.start();
+  const total = await paced(rate, warmupSeconds + seconds, (i) =>
+    tx.send(JSON.stringify({ op: 'send', id: `b${i}`, chat_type: 'chat', to: 'receiver', bodies: [{ type: 'txt', msg: 'hello' }], ext: { sent_at: r.stamp() } })),
   );
-  await waitCount(latencies, total);
+  await waitCount(r, total);
   rx.terminate();
   tx.terminate();
-  return { total, receipt: summarise(latencies) };
+  return { total: r.measured, received: r.received, receipt: summarise(r.latencies) };
 }
 
-async function waitCount(list, total) {
+async function waitCount(r, total) {
   const deadline = Date.now() + 15_000;
-  while (list.length < total && Date.now() < deadline) await sleep(50);
+  while (r.received < total && Date.now() < deadline) await sleep(50);
 }

@@ -17,6 +17,8 @@ import type { ImApp, StoredMessage } from './ports.js';
 import type { MessageBody, MessageChatType, MessageSource } from './post-send.js';
 import { validUsername, type ImUsersService } from './users.js';
 
+const noop = (): void => undefined;
+
 export interface SendInput {
   from: string;
   chatType: MessageChatType;
@@ -49,6 +51,17 @@ export class ImMessagesService {
   ) {}
 
   async send(app: ImApp, input: SendInput): Promise<Accepted[]> {
+    return (await this.enqueue(app, input)).accepted;
+  }
+
+  /**
+   * `send` in two steps, for a socket that pipelines its sends: resolves once the messages are
+   * checked, have their ids and are queued for commit (a later `enqueue` commits after them), with
+   * `accepted` settling as `send` would. `after` (the sender's previous send) is awaited before
+   * the live delivery, so one sender's messages reach receivers in order whatever the engine's
+   * commit concurrency. A rejection of the checks rejects the returned promise itself.
+   */
+  async enqueue(app: ImApp, input: SendInput, after?: Promise<unknown>): Promise<{ accepted: Promise<Accepted[]> }> {
     await this.moderation.assertAllowed(app, input.bodies);
     const from = validUsername(input.from, 'from');
     const targets = await this.resolveTargets(app, input, from);
@@ -64,11 +77,17 @@ export class ImMessagesService {
       timestamp,
       payload: { bodies: input.bodies, ext: input.ext },
     }));
-    await this.committer.commit(messages);
+    const committed = this.committer.commit(messages);
+    return { accepted: this.deliver(committed, messages, input, after) };
+  }
+
+  private async deliver(committed: Promise<void>, messages: StoredMessage[], input: SendInput, after: Promise<unknown> | undefined): Promise<Accepted[]> {
+    await committed;
     this.metrics.sent(input.chatType, input.bodies[0]?.type, messages.length);
+    if (after) await after.then(noop, noop);
     // The committer marked them in flight; deliver releases them for the fan-out job, even when it throws.
     await this.live.deliver(messages);
-    return messages.map((m) => ({ target: m.to, msgId: m.msgId, timestamp }));
+    return messages.map((m) => ({ target: m.to, msgId: m.msgId, timestamp: m.timestamp }));
   }
 
   private async resolveTargets(app: ImApp, input: SendInput, from: string): Promise<string[]> {

@@ -7,8 +7,8 @@
  * silent for longer than the idle timeout (90 s on the injected clock) is closed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientCodec } from '../../../src/modules/im/msync/codec.js';
-import { Command, ErrorCode } from '../../../src/modules/im/msync/schema.js';
+import { clientCodec, decodeMessageBody } from '../../../src/modules/im/msync/codec.js';
+import { Command, ErrorCode, MessageType, Namespace } from '../../../src/modules/im/msync/schema.js';
 import { CLOSE } from '../../../src/modules/im/msync/session.js';
 import type { FakeClock } from '../../helpers/clock.js';
 import { ENGINES } from '../../helpers/engines.js';
@@ -32,7 +32,7 @@ describe.each(ENGINES)('msync gateway, bad frames and heartbeat on %s', (engine)
   };
 
   beforeAll(async () => {
-    w = await msyncWorld(engine, ['ann'], { logs: (line) => void (logged += line) });
+    w = await msyncWorld(engine, ['ann', 'bob'], { logs: (line) => void (logged += line) });
   });
   afterAll(async () => w?.close());
 
@@ -112,6 +112,50 @@ describe.each(ENGINES)('msync gateway, bad frames and heartbeat on %s', (engine)
     await waitFor(() => again.of(Command.UNREAD).length, (n) => n === 1);
     expect(clientCodec.decodeUnread(again.of(Command.UNREAD)[0]?.payload).unread).toEqual([{ queue: { appKey: w.appKey, name: 'ann', domain: 'easemob.com' }, n: 1 }]);
     again.ws.close();
+  });
+
+  it('pipelines the sends of one connection: they share commits, each is acknowledged, in order', async () => {
+    const receiver = await loggedIn('bob');
+    receiver.unread();
+    await waitFor(() => w.online('bob'), (on) => on);
+    const sender = await loggedIn('ann');
+    const db = w.t.app.parley.storage.db;
+    const fanoutsDone = async () => Number(/^parley_im_fanout_lag_seconds_count (\S+)$/m.exec((await w.t.app.inject({ method: 'GET', url: '/metrics' })).body)?.[1] ?? 0);
+    const jobsLeft = async () => (await db.selectFrom('jobs').select('id').where('queue', '=', 'im.fanout').execute()).length;
+    await waitFor(jobsLeft, (n) => n === 0);
+    const before = await fanoutsDone();
+    const to = { appKey: w.appKey, name: 'bob', domain: 'easemob.com' };
+    const ids = Array.from({ length: 20 }, (_, i) => String(i + 1));
+    // One burst: the server takes each frame without waiting for the previous send's commit.
+    for (const id of ids) {
+      const payload = clientCodec.messageBody({ type: MessageType.CHAT, to, contents: [{ type: 0, text: `m${id}` }] });
+      sender.send(clientCodec.frame(Command.SYNC, {}, clientCodec.syncUp({ meta: { id, to, ns: Namespace.CHAT, payload } })));
+    }
+    await waitFor(() => sender.of(Command.SYNC).length, (n) => n === ids.length);
+    const acks = sender.of(Command.SYNC).map((f) => clientCodec.decodeSyncDown(f.payload));
+    expect(acks.map((a) => [a.metaId, a.status])).toEqual(ids.map((id) => [id, {}]));
+    const serverIds = acks.map((a) => BigInt(a.serverId ?? 0));
+    expect(serverIds.every((id, i) => i === 0 || id > (serverIds[i - 1] ?? 0n))).toBe(true);
+
+    // The receiver pulls them in the order sent, with the server ids as meta ids.
+    await waitFor(() => receiver.of(Command.NOTICE).length, (n) => n === 1);
+    const queue = clientCodec.decodeNotice(receiver.of(Command.NOTICE)[0]?.payload).queue;
+    const got: Array<[string, string | undefined]> = [];
+    for (let key: string | undefined; ; ) {
+      const seen = receiver.of(Command.SYNC).length;
+      receiver.send(clientCodec.frame(Command.SYNC, {}, clientCodec.syncUp({ queue, ...(key ? { key } : {}) })));
+      await waitFor(() => receiver.of(Command.SYNC).length, (n) => n > seen);
+      const down = clientCodec.decodeSyncDown(receiver.of(Command.SYNC)[seen]?.payload);
+      for (const meta of down.metas ?? []) got.push([String(meta.id), decodeMessageBody(meta.payload).contents?.[0]?.text]);
+      if (down.isLast) break;
+      key = down.nextKey;
+    }
+    expect(got).toEqual(acks.map((a, i) => [a.serverId, `m${ids[i]}`]));
+    // One fan-out job per commit: fewer commits than messages.
+    await waitFor(jobsLeft, (n) => n === 0);
+    expect((await fanoutsDone()) - before).toBeLessThan(ids.length / 2);
+    sender.ws.close();
+    receiver.ws.close();
   });
 
   it('never logs a token', () => {

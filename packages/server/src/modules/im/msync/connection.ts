@@ -23,6 +23,14 @@ import { OK, refusalStatus, type Refusal } from './statuses.js';
 /** Metas one connection holds for its client at most before it counts as a slow consumer. */
 export const OUTBOX_LIMIT = 2_000;
 
+/**
+ * Sends of one connection queued for commit and not answered yet, at most; the next frame waits
+ * for the oldest beyond it. Sends are pipelined: a message is checked and queued for commit in
+ * frame order, and the connection takes its next frame without waiting for the commit, so one
+ * busy sender's messages share the group commit (commit.ts) instead of one transaction each.
+ */
+export const SENDS_IN_FLIGHT = 64;
+
 /** The socket under a connection, as the I/O layer gives it. */
 export interface MsyncSocket {
   send(bytes: Uint8Array): void;
@@ -54,6 +62,10 @@ export class MsyncConnection {
   private unreadAnswered = false;
   /** Messages refused by a full outbox (the connection is dropped): stored again on close. */
   private readonly overflowed: string[] = [];
+  /** Answers of the sends queued for commit, oldest first; each settles once written. */
+  private readonly inFlight: Array<Promise<void>> = [];
+  /** The answer of the last message sent: the next one's live delivery waits for it. */
+  private lastReply: Promise<unknown> | undefined;
 
   constructor(
     private readonly im: ImModule,
@@ -89,7 +101,7 @@ export class MsyncConnection {
         case 'sync':
           return await this.sync(frame);
         case 'logout':
-          return this.logout();
+          return await this.logout();
         case 'close':
           return this.closeWith(next.step.code, next.step.reason);
         case 'ignore':
@@ -227,14 +239,25 @@ export class MsyncConnection {
     if (!login) throw new AppError('internal_error');
     const up = decodeSyncUp(frame.payload);
     if (up.meta) {
-      const reply = await handleMeta(this.im, login, up.meta);
-      if (reply && this.state !== 'closed') this.write(encodeSyncDown(reply));
+      const { reply } = await handleMeta(this.im, login, up.meta, this.lastReply);
+      this.lastReply = reply;
+      // Written even after a LOGOUT frame (its answer waits for these); a closed socket drops it.
+      const written = reply
+        .then((down) => {
+          if (down) this.write(encodeSyncDown(down));
+        })
+        .catch(() => this.failed());
+      this.inFlight.push(written);
+      void written.finally(() => this.inFlight.splice(this.inFlight.indexOf(written), 1));
+      if (this.inFlight.length >= SENDS_IN_FLIGHT) await this.inFlight[0];
       return;
     }
     this.write(encodeSyncDown({ status: OK, ...this.outbox.pull(up.queue) }));
   }
 
-  private logout(): void {
+  private async logout(): Promise<void> {
+    // The answers of the sends still in flight go out before the logout's.
+    await Promise.all(this.inFlight);
     this.write(encodeLogoutReply(OK));
     this.closeWith(CLOSE.normal, 'logged out');
   }

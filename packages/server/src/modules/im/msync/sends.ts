@@ -2,6 +2,11 @@
  * A meta a client sends (CommSyncUL.meta): a message (ns CHAT), a chat-room join or leave (ns MUC)
  * or a statistic (ns STATISTIC, taken without an answer). Messages go through the same send as
  * REST and the JSON socket; the answer carries Parley's msg_id as the server id.
+ *
+ * A message is handled in two steps so a connection can pipeline its sends: `handleMeta` resolves
+ * once the message is checked and queued for commit (the connection then takes its next frame), and
+ * `reply` settles with the answer once it is committed and delivered live. Joins, leaves and
+ * statistics are handled completely before `handleMeta` resolves.
  */
 import type { ImChatType } from '@parley/protocol';
 import { AppError } from '../../../kernel/errors.js';
@@ -22,26 +27,37 @@ export interface Sender {
 
 const bad = (detail: string) => new AppError('illegal_argument', { detail });
 
-/** The answer to a client meta, or undefined when none is expected. */
-export async function handleMeta(im: ImModule, sender: Sender, meta: MetaIn): Promise<SyncDown | undefined> {
+/** The answer to a client meta (undefined when none is expected); it never rejects. */
+export interface MetaOutcome {
+  reply: Promise<SyncDown | undefined>;
+}
+
+const now = (reply: SyncDown | undefined): MetaOutcome => ({ reply: Promise.resolve(reply) });
+
+/**
+ * Handles a client meta; `previous` is the `reply` of the connection's previous message, which a
+ * message's live delivery waits for (receivers get one sender's messages in order).
+ */
+export async function handleMeta(im: ImModule, sender: Sender, meta: MetaIn, previous?: Promise<unknown>): Promise<MetaOutcome> {
   switch (meta.ns) {
     case Namespace.STATISTIC:
-      return undefined;
+      return now(undefined);
     case Namespace.CHAT:
-      return sendMessage(im, sender, meta);
+      return sendMessage(im, sender, meta, previous);
     case Namespace.MUC:
-      return joinOrLeave(im, sender, meta);
+      return now(await joinOrLeave(im, sender, meta));
     default:
-      return { metaId: meta.id, status: { errorCode: ErrorCode.FAIL, reason: `namespace ${meta.ns} is not supported` } };
+      return now({ metaId: meta.id, status: { errorCode: ErrorCode.FAIL, reason: `namespace ${meta.ns} is not supported` } });
   }
 }
 
-async function sendMessage(im: ImModule, sender: Sender, meta: MetaIn): Promise<SyncDown> {
+async function sendMessage(im: ImModule, sender: Sender, meta: MetaIn, previous: Promise<unknown> | undefined): Promise<MetaOutcome> {
   const body = decodeMessageBody(meta.payload);
   const chatType = chatTypeOf(body);
   // Read and delivery acks, recalls and edits are taken and not stored (not served yet).
-  if (!chatType) return { metaId: meta.id, status: OK };
+  if (!chatType) return now({ metaId: meta.id, status: OK });
   const to = meta.to?.name ?? body.to?.name ?? '';
+  const refused = (error: unknown): SyncDown => ({ metaId: meta.id, status: sendStatus(error, chatType as ImChatType, to) });
   try {
     const [content, ...others] = body.contents ?? [];
     if (!content || others.length > 0) throw bad('contents: expected exactly one content');
@@ -50,19 +66,15 @@ async function sendMessage(im: ImModule, sender: Sender, meta: MetaIn): Promise<
     const ext = fromKeyValues(body.ext?.length ? body.ext : meta.ext);
     const fault = inspectJson({ body: parsed, ext }, 'message');
     if (fault) throw bad(`${fault.field} ${fault.problem}`);
-    const [accepted] = await im.messages.send(sender.app, {
-      from: sender.username,
-      chatType,
-      targets: [to],
-      bodies: [parsed],
-      ext,
-      source: 'sdk',
-      requireMembership: true,
+    const input = { from: sender.username, chatType, targets: [to], bodies: [parsed], ext, source: 'sdk' as const, requireMembership: true };
+    const queued = await im.messages.enqueue(sender.app, input, previous);
+    const reply = queued.accepted.then(([accepted]): SyncDown => {
+      if (!accepted) throw new AppError('internal_error');
+      return { metaId: meta.id, serverId: accepted.msgId, status: OK, timestamp: accepted.timestamp };
     });
-    if (!accepted) throw new AppError('internal_error');
-    return { metaId: meta.id, serverId: accepted.msgId, status: OK, timestamp: accepted.timestamp };
+    return { reply: reply.catch(refused) };
   } catch (error) {
-    return { metaId: meta.id, status: sendStatus(error, chatType as ImChatType, to) };
+    return now(refused(error));
   }
 }
 
