@@ -105,8 +105,19 @@ class NodeXhr {
   }
 }
 
-/** `ws` throws on an 'error' event without a listener (a refused upgrade); a browser does not. */
-class NodeWebSocket extends WebSocket {
+const bytesOf = (data: unknown): Uint8Array =>
+  data instanceof ArrayBuffer ? new Uint8Array(data) : ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : Buffer.from(String(data));
+
+/**
+ * The SDK's WebSocket. It records the frames the SDK sends and receives and the close code, for
+ * tests to observe. `ws` throws on an 'error' event without a listener (a refused upgrade); a
+ * browser does not, so one is always attached.
+ */
+export class NodeWebSocket extends WebSocket {
+  readonly sentFrames: Uint8Array[] = [];
+  readonly receivedFrames: Uint8Array[] = [];
+  closeCode: number | undefined;
+
   constructor(url: string, protocols?: string | string[]) {
     if (!allowed(url)) {
       super('ws://127.0.0.1:1/blocked');
@@ -114,6 +125,15 @@ class NodeWebSocket extends WebSocket {
       super(url, protocols);
     }
     this.on('error', () => undefined);
+    this.on('message', (data: Buffer) => this.receivedFrames.push(new Uint8Array(data)));
+    this.on('close', (code: number) => {
+      this.closeCode = code;
+    });
+  }
+
+  override send(...args: unknown[]): void {
+    this.sentFrames.push(bytesOf(args[0]));
+    (super.send as (...a: unknown[]) => void).apply(this, args);
   }
 }
 
@@ -176,6 +196,8 @@ export interface SdkOptions {
   appKey: string;
   /** A fresh resource per login instead of the one kept in localStorage. */
   randomDevice?: boolean;
+  /** The gateway path: `/ws` (the default) or `/websocket`. */
+  path?: '/ws' | '/websocket';
 }
 
 /** One SDK connection with recorded events. */
@@ -191,7 +213,7 @@ export class SdkClient {
     this.conn = new Connection({
       appKey: options.appKey,
       isHttpDNS: false,
-      url: `${options.baseUrl.replace(/^http/, 'ws')}/ws`,
+      url: `${options.baseUrl.replace(/^http/, 'ws')}${options.path ?? '/ws'}`,
       apiUrl: options.baseUrl,
       isFixedDeviceId: !options.randomDevice,
       delivery: false,
@@ -227,6 +249,11 @@ export class SdkClient {
 
   open(user: string, credentials: { pwd: string } | { accessToken: string }): Promise<Any> {
     return this.conn.open({ user, ...credentials });
+  }
+
+  /** The SDK's current socket (a new one after each reconnect). */
+  socket(): NodeWebSocket {
+    return this.conn.sock as NodeWebSocket;
   }
 
   /** Builds and sends a message with the SDK's own `message.create`. */

@@ -1,9 +1,10 @@
 /**
  * Offline delivery, presence and interoperability with the real Easemob Web SDK, on both engines:
  * messages stored while a user was offline arrive on reconnect, per conversation and in order,
- * between the SDK's offline-sync start and finish events; a user online over msync counts as
- * online for everyone (nothing is stored for them), as over the JSON socket; a message sent over
- * REST, the JSON socket or msync reaches a receiver on any of them with the same content.
+ * between the SDK's offline-sync start and finish events; a user online over msync (on /ws or
+ * /websocket) counts as online for everyone (nothing is stored for them), as over the JSON
+ * socket; a message sent over REST, the JSON socket or msync reaches a receiver on any of them
+ * with the same content.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ImMessageFrame } from '@parley/protocol';
@@ -73,7 +74,7 @@ describe.each(ENGINES)('msync offline, presence and interop with the Easemob Web
     await waitFor(() => w.online('ben'), (on) => !on);
   });
 
-  it('one presence for both socket kinds: online over msync means nothing is stored', async () => {
+  it('one presence for every socket kind: online over msync (/ws or /websocket) or the JSON socket means nothing is stored', async () => {
     const ben = await w.login('ben');
     await waitFor(() => w.online('ben'), (on) => on);
     const id = await rest('ann', 'ben', 'live over rest');
@@ -86,6 +87,15 @@ describe.each(ENGINES)('msync offline, presence and interop with the Easemob Web
     const json = await jsonSocket('ben');
     expect(await w.online('ben')).toBe(true);
     await json.close();
+    await waitFor(() => w.online('ben'), (on) => !on);
+    // And over msync on /websocket.
+    const other = w.sdk({ path: '/websocket' });
+    await other.open('ben', { pwd: PASSWORD });
+    await waitFor(() => w.online('ben'), (on) => on);
+    const second = await rest('ann', 'ben', 'live over /websocket');
+    await waitFor(() => other.messages().some((m) => m.id === second), Boolean);
+    expect(await w.t.app.parley.storage.db.selectFrom('im_offline').select('msg_id').where('username', '=', 'ben').execute()).toEqual([]);
+    other.close();
     await waitFor(() => w.online('ben'), (on) => !on);
   });
 
