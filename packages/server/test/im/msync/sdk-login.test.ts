@@ -2,19 +2,29 @@
  * Logging in with the real Easemob Web SDK through the msync gateway: by password and by a
  * REST-issued token; a bad, expired or foreign token and an unknown user or app are refused with
  * the status the SDK turns into its matching error; one user holds several resources at once;
- * logout ends the session; the SDK never reaches a host other than the server under test.
+ * logout ends the session; the compression the SDK offers is declined, so it sends plain frames;
+ * the SDK never reaches a host other than the server under test.
  */
+import protobuf from 'protobufjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { decodeFrame, decodeProvision } from '../../../src/modules/im/msync/codec.js';
+import { Command } from '../../../src/modules/im/msync/schema.js';
 import type { FakeClock } from '../../helpers/clock.js';
 import { assertNoForeignRequests } from '../../helpers/easemob-sdk.js';
 import { ENGINES } from '../../helpers/engines.js';
 import { waitFor } from '../../helpers/im.js';
 import { msyncWorld, PASSWORD, type MsyncWorld } from '../../helpers/msync.js';
 
+/** The MSync fields that would say a frame is compressed or encrypted (msync-notes: 4, 5, 11). */
+const Transform = new protobuf.Type('Transform')
+  .add(new protobuf.Field('compressAlgorimth', 4, 'int32'))
+  .add(new protobuf.Field('crypto', 5, 'int32'))
+  .add(new protobuf.Field('encryptType', 11, 'int32', 'repeated'));
+
 describe.each(ENGINES)('msync login with the Easemob Web SDK on %s', (engine) => {
   let w: MsyncWorld;
   beforeAll(async () => {
-    w = await msyncWorld(engine, ['ann', 'ben']);
+    w = await msyncWorld(engine, ['ann', 'ben', 'cal']);
   });
   afterAll(async () => w?.close());
   afterEach(() => assertNoForeignRequests());
@@ -33,6 +43,24 @@ describe.each(ENGINES)('msync login with the Easemob Web SDK on %s', (engine) =>
     ben.close();
     await waitFor(() => w.online('ann'), (on) => !on);
     await waitFor(() => w.online('ben'), (on) => !on);
+  });
+
+  it('declines the compression the SDK offers, and the SDK then sends every frame plain and unencrypted', async () => {
+    const ann = await w.login('ann');
+    await ann.send({ type: 'txt', chatType: 'singleChat', to: 'cal', msg: 'plain' });
+    const [provision, ...rest] = ann.socket().sentFrames.map(decodeFrame);
+    expect(provision?.command).toBe(Command.PROVISION);
+    expect((decodeProvision(provision?.payload) as { protocolCompressType?: number[] }).protocolCompressType?.length).toBeGreaterThan(0);
+    const answer = decodeProvision(decodeFrame(ann.socket().receivedFrames[0]!).payload);
+    expect(answer).toEqual({ status: {}, resource: expect.any(String) });
+    expect(rest.length).toBeGreaterThan(1);
+    for (const bytes of ann.socket().sentFrames) {
+      const t = Transform.toObject(Transform.decode(bytes), { defaults: false }) as { compressAlgorimth?: number; crypto?: number; encryptType?: number[] };
+      expect(t.compressAlgorimth ?? 0).toBe(0);
+      expect(t.crypto).toBeUndefined();
+      expect((t.encryptType ?? []).every((e) => e === 0)).toBe(true);
+    }
+    ann.close();
   });
 
   it('refuses a wrong password at the token endpoint, before any socket (WEBIM_CONNCTION_OPEN_ERROR)', async () => {
