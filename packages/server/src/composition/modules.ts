@@ -88,6 +88,7 @@ export async function buildModules(base: Foundation): Promise<Modules> {
     commitConcurrency: storage.capabilities.multiWriter ? 4 : 1,
     postSend: deps.postSend ?? callbacks.hook,
     metrics: promImMetrics(metrics),
+    logger: log,
     ...(presence ? { presence } : {}),
     settings: coordination.settings,
   });

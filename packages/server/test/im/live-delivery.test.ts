@@ -1,8 +1,9 @@
 /**
  * The live push and the fan-out job: a job claimed while the push of its message is under way
  * waits for that push and no longer, with no timer (the clock is fake and never moves here): when
- * the push fails, the job goes ahead at once and delivers the message itself; when it succeeds,
- * the job does not push a second copy.
+ * the push fails, the sender still gets its 200 and the job goes ahead at once and delivers the
+ * message itself, also to receivers the failed push had chosen; when it succeeds, the job does
+ * not push a second copy.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, createTestApp, type TestApp } from '../helpers/app.js';
@@ -55,7 +56,7 @@ describe.each(ENGINES)('IM live push and fan-out job on %s', (engine) => {
     im = await createImApp(t.app);
     appId = (await t.app.parley.im.apps.requireApp(im.org, im.name)).id;
     url = await listen(t.app);
-    await createUsers(t.app, im, 'ann', 'ben', 'cat');
+    await createUsers(t.app, im, 'ann', 'ben', 'cat', 'dan');
   });
   afterAll(async () => {
     await Promise.all(sockets.map((s) => s.close()));
@@ -73,13 +74,29 @@ describe.each(ENGINES)('IM live push and fan-out job on %s', (engine) => {
     expect(ben.of('message')).toHaveLength(0);
 
     held.gate.reject(new Error('presence unreachable'));
-    await sending;
+    // The message is committed: the sender gets its id, not an error.
+    const answer = await sending;
+    expect(answer.status).toBe(200);
+    expect(answer.body.data).toEqual({ ben: await msgIdTo('ben') });
     // No clock moves and no timer: the release in the live step's `finally` is what lets the job run.
     await within(t.app.parley.jobs.idle('im.fanout'), 3000);
     held.restore();
     const [frame] = await ben.waitFrames('message', 1);
     expect(frame).toMatchObject({ msg_id: await msgIdTo('ben'), payload: { bodies: [{ msg: 'push fails' }] } });
     expect(ben.of('message')).toHaveLength(1);
+  });
+
+  it('a push that fails after choosing its receivers answers 200, and the job still delivers to them', async () => {
+    const dan = await connect('dan');
+    const presence = t.app.parley.im.presence;
+    const deliver = vi.spyOn(presence, 'deliver').mockImplementationOnce(() => Promise.reject(new Error('socket write failed')));
+    const answer = await api('/messages/users', { from: 'ann', to: ['dan'], type: 'txt', body: { msg: 'write fails' } });
+    expect(answer.status).toBe(200);
+    expect(deliver).toHaveBeenCalledTimes(1);
+    deliver.mockRestore();
+    await within(t.app.parley.jobs.idle('im.fanout'), 3000);
+    const [frame] = await dan.waitFrames('message', 1);
+    expect(frame).toMatchObject({ msg_id: answer.body.data.dan, payload: { bodies: [{ msg: 'write fails' }] } });
   });
 
   it('skips the receiver the held push reached, so the message arrives once', async () => {

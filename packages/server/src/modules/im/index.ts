@@ -7,6 +7,7 @@
  * (which pushes them after commit), then the fan-out handler (which waits for that push).
  */
 import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
 import type { Clock } from '../../kernel/clock.js';
 import type { Database } from '../../storage/schema.js';
 import type { Passwords } from '../accounts/password.js';
@@ -76,6 +77,8 @@ export interface ImModuleOptions {
   passwords: Passwords;
   /** Where messages, offline rows, fan-out lag and sockets are counted; default: nowhere. */
   metrics?: ImMetrics;
+  /** Where a failed live push is reported (the fan-out job delivers its messages); default: nowhere. */
+  logger?: Pick<Logger, 'error'>;
 }
 
 export function createImModule(options: ImModuleOptions): ImModule {
@@ -90,7 +93,9 @@ export function createImModule(options: ImModuleOptions): ImModule {
   const users = new ImUsersService(usersRepo, clock, options.passwords);
   const groups = new ImGroupsService(groupsRepo, users, ids, clock);
   const moderation = new ModerationService(appsRepo, clock, options.settings);
-  const live = new LiveDeliveries(presence, groupsRepo, clock);
+  const live = new LiveDeliveries(presence, groupsRepo, clock, (error) =>
+    options.logger?.error({ err: error }, 'IM live push failed; the fan-out job delivers the messages'),
+  );
   const committer = new MessageCommitter(db, messagesRepo, jobs, ids, options.commitConcurrency ?? 1, { onCommitting: live.committing, onAborted: live.aborted });
   const messages = new ImMessagesService(committer, users, groups, moderation, ids, clock, live, metrics);
   const drains = new Drains(messagesRepo, presence, clock, metrics);

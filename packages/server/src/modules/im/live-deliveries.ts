@@ -12,9 +12,14 @@
  * ends when its presence calls do; a presence backend that never answers would hold the job's own
  * presence calls just the same, so there is no bound of its own.
  *
+ * A failed push (the presence backend unreachable, a socket write that throws) never fails the
+ * send: the message is committed, so the sender gets its answer, the failure is reported to
+ * `onError`, and the job delivers the message to every receiver, those the push chose included.
+ *
  * Guarantees, in this process:
- * - a receiver online at commit gets the message once: from the push, or from the job when the
- *   push failed before it chose the receivers;
+ * - a receiver online at commit gets the message: from the push, or from the job when the push
+ *   failed (once, unless the push failed after reaching some of them: those may get a second copy
+ *   with the same msg_id);
  * - the job skips the receivers who got it live and delivers to those who came online since;
  * - after a crash nothing is remembered, so the job treats every receiver afresh (online now:
  *   pushed; offline: stored). A job run by another instance may push a second copy with the same
@@ -39,6 +44,8 @@ export class LiveDeliveries {
     private readonly presence: Presence,
     private readonly groups: ImGroupsRepository,
     private readonly clock: Clock,
+    /** Told of a push that failed; the fan-out job delivers its messages. */
+    private readonly onError: (error: unknown) => void = () => undefined,
   ) {}
 
   /** The committer calls this synchronously just before the COMMIT of `messages` (their ids are final then). */
@@ -51,10 +58,14 @@ export class LiveDeliveries {
     this.release(messages);
   };
 
-  /** Pushes committed messages to the receivers online now; the sender awaits it before answering. */
+  /** Pushes committed messages to the receivers online now; the sender awaits it before answering. Never rejects. */
   async deliver(messages: StoredMessage[]): Promise<void> {
     try {
       await this.push(messages);
+    } catch (error) {
+      // The job must not skip anyone on the word of a push that failed.
+      this.forget(messages);
+      this.onError(error);
     } finally {
       this.release(messages);
     }
