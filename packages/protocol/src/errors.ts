@@ -38,6 +38,7 @@ export const ERRORS = {
   uri_too_long: def(414, 'both', 'UriTooLongException', 'The request URI is too long: a path segment is longer than {limit} characters'),
   payload_too_large: def(413, 'both', 'PayloadTooLargeException', 'Request body is larger than {limit} bytes'),
   unsupported_media_type: def(415, 'both', 'UnsupportedMediaTypeException', 'Content-Type {contentType} is not supported; send application/json'),
+  upgrade_required: def(426, 'both', 'UpgradeRequiredException', '{url} is a WebSocket endpoint: open it with an Upgrade: websocket request'),
   rate_limited: def(429, 'api', 'RateLimitedException', 'Too many requests; retry after {retryAfter} s'),
   internal_error: def(500, 'both', 'InternalServerErrorException', 'Internal server error'),
   service_unavailable: def(503, 'both', 'ServiceUnavailableException', 'Service temporarily unavailable: {detail}'),

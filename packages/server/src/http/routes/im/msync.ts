@@ -19,6 +19,7 @@ import type { SocketTransport } from '../../../modules/im/socket-limits.js';
 import { failureKey, noteFailure, type GuardedLimits } from '../../auth-failures.js';
 import { imErrors } from '../../openapi.js';
 import { corkUntilTick } from './socket.js';
+import { websocketOnly } from './websocket-only.js';
 
 /** No frame for this long closes the socket: above the SDK's longest silence (~60 s). */
 export const MSYNC_IDLE_MS = 90_000;
@@ -97,6 +98,7 @@ export async function msyncRoutes(app: FastifyInstance, { im, clock, limits, idl
       url,
       {
         websocket: true,
+        onRequest: websocketOnly,
         config: { swaggerTransform: ({ schema, url: path }) => ({ schema: { ...schema, hide: false }, url: path }) },
         schema: {
           tags: ['im'],
@@ -104,7 +106,7 @@ export async function msyncRoutes(app: FastifyInstance, { im, clock, limits, idl
           description: DESCRIPTION,
           // Authentication happens in the first frame, not on the upgrade.
           security: [],
-          response: { 101: Type.Null({ description: 'Switching Protocols: the socket is open' }), ...imErrors(404) },
+          response: { 101: Type.Null({ description: 'Switching Protocols: the socket is open' }), ...imErrors(404, 426) },
         },
       },
       handler,

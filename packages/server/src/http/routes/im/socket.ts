@@ -21,6 +21,7 @@ import type { SocketLease, SocketTransport } from '../../../modules/im/socket-li
 import { IM_TOKEN, imErrors } from '../../openapi.js';
 import { imAppOf } from './context.js';
 import { IM_SOCKET_DESCRIPTION } from './socket-doc.js';
+import { websocketOnly } from './websocket-only.js';
 
 const CHAT_TYPES: readonly ImChatType[] = ['chat', 'groupchat', 'chatroom'];
 const OPEN = 1;
@@ -115,6 +116,7 @@ export async function imSocketRoutes(app: FastifyInstance, { im, heartbeatMs }: 
     '/ws',
     {
       websocket: true,
+      onRequest: websocketOnly,
       // @fastify/websocket hides its routes from the document: shown again, with the `access_token`
       // the IM context reads itself (http/routes/im/context.ts).
       config: { imAuth: 'user', swaggerTransform: ({ schema, url }) => ({ schema: { ...schema, hide: false, querystring: TOKEN_QUERY }, url }) },
@@ -123,7 +125,7 @@ export async function imSocketRoutes(app: FastifyInstance, { im, heartbeatMs }: 
         summary: 'SDK socket: a WebSocket of JSON frames (user token)',
         description: IM_SOCKET_DESCRIPTION,
         security: IM_TOKEN,
-        response: { 101: Type.Null({ description: 'Switching Protocols: the socket is open' }), ...imErrors(401, 403, 404, 429, 503) },
+        response: { 101: Type.Null({ description: 'Switching Protocols: the socket is open' }), ...imErrors(401, 403, 404, 426, 429, 503) },
       },
       preValidation: async (request: FastifyRequest) => {
         if (request.imPrincipal?.level !== 'user') throw new AppError('forbidden', { detail: 'the socket requires a user token' });
