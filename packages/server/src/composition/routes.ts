@@ -75,8 +75,8 @@ export async function registerSurfaces(app: ParleyFastify, lane: LaneSlot, trust
     await api.register(channelMediaRoutes, { channel });
     await api.register(channelEventRoutes, { channel, accounts });
   });
-  // Uploaded media, public by unguessable id, on a path of their own.
-  await app.register(mediaRoutes, { channel });
+  // Uploaded media, public by unguessable id, on a path of their own, with a per-IP limit.
+  await app.register(mediaRoutes, { channel, limit: fixedWindow('rl-media-', config.mediaRateLimitPerMinute, 60_000) });
   // The send-message API: HMAC-authenticated, raw-body surface of its own (no bearer, no /api
   // limit: a per-association limit of its own, shared by instances through Redis when they are).
   // The lane serves it on sockets; the route documents it and serves the rest.

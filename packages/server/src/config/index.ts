@@ -50,6 +50,8 @@ export interface Config {
   readonly tokenTtlSeconds: number;
   /** Requests per minute per client on the /api surface. */
   readonly apiRateLimitPerMinute: number;
+  /** Downloads per minute per client IP on `/media/{id}` (PARLEY_MEDIA_RATE_LIMIT). */
+  readonly mediaRateLimitPerMinute: number;
   /** Largest accepted request body on generic routes, bytes. */
   readonly bodyLimitBytes: number;
   /** Limits of the HTTP server against slow or idle clients (node:http settings of the same names). */
@@ -278,6 +280,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     logLevel,
     tokenTtlSeconds: int(env, 'PARLEY_TOKEN_TTL_SECONDS', 24 * 3600, 60, 365 * 24 * 3600),
     apiRateLimitPerMinute: int(env, 'PARLEY_API_RATE_LIMIT', 600, 1, 1_000_000),
+    mediaRateLimitPerMinute: int(env, 'PARLEY_MEDIA_RATE_LIMIT', 1200, 1, 1_000_000),
     bodyLimitBytes: int(env, 'PARLEY_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     server: serverLimits(env),
     seedDemo: bool(env, 'PARLEY_SEED_DEMO', true),

@@ -2,6 +2,7 @@
  * Uploaded media: the served type comes from the file's bytes, never the uploader's header; only
  * allow-listed types are inline, and every download is sandboxed. Each tenant has a quota, and
  * files older than the retention period are swept (file and row) by the injected clock's time.
+ * Downloads are limited per client IP.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -197,6 +198,31 @@ describe('media retention 0', () => {
       (t.clock as FakeClock).advance(10 * 365 * DAY);
       expect(await t.app.parley.channel.media.sweepExpired()).toBe(0);
       expect((await t.app.inject({ method: 'GET', url: new URL(res.json().entity.url).pathname })).statusCode).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('media download limit', () => {
+  it('answers 429 reach_limit with Retry-After past PARLEY_MEDIA_RATE_LIMIT a minute per client IP, until the window ends', async () => {
+    const t = await createTestApp('sqlite', { env: { PARLEY_MEDIA_RATE_LIMIT: '3' } });
+    try {
+      const root = await login(t.app, ADMIN.username, ADMIN.password);
+      const tenant = await createTenant(t.app, root, 'Limited');
+      const body = multipart('pic.png', 'image/png', PNG);
+      const res = await t.app.inject({ method: 'POST', url: `/api/tenants/${tenant.tenantId}/media`, headers: { authorization: `Bearer ${tenant.adminToken}`, 'content-type': body.contentType }, payload: body.payload });
+      const url = new URL(res.json().entity.url).pathname;
+      const get = (remoteAddress = '203.0.113.7') => t.app.inject({ method: 'GET', url, remoteAddress });
+      for (let i = 0; i < 3; i++) expect((await get()).statusCode).toBe(200);
+      const limited = await get();
+      expect(limited.statusCode).toBe(429);
+      expect(limited.json()).toMatchObject({ error: 'reach_limit' });
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+      // Another client is not affected; the same one is served again once its minute is over.
+      expect((await get('203.0.113.8')).statusCode).toBe(200);
+      (t.clock as FakeClock).advance(60_000);
+      expect((await get()).statusCode).toBe(200);
     } finally {
       await t.close();
     }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
+import type { FixedWindowLimiter } from '../fixed-window.js';
 import { imErrors, PUBLIC } from '../openapi.js';
 import { AppError } from '../../kernel/errors.js';
 import type { ChannelModule } from '../../modules/channel/index.js';
@@ -39,17 +40,24 @@ export async function sendMedia(channel: ChannelModule, id: string, reply: Fasti
     .send(found.stream);
 }
 
-/** `GET /media/{id}`: uploads, on a path of their own outside /api and /console. */
-export async function mediaRoutes(app: FastifyInstance, opts: { channel: ChannelModule }): Promise<void> {
+/**
+ * `GET /media/{id}`: uploads, on a path of their own outside /api and /console. `limit` counts
+ * downloads per client IP (429 `reach_limit` with Retry-After beyond it).
+ */
+export async function mediaRoutes(app: FastifyInstance, opts: { channel: ChannelModule; limit: FixedWindowLimiter }): Promise<void> {
   app.get<{ Params: { id: string } }>(
     '/media/:id',
     {
+      onRequest: async (request) => {
+        const retryAfter = await opts.limit.take(request.ip);
+        if (retryAfter > 0) throw new AppError('reach_limit', { retryAfter }, { headers: { 'retry-after': String(retryAfter) } });
+      },
       schema: {
         tags: ['conversations'],
         summary: 'Download an uploaded file (public, by unguessable id)',
         security: PUBLIC,
         params: MediaParams,
-        response: { 200: MediaFile, ...imErrors(400, 404) },
+        response: { 200: MediaFile, ...imErrors(400, 404, 429) },
       },
     },
     async (request, reply) => sendMedia(opts.channel, request.params.id, reply),
