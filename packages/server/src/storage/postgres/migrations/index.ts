@@ -12,6 +12,7 @@ import { imAdmin } from './072-im-admin.js';
 import { callbackResendOutcome } from './073-callback-resend-outcome.js';
 import { instances } from './074-instances.js';
 import { imPendingFanout } from './075-im-pending-fanout.js';
+import { foreignKeyIndexes } from './076-foreign-key-indexes.js';
 
 /** PostgreSQL migrations, in order. Append; never edit a released one. */
-export const postgresMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin, callbackResendOutcome, instances, imPendingFanout];
+export const postgresMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin, callbackResendOutcome, instances, imPendingFanout, foreignKeyIndexes];
