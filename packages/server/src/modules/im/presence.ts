@@ -3,7 +3,9 @@
  *
  * A user is online while at least one of their sockets is open and *ready*: a new socket first
  * receives the messages stored while the user was offline, and only then counts as online, so a
- * live message never overtakes an older stored one. The interface is asynchronous so that a
+ * live message never overtakes an older stored one. A live message for a user online on another
+ * socket meanwhile is held for the new one and sent right after its stored messages (at most
+ * HELD_MAX; past that the new socket is closed as a slow consumer, 1013). The interface is asynchronous so that a
  * multi-instance implementation (Redis pub/sub) can sit behind it; `InProcessPresence` serves
  * one process.
  */
@@ -28,7 +30,7 @@ export interface Presence {
   remove(appId: string, username: string, connection: ImConnection): void;
   /** Those of `usernames` that are online. */
   onlineAmong(appId: string, usernames: readonly string[]): Promise<Set<string>>;
-  /** Sends to every ready socket of each user; returns how many sockets got it. */
+  /** Sends to every ready socket of each user, and holds it for their sockets not ready yet; returns how many sockets got or will get it. */
   deliver(appId: string, usernames: readonly string[], frame: ImServerFrame): Promise<number>;
   /** Sends to every socket of the user, ready or not (stored-message drains). */
   deliverToAll(appId: string, username: string, frame: ImServerFrame): number;
@@ -52,11 +54,18 @@ export interface Presence {
 interface Entry {
   connection: ImConnection;
   ready: boolean;
+  /** Live frames that came while the socket was not ready, sent when it becomes ready. */
+  held?: ImServerFrame[];
 }
+
+/** Live frames held for one socket still receiving its stored messages. */
+export const HELD_MAX = 1000;
 
 export class InProcessPresence implements Presence {
   private readonly byUser = new Map<string, Map<string, Entry>>();
   private count = 0;
+
+  constructor(private readonly heldMax = HELD_MAX) {}
 
   private key(appId: string, username: string): string {
     return `${appId}\u0000${username}`;
@@ -75,7 +84,10 @@ export class InProcessPresence implements Presence {
 
   markReady(appId: string, username: string, connection: ImConnection): void {
     const entry = this.byUser.get(this.key(appId, username))?.get(connection.id);
-    if (entry) entry.ready = true;
+    if (!entry) return;
+    for (const frame of entry.held ?? []) entry.connection.send(frame);
+    entry.held = undefined;
+    entry.ready = true;
   }
 
   remove(appId: string, username: string, connection: ImConnection): void {
@@ -103,8 +115,12 @@ export class InProcessPresence implements Presence {
     let sent = 0;
     for (const name of usernames) {
       for (const entry of this.byUser.get(this.key(appId, name))?.values() ?? []) {
-        if (!entry.ready) continue;
-        entry.connection.send(frame);
+        if (entry.ready) entry.connection.send(frame);
+        else if ((entry.held ??= []).length < this.heldMax) entry.held.push(frame);
+        else {
+          entry.connection.close(1013, 'slow consumer');
+          continue;
+        }
         sent++;
       }
     }

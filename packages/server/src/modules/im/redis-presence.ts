@@ -181,7 +181,7 @@ export class RedisPresence implements Presence {
     return sent;
   }
 
-  /** Pushes to the ready sockets here, skipping users who already got this msg_id from this instance. */
+  /** Pushes to the sockets here (held for those not ready yet), skipping users who already got this msg_id from this instance. */
   private deliverOnce(appId: string, usernames: readonly string[], frame: ImServerFrame): number {
     if (frame.op !== 'message') return this.local.deliverReady(appId, usernames, frame);
     const now = this.opts.clock.now();

@@ -1,0 +1,62 @@
+/**
+ * InProcessPresence holds live frames for a socket that is not ready yet and sends them, in order,
+ * after what it sent before becoming ready; past its bound it closes that socket as a slow
+ * consumer (1013) and sends the ready ones on as before.
+ */
+import type { ImServerFrame } from '@parley/protocol';
+import { describe, expect, it } from 'vitest';
+import { InProcessPresence, type ImConnection } from '../../src/modules/im/presence.js';
+
+class RecordingConnection implements ImConnection {
+  readonly got: string[] = [];
+  closed: number | undefined;
+  constructor(readonly id: string) {}
+  send(frame: ImServerFrame): void {
+    this.got.push(frame.op === 'message' ? `live ${frame.msg_id}` : frame.op);
+  }
+  sendStored(frame: ImServerFrame): void {
+    this.got.push(frame.op === 'message' ? `stored ${frame.msg_id}` : frame.op);
+  }
+  writable(): Promise<void> {
+    return Promise.resolve();
+  }
+  close(code: number): void {
+    this.closed = code;
+  }
+}
+
+const message = (id: string): ImServerFrame => ({ op: 'message', msg_id: id, from: 'ann', to: 'ben', chat_type: 'chat', timestamp: 1, payload: { bodies: [{ type: 'txt', msg: id }], ext: {} } });
+
+describe('frames held for a socket that is not ready', () => {
+  it('are sent after its stored messages, in order, when it becomes ready', async () => {
+    const presence = new InProcessPresence();
+    const one = new RecordingConnection('one');
+    const two = new RecordingConnection('two');
+    presence.add('app', 'ben', one);
+    presence.markReady('app', 'ben', one);
+    presence.add('app', 'ben', two);
+    presence.deliverToAll('app', 'ben', message('s1'));
+    expect(await presence.deliver('app', ['ben'], message('m1'))).toBe(2);
+    expect(await presence.deliver('app', ['ben'], message('m2'))).toBe(2);
+    expect(two.got).toEqual(['stored s1']);
+    presence.markReady('app', 'ben', two);
+    expect(two.got).toEqual(['stored s1', 'live m1', 'live m2']);
+    expect(one.got).toEqual(['stored s1', 'live m1', 'live m2']);
+    await presence.deliver('app', ['ben'], message('m3'));
+    expect(two.got.at(-1)).toBe('live m3');
+  });
+
+  it('past the bound, close that socket with 1013 and leave the others be', async () => {
+    const presence = new InProcessPresence(2);
+    const one = new RecordingConnection('one');
+    const two = new RecordingConnection('two');
+    presence.add('app', 'ben', one);
+    presence.markReady('app', 'ben', one);
+    presence.add('app', 'ben', two);
+    for (const id of ['m1', 'm2']) await presence.deliver('app', ['ben'], message(id));
+    expect(two.closed).toBeUndefined();
+    expect(await presence.deliver('app', ['ben'], message('m3'))).toBe(1);
+    expect(two.closed).toBe(1013);
+    expect(one.got).toEqual(['live m1', 'live m2', 'live m3']);
+  });
+});
