@@ -89,6 +89,7 @@ export async function buildModules(base: Foundation): Promise<Modules> {
     postSend: deps.postSend ?? callbacks.hook,
     metrics: promImMetrics(metrics),
     logger: log,
+    pubsub: coordination.pubsub,
     ...(presence ? { presence } : {}),
     settings: coordination.settings,
   });

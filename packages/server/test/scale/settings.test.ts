@@ -3,7 +3,9 @@
  * processes on one PostgreSQL and one Redis, both with the settings cached from traffic just
  * before. Once a change answered 200 on instance A, a burst sent at once through A and B obeys it
  * on both: nothing reaches a rule's old URL, every record is signed with the rotated secret,
- * a disabled rule sends nothing, and an association's old Client Secret is refused by B.
+ * a disabled rule sends nothing, and an association's old Client Secret is refused by B. A deleted
+ * IM user's token, verified by B just before, is refused by B within moments, not after B's 10 s
+ * token cache.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -198,5 +200,17 @@ describe('settings changed on one instance are obeyed by all at once', () => {
     expect(await post(b.url, assoc.clientSecret)).toBe(401);
     expect(await post(a.url, assoc.clientSecret)).toBe(401);
     expect(await post(b.url, fresh)).toBe(200);
+  }, 60_000);
+
+  it('refuses a deleted IM user’s token on instance B within moments of the deletion on A', async () => {
+    const target = await imApp(a.url, root, 'deleted');
+    const grant = await call(a.url, 'POST', `${target.base}/token`, undefined, { grant_type: 'password', username: 'alice', password: 'pw-123456' });
+    const alice = grant.body.access_token as string;
+    // B has checked the token just now, so it holds it as verified (for 10 s without a read).
+    expect((await call(b.url, 'GET', `${target.base}/users/alice`, alice)).status).toBe(200);
+    expect((await call(a.url, 'DELETE', `${target.base}/users/alice`, target.token)).status).toBe(200);
+    const started = Date.now();
+    await until(async () => (await call(b.url, 'GET', `${target.base}/users/alice`, alice)).status === 401, 2_000, 'B to refuse the token');
+    expect(Date.now() - started).toBeLessThan(2_000);
   }, 60_000);
 });

@@ -7,10 +7,12 @@
  * (which pushes them after commit), then the fan-out handler (which waits for that push).
  */
 import type { Kysely } from 'kysely';
+import type { ImUserView } from '@parley/protocol';
 import type { Logger } from 'pino';
 import type { Clock } from '../../kernel/clock.js';
 import type { Database } from '../../storage/schema.js';
 import type { Passwords } from '../accounts/password.js';
+import type { PubSub } from '../coordination/ports.js';
 import type { SettingsVersions } from '../coordination/settings-versions.js';
 import type { JobQueue } from '../jobs/ports.js';
 import { ImAppsService } from './apps.js';
@@ -27,7 +29,7 @@ import { OfflineStore } from './offline-store.js';
 import { noPostSend, type PostSendHook } from './post-send.js';
 import { InProcessPresence, type Presence } from './presence.js';
 import { SocketLimits, type SocketLimitsOptions } from './socket-limits.js';
-import type { ImAppsRepository, ImGroupsRepository, ImMessagesRepository, ImUsersRepository } from './ports.js';
+import type { ImApp, ImAppsRepository, ImGroupsRepository, ImMessagesRepository, ImUsersRepository } from './ports.js';
 import { ImUsersService } from './users.js';
 
 export interface ImModule {
@@ -45,6 +47,11 @@ export interface ImModule {
   presence: Presence;
   /** Outbound buffer bound and socket caps, shared by every socket protocol. */
   sockets: SocketLimits;
+  /**
+   * Deletes a user: this instance forgets their tokens at once and tells the others to (over
+   * `pubsub`, so within milliseconds rather than their caches' 10 s), and their sockets close.
+   */
+  removeUser(app: ImApp, username: string): Promise<ImUserView>;
 }
 
 /** The IM storage ports; app.ts builds the concrete repositories. */
@@ -79,7 +86,12 @@ export interface ImModuleOptions {
   metrics?: ImMetrics;
   /** Where a failed live push is reported (the fan-out job delivers its messages); default: nowhere. */
   logger?: Pick<Logger, 'error'>;
+  /** Instances tell each other of deleted users here; without it, this process only. */
+  pubsub?: PubSub;
 }
+
+/** The topic on which a deleted user is announced: `{"appId","username"}`. */
+const USER_REMOVED_TOPIC = 'im.user-removed';
 
 export function createImModule(options: ImModuleOptions): ImModule {
   const { db, clock, jobs } = options;
@@ -116,5 +128,34 @@ export function createImModule(options: ImModuleOptions): ImModule {
   jobs.work<FanoutPayload>(FANOUT_QUEUE, fanout.handle, { concurrency: options.fanoutConcurrency ?? 8, leaseMs: 30_000 });
 
   const sockets = options.sockets instanceof SocketLimits ? options.sockets : new SocketLimits(options.sockets);
-  return { apps, users, groups, moderation, messages, offline: new OfflineStore(messagesRepo, fanout, clock), fanout, drains, presence, sockets };
+
+  const forgetUser = (appId: string, username: string) => {
+    apps.forgetUser(appId, username);
+    users.forget(appId, username);
+  };
+  const pubsub = options.pubsub;
+  pubsub
+    ?.subscribe(USER_REMOVED_TOPIC, (payload) => {
+      const { appId, username } = parseUserRemoved(payload);
+      if (appId !== undefined && username !== undefined) forgetUser(appId, username);
+    })
+    .catch((error: unknown) => options.logger?.error({ err: error }, 'IM: could not subscribe to deleted-user announcements'));
+  const removeUser = async (app: ImApp, username: string): Promise<ImUserView> => {
+    const removed = await users.remove(app, username);
+    forgetUser(app.id, removed.username);
+    pubsub?.publish(USER_REMOVED_TOPIC, JSON.stringify({ appId: app.id, username: removed.username }));
+    presence.disconnect(app.id, removed.username, 'user deleted');
+    return removed;
+  };
+
+  return { apps, users, groups, moderation, messages, offline: new OfflineStore(messagesRepo, fanout, clock), fanout, drains, presence, sockets, removeUser };
+}
+
+function parseUserRemoved(payload: string): { appId?: string; username?: string } {
+  try {
+    const value = JSON.parse(payload) as { appId?: unknown; username?: unknown };
+    return typeof value.appId === 'string' && typeof value.username === 'string' ? { appId: value.appId, username: value.username } : {};
+  } catch {
+    return {};
+  }
 }

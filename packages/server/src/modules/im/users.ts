@@ -96,9 +96,14 @@ export class ImUsersService {
 
   async remove(app: ImApp, username: string): Promise<ImUserView> {
     const user = await this.repo.deleteUser(app.id, foldUsername(username));
-    this.known.delete(`${app.id}\u0000${foldUsername(username)}`);
+    this.forget(app.id, username);
     if (!user) throw new AppError('service_resource_not_found', { resource: `Service resource user ${username}` });
     return imUserView(user);
+  }
+
+  /** Drops what this instance remembers of a user deleted here or on another instance. */
+  forget(appId: string, username: string): void {
+    this.known.delete(`${appId}\u0000${foldUsername(username)}`);
   }
 
   /** A page of the app's users, oldest first; `cursor` from the previous page. */

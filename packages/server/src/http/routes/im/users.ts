@@ -98,10 +98,7 @@ function userRoutes(app: ImApp, im: ImModule): void {
     },
     async (request) => {
       const imApp = imAppOf(request);
-      const removed = await im.users.remove(imApp, request.params.username);
-      im.apps.forgetUser(imApp.id, removed.username);
-      im.presence.disconnect(imApp.id, removed.username, 'user deleted');
-      return imEntities(request, imApp, [removed]);
+      return imEntities(request, imApp, [await im.removeUser(imApp, request.params.username)]);
     },
   );
 }
