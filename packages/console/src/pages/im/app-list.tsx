@@ -34,47 +34,49 @@ export function AppList({ title, manage = false, reloadKey = 0 }: { title: strin
     <Panel title={title} id="im-app-list">
       <ListStates resource={apps} what="IM apps" errorTitle="Could not load the IM apps" count={apps.data?.length} empty={{ title: 'No IM apps yet', hint: 'Create one on the IM apps page.' }} />
       {apps.data && apps.data.length > 0 && (
-        <table aria-label="IM apps">
-          <thead>
-            <tr>
-              <th scope="col">App key</th>
-              <th scope="col">Client ID</th>
-              <th scope="col">Created</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {apps.data.map((app) => {
-              const current = session?.org === app.org_name && session.app === app.app_name;
-              return (
-                <tr key={app.appkey} className={current ? 'selected' : undefined}>
-                  <td>
-                    <strong>{app.appkey}</strong>
-                  </td>
-                  <td className="break">
-                    <code>{app.client_id}</code>
-                  </td>
-                  <td>{formatTime(app.created)}</td>
-                  <td>
-                    <div className="actions">
-                      <button type="button" className="small" aria-pressed={current} disabled={open.busy} onClick={() => void open.run(app)}>
-                        {current ? 'Opened' : 'Open'}
-                        <span className="visually-hidden"> {app.appkey}</span>
-                      </button>
-                      {manage && (
-                        <button type="button" className="small" onClick={() => setConfirm(app)}>
-                          Rotate secret…<span className="visually-hidden"> of {app.appkey}</span>
+        <div className="table-scroll">
+          <table aria-label="IM apps">
+            <thead>
+              <tr>
+                <th scope="col">App key</th>
+                <th scope="col">Client ID</th>
+                <th scope="col">Created</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {apps.data.map((app) => {
+                const current = session?.org === app.org_name && session.app === app.app_name;
+                return (
+                  <tr key={app.appkey} className={current ? 'selected' : undefined}>
+                    <td>
+                      <strong>{app.appkey}</strong>
+                    </td>
+                    <td className="break">
+                      <code>{app.client_id}</code>
+                    </td>
+                    <td>{formatTime(app.created)}</td>
+                    <td>
+                      <div className="actions">
+                        <button type="button" className="small" aria-pressed={current} disabled={open.busy} onClick={() => void open.run(app)}>
+                          {current ? 'Opened' : 'Open'}
+                          <span className="visually-hidden"> {app.appkey}</span>
                         </button>
-                      )}
-                    </div>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+                        {manage && (
+                          <button type="button" className="small" onClick={() => setConfirm(app)}>
+                            Rotate secret…<span className="visually-hidden"> of {app.appkey}</span>
+                          </button>
+                        )}
+                      </div>
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
       )}
       {open.error && <ErrorMessage error={open.error} title="Could not open the app" />}
       {confirm && (

@@ -32,35 +32,37 @@ function Keys() {
         </div>
         <ListStates resource={keys} what="stored keys" errorTitle="Could not load the exception store" count={keys.data?.keys.length} empty={{ title: 'Nothing stored', hint: 'Failed callbacks appear here when "Store failed callbacks" is on.' }} />
         {keys.data && keys.data.keys.length > 0 && (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Date key</th>
-                <th scope="col">Records</th>
-                <th scope="col">Re-sends</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.data.keys.map((k) => (
-                <tr key={k.date} className={open === k.date ? 'selected' : undefined}>
-                  <td>
-                    <code>{k.date}</code> <span className="muted">— {formatDateKey(k.date, keys.data?.zone ?? 'UTC')}</span>
-                  </td>
-                  <td>{k.size}</td>
-                  <td>{k.retry}</td>
-                  <td>
-                    <button type="button" className="small" aria-pressed={open === k.date} onClick={() => setOpen(open === k.date ? undefined : k.date)}>
-                      {open === k.date ? 'Hide' : 'Open'}
-                      <span className="visually-hidden"> key {k.date}</span>
-                    </button>
-                  </td>
+          <div className="table-scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Date key</th>
+                  <th scope="col">Records</th>
+                  <th scope="col">Re-sends</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {keys.data.keys.map((k) => (
+                  <tr key={k.date} className={open === k.date ? 'selected' : undefined}>
+                    <td>
+                      <code>{k.date}</code> <span className="muted">— {formatDateKey(k.date, keys.data?.zone ?? 'UTC')}</span>
+                    </td>
+                    <td>{k.size}</td>
+                    <td>{k.retry}</td>
+                    <td>
+                      <button type="button" className="small" aria-pressed={open === k.date} onClick={() => setOpen(open === k.date ? undefined : k.date)}>
+                        {open === k.date ? 'Hide' : 'Open'}
+                        <span className="visually-hidden"> key {k.date}</span>
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
       </Panel>
       {open && keys.data?.keys.some((k) => k.date === open) && (
@@ -118,34 +120,36 @@ function KeyDetail({ info, zone, onResent }: { info: StoredKeyInfo; zone: string
       </div>
       <ListStates resource={records} what="records" errorTitle="Could not load the records" count={records.data ? rows.length : undefined} empty={{ title: 'No records under this key' }} />
       {rows.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Call ID</th>
-              <th scope="col">Rule</th>
-              <th scope="col">Event</th>
-              <th scope="col">Message</th>
-              <th scope="col">Stored</th>
-              <th scope="col">Last error</th>
-              <th scope="col">Last re-send</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.callId}>
-                <td className="break">
-                  <code>{r.callId}</code>
-                </td>
-                <td>{r.rule}</td>
-                <td>{r.eventType}</td>
-                <td>{r.msg_id}</td>
-                <td>{formatTime(r.stored_at)}</td>
-                <LastError record={r} />
-                <LastResend record={r} />
+        <div className="table-scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Call ID</th>
+                <th scope="col">Rule</th>
+                <th scope="col">Event</th>
+                <th scope="col">Message</th>
+                <th scope="col">Stored</th>
+                <th scope="col">Last error</th>
+                <th scope="col">Last re-send</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {rows.map((r) => (
+                <tr key={r.callId}>
+                  <td className="break">
+                    <code>{r.callId}</code>
+                  </td>
+                  <td>{r.rule}</td>
+                  <td>{r.eventType}</td>
+                  <td>{r.msg_id}</td>
+                  <td>{formatTime(r.stored_at)}</td>
+                  <LastError record={r} />
+                  <LastResend record={r} />
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       {cursor && (
         <div className="toolbar">

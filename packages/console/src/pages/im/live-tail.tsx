@@ -26,33 +26,35 @@ export function LiveTail() {
       {data && <PerMinuteChart minutes={data.minutes} />}
       {data && data.attempts.length === 0 && <EmptyState title="No callbacks yet">Attempts appear here as messages are sent (refreshed every 3 s).</EmptyState>}
       {data && data.attempts.length > 0 && (
-        <table aria-label="Recent callback attempts, newest first">
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">Rule</th>
-              <th scope="col">Result</th>
-              <th scope="col">Latency</th>
-              <th scope="col">Error</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.attempts.map((a, i) => (
-              <tr key={`${a.at}-${a.callId ?? ''}-${i}`}>
-                <td>{time.format(new Date(a.at))}</td>
-                <td>
-                  {a.rule}
-                  {a.resend && <span className="badge">re-send</span>}
-                </td>
-                <td>
-                  <span className={`badge status-${RESULT_CLASS[a.result]}`}>{RESULT_TEXT[a.result]}</span>
-                </td>
-                <td>{a.latencyMs} ms</td>
-                <td className="error-text">{a.error ?? ''}</td>
+        <div className="table-scroll">
+          <table aria-label="Recent callback attempts, newest first">
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Rule</th>
+                <th scope="col">Result</th>
+                <th scope="col">Latency</th>
+                <th scope="col">Error</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {data.attempts.map((a, i) => (
+                <tr key={`${a.at}-${a.callId ?? ''}-${i}`}>
+                  <td>{time.format(new Date(a.at))}</td>
+                  <td>
+                    {a.rule}
+                    {a.resend && <span className="badge">re-send</span>}
+                  </td>
+                  <td>
+                    <span className={`badge status-${RESULT_CLASS[a.result]}`}>{RESULT_TEXT[a.result]}</span>
+                  </td>
+                  <td>{a.latencyMs} ms</td>
+                  <td className="error-text">{a.error ?? ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </Panel>
   );

@@ -47,31 +47,33 @@ export function ClusterPage() {
             {data.instances === undefined ? (
               <p className="muted">The instances could not be read: see the storage check above.</p>
             ) : (
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Instance</th>
-                    <th scope="col">Jobs in flight</th>
-                    <th scope="col">Last heartbeat</th>
-                    <th scope="col">Started</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.instances.map((i) => (
-                    <tr key={i.id}>
-                      <td className="break">
-                        <code>{i.id}</code>
-                        {i.self && <span className="muted"> (serving this page)</span>}
-                      </td>
-                      <td>{i.in_flight}</td>
-                      <td>
-                        {formatTime(Date.parse(i.last_heartbeat))} <span className="muted">({(i.heartbeat_age_ms / 1000).toFixed(1)} s ago)</span>
-                      </td>
-                      <td>{formatTime(Date.parse(i.started_at))}</td>
+              <div className="table-scroll">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">Instance</th>
+                      <th scope="col">Jobs in flight</th>
+                      <th scope="col">Last heartbeat</th>
+                      <th scope="col">Started</th>
                     </tr>
-                  ))}
-                </tbody>
-              </table>
+                  </thead>
+                  <tbody>
+                    {data.instances.map((i) => (
+                      <tr key={i.id}>
+                        <td className="break">
+                          <code>{i.id}</code>
+                          {i.self && <span className="muted"> (serving this page)</span>}
+                        </td>
+                        <td>{i.in_flight}</td>
+                        <td>
+                          {formatTime(Date.parse(i.last_heartbeat))} <span className="muted">({(i.heartbeat_age_ms / 1000).toFixed(1)} s ago)</span>
+                        </td>
+                        <td>{formatTime(Date.parse(i.started_at))}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
             )}
           </Panel>
         </>

@@ -51,32 +51,34 @@ export function TenantsPage() {
       <Panel title="All tenants">
         <ListStates resource={tenants} what="tenants" errorTitle="Could not load tenants" count={tenants.data?.length} empty={{ title: 'No tenants yet', hint: 'Create the first one above.' }} />
         {tenants.data && tenants.data.length > 0 && (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">ID</th>
-                <th scope="col">Name</th>
-                <th scope="col">Edition</th>
-                <th scope="col">Default queue</th>
-                <th scope="col">VIP tags</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {tenants.data.map((t) => (
-                <tr key={t.tenantId}>
-                  <td>{t.tenantId}</td>
-                  <td>{t.name}</td>
-                  <td>
-                    <span className={`badge badge-${t.edition}`}>{t.edition}</span>
-                  </td>
-                  <td>{t.defaultQueueId}</td>
-                  <td>{t.vipTags.length ? t.vipTags.join(', ') : <span className="muted">none</span>}</td>
-                  <td>{formatTime(t.createDateTime)}</td>
+          <div className="table-scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">ID</th>
+                  <th scope="col">Name</th>
+                  <th scope="col">Edition</th>
+                  <th scope="col">Default queue</th>
+                  <th scope="col">VIP tags</th>
+                  <th scope="col">Created</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {tenants.data.map((t) => (
+                  <tr key={t.tenantId}>
+                    <td>{t.tenantId}</td>
+                    <td>{t.name}</td>
+                    <td>
+                      <span className={`badge badge-${t.edition}`}>{t.edition}</span>
+                    </td>
+                    <td>{t.defaultQueueId}</td>
+                    <td>{t.vipTags.length ? t.vipTags.join(', ') : <span className="muted">none</span>}</td>
+                    <td>{formatTime(t.createDateTime)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
       </Panel>
     </Page>

@@ -84,32 +84,34 @@ export function AgentsPage() {
       <Panel title="Agents of this tenant">
         <ListStates resource={data} what="agents" errorTitle="Could not load agents" count={agents?.length} empty={{ title: 'No agents yet', hint: 'Create one above.' }} />
         {agents && agents.length > 0 && (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Nickname</th>
-                <th scope="col">Login</th>
-                <th scope="col">Role</th>
-                <th scope="col">Skill groups</th>
-                <th scope="col">Capacity</th>
-                <th scope="col">Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              {agents.map((a) => (
-                <tr key={a.id}>
-                  <td>{a.nickname}</td>
-                  <td>{a.username}</td>
-                  <td>{a.role === 'admin' ? 'Administrator' : 'Agent'}</td>
-                  <td>{a.queue_ids.length ? a.queue_ids.map(queueName).join(', ') : <span className="muted">none</span>}</td>
-                  <td>{a.max_sessions}</td>
-                  <td>
-                    <StatusBadge status={a.status} />
-                  </td>
+          <div className="table-scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Nickname</th>
+                  <th scope="col">Login</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Skill groups</th>
+                  <th scope="col">Capacity</th>
+                  <th scope="col">Status</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {agents.map((a) => (
+                  <tr key={a.id}>
+                    <td>{a.nickname}</td>
+                    <td>{a.username}</td>
+                    <td>{a.role === 'admin' ? 'Administrator' : 'Agent'}</td>
+                    <td>{a.queue_ids.length ? a.queue_ids.map(queueName).join(', ') : <span className="muted">none</span>}</td>
+                    <td>{a.max_sessions}</td>
+                    <td>
+                      <StatusBadge status={a.status} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
       </Panel>
     </Page>

@@ -56,24 +56,26 @@ export function SkillGroupsPage() {
       <Panel title="Skill groups of this tenant">
         <ListStates resource={groups} what="skill groups" errorTitle="Could not load skill groups" count={list?.length} empty={{ title: 'No skill groups yet', hint: 'Create one above.' }} />
         {list && list.length > 0 && (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Queue ID</th>
-                <th scope="col">Name</th>
-                <th scope="col">Note</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((g) => (
-                <tr key={g.queue_id}>
-                  <td>{g.queue_id}</td>
-                  <td>{g.queue_name}</td>
-                  <td>{tenant?.defaultQueueId === g.queue_id ? <span className="badge">default queue</span> : null}</td>
+          <div className="table-scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Queue ID</th>
+                  <th scope="col">Name</th>
+                  <th scope="col">Note</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {list.map((g) => (
+                  <tr key={g.queue_id}>
+                    <td>{g.queue_id}</td>
+                    <td>{g.queue_name}</td>
+                    <td>{tenant?.defaultQueueId === g.queue_id ? <span className="badge">default queue</span> : null}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
       </Panel>
     </Page>

@@ -40,56 +40,58 @@ export function DeliveryLog({ association }: { association: AssociationView }) {
       {redeliver.error && <ErrorMessage error={redeliver.error} title="The delivery was not queued again" />}
       <ListStates resource={log} what="deliveries" errorTitle="Could not load the delivery log" count={log.data?.length} empty={{ title: 'No replies pushed yet', hint: "Agent replies to this association's customers appear here." }} />
       {log.data && log.data.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Delivery</th>
-              <th scope="col">To</th>
-              <th scope="col">Status</th>
-              <th scope="col">Attempts</th>
-              <th scope="col">Next attempt</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {log.data.map((d) => (
-              <tr key={d.id} data-delivery={d.id}>
-                <td>
-                  <code>{d.id}</code>
-                  <div className="muted">{formatTime(d.createdAt)}</div>
-                </td>
-                <td>{d.to}</td>
-                <td>
-                  <span className={`badge status-${d.status}`}>{STATUS_TEXT[d.status]}</span>
-                </td>
-                <td>
-                  {d.attempts.length === 0 ? (
-                    <span className="muted">none yet</span>
-                  ) : (
-                    <ol className="attempts">
-                      {d.attempts.map((a) => (
-                        <li key={a.attempt}>
-                          {formatTime(a.startedAt)} · {a.statusCode === null ? 'no answer' : `HTTP ${a.statusCode}`} · {a.latencyMs} ms
-                          {a.error && <> · <span className="error-text">{a.error}</span></>}
-                        </li>
-                      ))}
-                    </ol>
-                  )}
-                </td>
-                <td>{d.nextAttemptAt === null ? '—' : formatTime(d.nextAttemptAt)}</td>
-                <td>
-                  {d.status !== 'pending' && (
-                    <button type="button" className="small" disabled={redeliver.busy} onClick={() => void onRedeliver(d.id)}>
-                      Re-deliver<span className="visually-hidden"> {d.id}</span>
-                    </button>
-                  )}
-                </td>
+        <div className="table-scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Delivery</th>
+                <th scope="col">To</th>
+                <th scope="col">Status</th>
+                <th scope="col">Attempts</th>
+                <th scope="col">Next attempt</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {log.data.map((d) => (
+                <tr key={d.id} data-delivery={d.id}>
+                  <td>
+                    <code>{d.id}</code>
+                    <div className="muted">{formatTime(d.createdAt)}</div>
+                  </td>
+                  <td>{d.to}</td>
+                  <td>
+                    <span className={`badge status-${d.status}`}>{STATUS_TEXT[d.status]}</span>
+                  </td>
+                  <td>
+                    {d.attempts.length === 0 ? (
+                      <span className="muted">none yet</span>
+                    ) : (
+                      <ol className="attempts">
+                        {d.attempts.map((a) => (
+                          <li key={a.attempt}>
+                            {formatTime(a.startedAt)} · {a.statusCode === null ? 'no answer' : `HTTP ${a.statusCode}`} · {a.latencyMs} ms
+                            {a.error && <> · <span className="error-text">{a.error}</span></>}
+                          </li>
+                        ))}
+                      </ol>
+                    )}
+                  </td>
+                  <td>{d.nextAttemptAt === null ? '—' : formatTime(d.nextAttemptAt)}</td>
+                  <td>
+                    {d.status !== 'pending' && (
+                      <button type="button" className="small" disabled={redeliver.busy} onClick={() => void onRedeliver(d.id)}>
+                        Re-deliver<span className="visually-hidden"> {d.id}</span>
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </Panel>
   );

@@ -79,41 +79,43 @@ export function RestChannelsPage() {
       <Panel title="Associations">
         <ListStates resource={data} what="associations" errorTitle="Could not load associations" count={list?.length} empty={{ title: 'No associations yet', hint: 'Create one above to get a Client ID and secret.' }} />
         {list && list.length > 0 && (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">ID</th>
-                <th scope="col">Name</th>
-                <th scope="col">Client ID</th>
-                <th scope="col">Callback address</th>
-                <th scope="col">Default group</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((a) => (
-                <tr key={a.channelId} className={a.channelId === selectedId ? 'selected' : undefined}>
-                  <td>{a.channelId}</td>
-                  <td>{a.name}</td>
-                  <td>
-                    <code>{a.clientId}</code>
-                  </td>
-                  <td className="break">{a.callbackUrl}</td>
-                  <td>{queueName(a.agentQueueId)}</td>
-                  <td>{formatTime(a.createDateTime)}</td>
-                  <td>
-                    <button type="button" className="small" aria-pressed={a.channelId === selectedId} onClick={() => setSelectedId(a.channelId === selectedId ? undefined : a.channelId)}>
-                      {a.channelId === selectedId ? 'Close' : 'Open'}
-                      <span className="visually-hidden"> {a.name}</span>
-                    </button>
-                  </td>
+          <div className="table-scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">ID</th>
+                  <th scope="col">Name</th>
+                  <th scope="col">Client ID</th>
+                  <th scope="col">Callback address</th>
+                  <th scope="col">Default group</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {list.map((a) => (
+                  <tr key={a.channelId} className={a.channelId === selectedId ? 'selected' : undefined}>
+                    <td>{a.channelId}</td>
+                    <td>{a.name}</td>
+                    <td>
+                      <code>{a.clientId}</code>
+                    </td>
+                    <td className="break">{a.callbackUrl}</td>
+                    <td>{queueName(a.agentQueueId)}</td>
+                    <td>{formatTime(a.createDateTime)}</td>
+                    <td>
+                      <button type="button" className="small" aria-pressed={a.channelId === selectedId} onClick={() => setSelectedId(a.channelId === selectedId ? undefined : a.channelId)}>
+                        {a.channelId === selectedId ? 'Close' : 'Open'}
+                        <span className="visually-hidden"> {a.name}</span>
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
       </Panel>
       {selected && (
