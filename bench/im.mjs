@@ -75,6 +75,46 @@ async function json(origin, method, p, body, token) {
   return parsed;
 }
 
+/**
+ * Parley from the build as a child process on a fresh SQLite directory (or BENCH_DATABASE_URL),
+ * with an IM app `{org}/im` whose admin token is returned; `close` stops it and removes the directory.
+ */
+async function startParleyWithApp(orgPrefix, env, flags) {
+  const main = path.join(ROOT, 'packages/server/dist/main.js');
+  if (!fs.existsSync(main)) throw new Error('packages/server/dist/main.js is missing: run npm run build');
+  const port = await freePort();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-'));
+  const password = 'bench-admin-password';
+  const child = startChild([...NODE_FLAGS, ...flags, main], {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    ...(process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : {}),
+    PARLEY_ADMIN_PASSWORD: password,
+    PARLEY_IM_RATE_LIMIT: '1000000',
+    PARLEY_SEED_DEMO: 'false',
+    LOG_LEVEL: 'warn',
+    ...env,
+  });
+  const close = async () => {
+    await stopChild(child);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  const origin = `http://127.0.0.1:${port}`;
+  try {
+    await waitUp(`${origin}/healthz`);
+    const root = (await json(origin, 'POST', '/api/login', { username: 'admin', password })).entity.access_token;
+    const org = `${orgPrefix}${Date.now().toString(36)}`;
+    const created = (await json(origin, 'POST', '/management/apps', { org_name: org, app_name: 'im' }, root)).data;
+    const base = `/${org}/im`;
+    const admin = (await json(origin, 'POST', `${base}/token`, { grant_type: 'client_credentials', client_id: created.client_id, client_secret: created.client_secret })).access_token;
+    return { child, port, origin, base, admin, org, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
 async function benchBare() {
   const bare = await startBareServer();
   try {
@@ -91,29 +131,8 @@ async function benchBare() {
 }
 
 async function benchParley() {
-  const main = path.join(ROOT, 'packages/server/dist/main.js');
-  if (!fs.existsSync(main)) throw new Error('packages/server/dist/main.js is missing: run npm run build');
-  const port = await freePort();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-'));
-  const password = 'bench-admin-password';
-  const child = startChild([...NODE_FLAGS, ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []), main], {
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    ...(process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : {}),
-    PARLEY_ADMIN_PASSWORD: password,
-    PARLEY_IM_RATE_LIMIT: '1000000',
-    PARLEY_SEED_DEMO: 'false',
-    LOG_LEVEL: 'warn',
-  });
-  const origin = `http://127.0.0.1:${port}`;
+  const { child, port, origin, base, admin, close } = await startParleyWithApp('bench', {}, process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []);
   try {
-    await waitUp(`${origin}/healthz`);
-    const root = (await json(origin, 'POST', '/api/login', { username: 'admin', password })).entity.access_token;
-    const org = `bench${Date.now().toString(36)}`;
-    const created = (await json(origin, 'POST', '/management/apps', { org_name: org, app_name: 'im' }, root)).data;
-    const base = `/${org}/im`;
-    const admin = (await json(origin, 'POST', `${base}/token`, { grant_type: 'client_credentials', client_id: created.client_id, client_secret: created.client_secret })).access_token;
     await json(origin, 'POST', `${base}/users`, [{ username: 'sender', password: 'pw-sender' }, { username: 'receiver', password: 'pw-receiver' }], admin);
     const userToken = (await json(origin, 'POST', `${base}/token`, { grant_type: 'password', username: 'receiver', password: 'pw-receiver' })).access_token;
 
@@ -159,39 +178,23 @@ async function benchParley() {
     const cpuPerMessageUs = cpuBefore === undefined || cpuAfter === undefined || received === 0 ? undefined : ((cpuAfter - cpuBefore) / received) * 1e6;
     return { ...result, received, cpuPerMessageUs, receipt: summarise(latencies) };
   } finally {
-    await stopChild(child);
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await close();
   }
 }
 
 async function benchMsync() {
-  const main = path.join(ROOT, 'packages/server/dist/main.js');
-  const port = await freePort();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-'));
-  const password = 'bench-admin-password';
   const idle = Number(process.env.BENCH_MSYNC_IDLE ?? 10_000);
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const child = startChild([...NODE_FLAGS, ...profile, main], {
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    ...(process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : {}),
-    PARLEY_ADMIN_PASSWORD: password,
-    PARLEY_IM_RATE_LIMIT: '1000000',
-    PARLEY_IM_SOCKETS_PER_USER: '1000',
-    PARLEY_IM_SOCKETS_PER_APP: String(idle + 100),
-    PARLEY_MAX_CONNECTIONS: String(idle + 1000),
-    PARLEY_SEED_DEMO: 'false',
-    LOG_LEVEL: 'warn',
-  });
-  const origin = `http://127.0.0.1:${port}`;
+  const { child, port, origin, base, admin, org, close } = await startParleyWithApp(
+    'msync',
+    {
+      PARLEY_IM_SOCKETS_PER_USER: '1000',
+      PARLEY_IM_SOCKETS_PER_APP: String(idle + 100),
+      PARLEY_MAX_CONNECTIONS: String(idle + 1000),
+    },
+    profile,
+  );
   try {
-    await waitUp(`${origin}/healthz`);
-    const root = (await json(origin, 'POST', '/api/login', { username: 'admin', password })).entity.access_token;
-    const org = `msync${Date.now().toString(36)}`;
-    const created = (await json(origin, 'POST', '/management/apps', { org_name: org, app_name: 'im' }, root)).data;
-    const base = `/${org}/im`;
-    const admin = (await json(origin, 'POST', `${base}/token`, { grant_type: 'client_credentials', client_id: created.client_id, client_secret: created.client_secret })).access_token;
     const names = ['sender', 'receiver', ...Array.from({ length: Math.ceil(idle / 500) }, (_, i) => `idle${i}`)];
     await json(origin, 'POST', `${base}/users`, names.map((username) => ({ username, password: 'pw-bench-1' })), admin);
     const tokens = {};
@@ -204,8 +207,7 @@ async function benchMsync() {
     const held = await benchIdle({ port, pid: child.pid, appKey, tokens: idleTokens, count: idle, holdSeconds: Number(process.env.BENCH_MSYNC_HOLD_SECONDS ?? 95) });
     return { rate, msync, jsonSocket, held };
   } finally {
-    await stopChild(child);
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await close();
   }
 }
 

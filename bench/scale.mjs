@@ -23,7 +23,7 @@ import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { Pool } from 'undici';
-import { startInstance, json } from './lib/instance.mjs';
+import { imAppWithRule, startInstance } from './lib/instance.mjs';
 import { fmt, startReceiver } from './lib/load.mjs';
 import { measureTakeOver } from './lib/takeover.mjs';
 import { createBenchDatabase } from './lib/pg-database.mjs';
@@ -71,13 +71,7 @@ async function run(instances) {
   try {
     // Accept the messages with workers off: the backlog is the benchmark's input.
     const intake = await startInstance({ ...env, PARLEY_WORKERS: 'false' });
-    const root = (await json(intake.origin, 'POST', '/api/login', undefined, { username: 'bench', password: 'bench-password' })).entity.access_token;
-    const created = (await json(intake.origin, 'POST', '/management/apps', root, { org_name: 'bench', app_name: 'scale' })).data;
-    const base = '/bench/scale';
-    const token = (await json(intake.origin, 'POST', `${base}/token`, undefined, { grant_type: 'client_credentials', client_id: created.client_id, client_secret: created.client_secret })).access_token;
-    await json(intake.origin, 'POST', `${base}/users`, token, [{ username: 'alice', password: 'pw-123456' }, { username: 'bob', password: 'pw-123456' }]);
-    await json(intake.origin, 'PUT', `${base}/callbacks/service`, token, { enabled: true, store_failed: false });
-    await json(intake.origin, 'POST', `${base}/callbacks/rules`, token, { name: 'main', url: receiver.url, event_types: ['chat'] });
+    const { base, token } = await imAppWithRule(intake.origin, 'scale', receiver.url);
     const pool = new Pool(intake.origin, { connections: 32 });
     const body = JSON.stringify({ from: 'alice', to: ['bob'], type: 'txt', body: { msg: 'scale benchmark' } });
     let next = 0;

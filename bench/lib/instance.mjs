@@ -50,3 +50,18 @@ export async function json(origin, method, url, token, body) {
   if (res.status !== 200) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(parsed)}`);
   return parsed;
 }
+
+/**
+ * Signs in as the admin `bench`/`bench-password`, creates the IM app `bench#{name}` with users
+ * alice and bob and one rule (`main`, chat events) to `url`; returns the app's base path and admin token.
+ */
+export async function imAppWithRule(origin, name, url) {
+  const root = (await json(origin, 'POST', '/api/login', undefined, { username: 'bench', password: 'bench-password' })).entity.access_token;
+  const created = (await json(origin, 'POST', '/management/apps', root, { org_name: 'bench', app_name: name })).data;
+  const base = `/bench/${name}`;
+  const token = (await json(origin, 'POST', `${base}/token`, undefined, { grant_type: 'client_credentials', client_id: created.client_id, client_secret: created.client_secret })).access_token;
+  await json(origin, 'POST', `${base}/users`, token, [{ username: 'alice', password: 'pw-123456' }, { username: 'bob', password: 'pw-123456' }]);
+  await json(origin, 'PUT', `${base}/callbacks/service`, token, { enabled: true, store_failed: false });
+  await json(origin, 'POST', `${base}/callbacks/rules`, token, { name: 'main', url, event_types: ['chat'] });
+  return { base, token };
+}

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { Pool } from 'undici';
-import { json, startInstance } from './instance.mjs';
+import { imAppWithRule, startInstance } from './instance.mjs';
 import { fmt } from './load.mjs';
 import { createBenchDatabase } from './pg-database.mjs';
 
@@ -85,13 +85,7 @@ export async function measureTakeOver({ pgUrl, redisUrl, kills = 5, messagesPerK
     const survivor = await startInstance(env);
     instances.push(survivor);
     await db.connect();
-    const root = (await json(survivor.origin, 'POST', '/api/login', undefined, { username: 'bench', password: 'bench-password' })).entity.access_token;
-    const created = (await json(survivor.origin, 'POST', '/management/apps', root, { org_name: 'bench', app_name: 'takeover' })).data;
-    const base = '/bench/takeover';
-    const token = (await json(survivor.origin, 'POST', `${base}/token`, undefined, { grant_type: 'client_credentials', client_id: created.client_id, client_secret: created.client_secret })).access_token;
-    await json(survivor.origin, 'POST', `${base}/users`, token, [{ username: 'alice', password: 'pw-123456' }, { username: 'bob', password: 'pw-123456' }]);
-    await json(survivor.origin, 'PUT', `${base}/callbacks/service`, token, { enabled: true, store_failed: false });
-    await json(survivor.origin, 'POST', `${base}/callbacks/rules`, token, { name: 'main', url: receiver.url, event_types: ['chat'] });
+    const { base, token } = await imAppWithRule(survivor.origin, 'takeover', receiver.url);
     const body = JSON.stringify({ from: 'alice', to: ['bob'], type: 'txt', body: { msg: 'take-over benchmark' } });
 
     for (let k = 1; k <= kills; k++) {
