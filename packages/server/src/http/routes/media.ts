@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
+import { tooMany } from '../auth-failures.js';
 import type { FixedWindowLimiter } from '../fixed-window.js';
 import { imErrors, PUBLIC } from '../openapi.js';
 import { AppError } from '../../kernel/errors.js';
@@ -50,7 +51,7 @@ export async function mediaRoutes(app: FastifyInstance, opts: { channel: Channel
     {
       onRequest: async (request) => {
         const retryAfter = await opts.limit.take(request.ip);
-        if (retryAfter > 0) throw new AppError('reach_limit', { retryAfter }, { headers: { 'retry-after': String(retryAfter) } });
+        if (retryAfter > 0) throw tooMany('reach_limit', retryAfter);
       },
       schema: {
         tags: ['conversations'],

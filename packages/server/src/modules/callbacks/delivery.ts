@@ -23,7 +23,13 @@ import type { UnsignedRecord } from './record.js';
 import { signedRequest } from './record-signing.js';
 
 export const RESEND_QUEUE = 'callbacks.resend';
-export const ruleQueue = (ruleId: number): string => `callbacks.rule.${ruleId}`;
+const RULE_QUEUE_PREFIX = 'callbacks.rule.';
+export const ruleQueue = (ruleId: number): string => `${RULE_QUEUE_PREFIX}${ruleId}`;
+/** The rule of a queue `ruleQueue` named; undefined for any other queue. */
+function ruleOfQueue(queue: string): number | undefined {
+  const id = queue.startsWith(RULE_QUEUE_PREFIX) ? queue.slice(RULE_QUEUE_PREFIX.length) : '';
+  return /^\d+$/.test(id) ? Number(id) : undefined;
+}
 /**
  * An app's re-send pages run one at a time, in the order they were queued: pages of several
  * re-sends of the app take turns, and the ones waiting are not claimed (and put back) at every
@@ -101,8 +107,8 @@ export class CallbackDelivery {
    * may belong to a rule this process never delivered for). Other queues are left alone.
    */
   adoptQueue(queue: string): void {
-    const match = /^callbacks\.rule\.(\d+)$/.exec(queue);
-    if (match) this.ensureWorker(Number(match[1]));
+    const ruleId = ruleOfQueue(queue);
+    if (ruleId !== undefined) this.ensureWorker(ruleId);
   }
 
   /** Lease long enough for two attempts and the bookkeeping after them. */
@@ -119,10 +125,10 @@ export class CallbackDelivery {
     if (checking) await checking;
     // Once per record: read from the cache without awaiting when it holds both (the usual case).
     const cached = directory.cached(ruleId);
-    const rule = cached ? cached.rule : await directory.rule(ruleId);
+    const rule = cached ? cached.rule : await directory.loadRule(ruleId);
     if (!rule) return { status: 'discard', error: 'rule deleted' };
     const ref: RuleRef = { ruleId, appId: rule.appId, rule: rule.name };
-    const { settings } = cached?.app ?? (await directory.app(rule.appId));
+    const { settings } = cached?.app ?? (await directory.loadApp(rule.appId));
     if (!settings.enabled || !rule.enabled) {
       events.emit('record.finished', { ...ref, result: 'dropped', reason: 'disabled' });
       return { status: 'done' };

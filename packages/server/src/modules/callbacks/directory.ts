@@ -9,7 +9,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../kernel/clock.js';
 import { TtlCache } from '../../kernel/ttl-cache.js';
 import type { Database } from '../../storage/schema.js';
-import { InProcessSettingsVersions, type SettingsScope, type SettingsVersions } from '../coordination/settings-versions.js';
+import { afterCheck, InProcessSettingsVersions, type SettingsScope, type SettingsVersions } from '../coordination/settings-versions.js';
 import type { CallbackRule, CallbacksRepository, CallbackSettings } from './ports.js';
 
 export interface AppEntry {
@@ -42,21 +42,26 @@ export class RuleDirectory {
    * then runs in it, on its own (see TtlCache); otherwise concurrent misses share one read.
    */
   app(appId: string, db?: Kysely<Database>): Promise<AppEntry> {
-    const load = async (): Promise<AppEntry> => ({ settings: await this.repo.getSettings(appId, db), rules: await this.repo.listRules(appId, db) });
-    const read = () => this.apps.get(appId, load, { share: db === undefined });
-    const checking = this.versions.check(appId);
-    return checking ? checking.then(read) : read();
+    return afterCheck(this.versions.check(appId), () => this.loadApp(appId, db));
   }
 
   rule(id: number): Promise<CallbackRule | undefined> {
-    const read = () =>
-      this.byId.get(id, async () => {
-        const rule = await this.repo.getRuleById(id);
-        if (rule) this.remember(rule);
-        return rule;
-      });
-    const checking = this.check(id);
-    return checking ? checking.then(read) : read();
+    return afterCheck(this.check(id), () => this.loadRule(id));
+  }
+
+  /** `app` without the version check, for a caller that has just made it (`check`). */
+  loadApp(appId: string, db?: Kysely<Database>): Promise<AppEntry> {
+    const load = async (): Promise<AppEntry> => ({ settings: await this.repo.getSettings(appId, db), rules: await this.repo.listRules(appId, db) });
+    return this.apps.get(appId, load, { share: db === undefined });
+  }
+
+  /** `rule` without the version check, for a caller that has just made it (`check`). */
+  loadRule(id: number): Promise<CallbackRule | undefined> {
+    return this.byId.get(id, async () => {
+      const rule = await this.repo.getRuleById(id);
+      if (rule) this.remember(rule);
+      return rule;
+    });
   }
 
   /**
@@ -75,6 +80,8 @@ export class RuleDirectory {
     return this.repo.getRuleById(ruleId).then(async (rule) => {
       if (!rule) return;
       this.remember(rule);
+      // Kept for the caller's next read; the check below drops it again if the app changed.
+      this.byId.set(rule.id, rule);
       await this.versions.check(rule.appId);
     });
   }

@@ -8,7 +8,7 @@ import type { Database } from '../../storage/schema.js';
 import type { MessageEvent, PostSendHook } from '../im/post-send.js';
 import type { JobQueue, NewJob } from '../jobs/ports.js';
 import { ruleQueue, type CallbackDelivery, type DeliverPayload } from './delivery.js';
-import type { RuleDirectory } from './directory.js';
+import type { AppEntry, RuleDirectory } from './directory.js';
 import { routeRecords } from './record.js';
 
 export class CallbacksPostSendHook implements PostSendHook {
@@ -21,9 +21,13 @@ export class CallbacksPostSendHook implements PostSendHook {
   async onMessages(db: Kysely<Database>, events: readonly MessageEvent[]): Promise<{ notify: string[] }> {
     const jobs: NewJob[] = [];
     const ruleIds = new Set<number>();
+    // Each app's settings and rules once per batch (one version check, not one per message).
+    const apps = new Map<string, Promise<AppEntry>>();
     for (const event of events) {
       // Reads go through `db`: on SQLite the fan-out transaction holds the only connection.
-      const { settings, rules } = await this.directory.app(event.appId, db);
+      let app = apps.get(event.appId);
+      if (!app) apps.set(event.appId, (app = this.directory.app(event.appId, db)));
+      const { settings, rules } = await app;
       if (!settings.enabled || rules.length === 0) continue;
       for (const { rule, record } of routeRecords(event, rules, uuid)) {
         jobs.push({ queue: ruleQueue(rule.id), payload: { ruleId: rule.id, record } satisfies DeliverPayload });

@@ -12,7 +12,7 @@ import type { SecretBox } from '../../kernel/secret-box.js';
 import { TtlCache } from '../../kernel/ttl-cache.js';
 import { isUniqueViolation } from '../../storage/errors.js';
 import type { AccountsService } from '../accounts/service.js';
-import { InProcessSettingsVersions, type SettingsScope, type SettingsVersions } from '../coordination/settings-versions.js';
+import { afterCheck, InProcessSettingsVersions, type SettingsScope, type SettingsVersions } from '../coordination/settings-versions.js';
 import type { OutboundUrlGuard } from './url-guard.js';
 import type { Association, AssociationsRepository, RoutingDirectory } from './ports.js';
 
@@ -163,8 +163,7 @@ export class AssociationsService {
         const clientSecret = this.box.open(found.secretSealed);
         return { ...found, clientSecret, signingKey: sendMessageKey(clientSecret) };
       });
-    const checking = this.versions.check(clientId);
-    return checking ? checking.then(read) : read();
+    return afterCheck(this.versions.check(clientId), read);
   }
 
   /** Association of a channel id with its secret opened (push time: always read fresh). */

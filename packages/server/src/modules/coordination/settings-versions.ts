@@ -32,6 +32,14 @@ export interface SettingsScope {
   check(id: string): Promise<void> | undefined;
 }
 
+/**
+ * `read()` once `checking` (a scope's `check`) has settled; called at once, with no promise turn
+ * of its own, when there is nothing to wait for (one process).
+ */
+export function afterCheck<T>(checking: Promise<void> | undefined, read: () => Promise<T>): Promise<T> {
+  return checking ? checking.then(read) : read();
+}
+
 export interface SettingsVersions {
   /** True when several instances share the versions (Redis). */
   readonly shared: boolean;

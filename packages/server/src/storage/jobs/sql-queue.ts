@@ -81,7 +81,7 @@ interface Registration {
 export class SqlJobQueue implements JobQueue {
   private readonly registrations = new Map<string, Registration>();
   private readonly events = new EventEmitter();
-  readonly workerId: string;
+  private readonly workerId: string;
   private readonly tasks = new Set<Promise<void>>();
   private started = false;
   private stopped = false;
@@ -101,10 +101,9 @@ export class SqlJobQueue implements JobQueue {
     this.workerId = opts.workerId ?? `w-${randomHex(6)}`;
   }
 
+  /** Jobs running now (each has its task in `tasks` from start to end). */
   inFlight(): number {
-    let n = 0;
-    for (const reg of this.registrations.values()) n += reg.running;
-    return n;
+    return this.tasks.size;
   }
 
   async enqueue(db: Kysely<Database>, jobs: NewJob | NewJob[]): Promise<void> {
