@@ -6,7 +6,7 @@
 import type { Clock } from '../../kernel/clock.js';
 import type { ImMetrics } from './metrics.js';
 import type { ImMessagesRepository } from './ports.js';
-import type { Presence } from './presence.js';
+import type { ImConnection, Presence } from './presence.js';
 import { messageFrame } from './receivers.js';
 
 const DRAIN_BATCH = 100;
@@ -21,6 +21,19 @@ export class Drains {
     private readonly clock: Clock,
     private readonly metrics: Pick<ImMetrics, 'offlineDelivered'>,
   ) {}
+
+  /**
+   * A new socket of the user, added to presence: its stored messages first, then it counts as
+   * online (unless `lease` ended meanwhile), then a drain again for anything stored in between.
+   * Resolves once the socket is online, or would have been.
+   */
+  connect(appId: string, username: string, connection: ImConnection, lease: { readonly active: boolean }): Promise<void> {
+    const ready = this.drain(appId, username).then(() => {
+      if (lease.active) this.presence.markReady(appId, username, connection);
+    });
+    void ready.then(() => this.drain(appId, username));
+    return ready;
+  }
 
   /**
    * Pushes the user's stored messages to their sockets, oldest first. One drain per user at a

@@ -142,7 +142,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
     .catch((error: unknown) => options.logger?.error({ err: error }, 'IM: could not subscribe to deleted-user announcements'));
   const removeUser = async (app: ImApp, username: string): Promise<ImUserView> => {
     const removed = await users.remove(app, username);
-    forgetUser(app.id, removed.username);
+    apps.forgetUser(app.id, removed.username);
     pubsub?.publish(USER_REMOVED_TOPIC, JSON.stringify({ appId: app.id, username: removed.username }));
     presence.disconnect(app.id, removed.username, 'user deleted');
     return removed;

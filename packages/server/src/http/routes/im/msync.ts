@@ -15,19 +15,14 @@ import type { RawData, WebSocket } from 'ws';
 import type { Clock } from '../../../kernel/clock.js';
 import type { ImModule } from '../../../modules/im/index.js';
 import { MsyncConnection } from '../../../modules/im/msync/connection.js';
-import type { SocketTransport } from '../../../modules/im/socket-limits.js';
 import { failureKey, noteFailure, type GuardedLimits } from '../../auth-failures.js';
 import { imErrors } from '../../openapi.js';
-import { corkUntilTick } from './socket.js';
+import { corkUntilTick, handleInOrder, OPEN, transportOf } from './socket-io.js';
 import { websocketOnly } from './websocket-only.js';
 
 /** No frame for this long closes the socket: above the SDK's longest silence (~60 s). */
 export const MSYNC_IDLE_MS = 90_000;
 const SWEEP_MS = 1_000;
-const OPEN = 1;
-const MAX_PENDING_FRAMES = 32;
-
-type WithTransport = WebSocket & { _socket?: SocketTransport };
 
 const toBytes = (data: RawData): Uint8Array =>
   Array.isArray(data) ? Buffer.concat(data) : data instanceof ArrayBuffer ? new Uint8Array(data) : (data as Buffer);
@@ -68,24 +63,14 @@ export async function msyncRoutes(app: FastifyInstance, { im, clock, limits, idl
         socket.send(bytes);
       },
       close: (code, reason) => im.sockets.closeAndTerminate(socket, code, reason),
-      admit: (appId, username, onDrop) => im.sockets.admit(appId, username, socket, (socket as WithTransport)._socket, onDrop),
+      admit: (appId, username, onDrop) => im.sockets.admit(appId, username, socket, transportOf(socket), onDrop),
       failures: {
         blocked: async (appKey) => (await limits.failures.peek(failureKey(ip, appKey))) > 0,
         note: (appKey) => noteFailure(limits, ip, appKey),
       },
     });
     open.add(connection);
-    let queue: Promise<void> = Promise.resolve();
-    let pending = 0;
-    socket.on('message', (data: RawData) => {
-      if (++pending >= MAX_PENDING_FRAMES) socket.pause();
-      queue = queue
-        .then(() => connection.handle(toBytes(data)))
-        .catch(() => connection.failed())
-        .finally(() => {
-          if (--pending === MAX_PENDING_FRAMES / 2) socket.resume();
-        });
-    });
+    handleInOrder(socket, (data) => connection.handle(toBytes(data)), () => connection.failed());
     socket.on('close', () => {
       open.delete(connection);
       connection.closedBySocket();

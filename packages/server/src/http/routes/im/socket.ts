@@ -17,14 +17,14 @@ import { normaliseBody } from '../../../modules/im/bodies.js';
 import type { ImModule } from '../../../modules/im/index.js';
 import type { ImApp } from '../../../modules/im/ports.js';
 import type { ImConnection } from '../../../modules/im/presence.js';
-import type { SocketLease, SocketTransport } from '../../../modules/im/socket-limits.js';
+import type { SocketLease } from '../../../modules/im/socket-limits.js';
 import { IM_TOKEN, imErrors } from '../../openapi.js';
 import { imAppOf } from './context.js';
 import { IM_SOCKET_DESCRIPTION } from './socket-doc.js';
+import { corkUntilTick, handleInOrder, isCorked, OPEN, transportOf } from './socket-io.js';
 import { websocketOnly } from './websocket-only.js';
 
 const CHAT_TYPES: readonly ImChatType[] = ['chat', 'groupchat', 'chatroom'];
-const OPEN = 1;
 
 const bad = (detail: string) => new AppError('illegal_argument', { detail });
 
@@ -46,24 +46,6 @@ function parseFrame(data: RawData): ImClientFrame {
   return frame as ImClientFrame;
 }
 
-const corked = new WeakSet<WebSocket>();
-
-/**
- * Frames sent to one socket in the same turn (a group commit delivers many messages at once) leave
- * in one write instead of one system call each: the TCP socket is corked until the pending
- * callbacks of this turn have run. The msync gateway uses it too.
- */
-export function corkUntilTick(socket: WebSocket): void {
-  const tcp = (socket as WebSocket & { _socket?: { cork(): void; uncork(): void } })._socket;
-  if (!tcp || corked.has(socket)) return;
-  corked.add(socket);
-  tcp.cork();
-  process.nextTick(() => {
-    corked.delete(socket);
-    tcp.uncork();
-  });
-}
-
 /** The socket as presence sees it: every frame it is sent goes through the buffer bound. */
 function socketConnection(socket: WebSocket, lease: SocketLease): ImConnection {
   const write = (frame: ImServerFrame) => {
@@ -75,7 +57,7 @@ function socketConnection(socket: WebSocket, lease: SocketLease): ImConnection {
     // The bound is checked before each write: frames of one turn leave in one write (corked),
     // so only the first frame of a turn asks; what a turn adds is one commit's frames at most.
     send: (frame: ImServerFrame) => {
-      if (socket.readyState === OPEN && (corked.has(socket) || lease.admitFrame())) write(frame);
+      if (socket.readyState === OPEN && (isCorked(socket) || lease.admitFrame())) write(frame);
     },
     sendStored: (frame: ImServerFrame) => {
       if (socket.readyState === OPEN && lease.active) write(frame);
@@ -105,11 +87,6 @@ function startHeartbeat(socket: WebSocket, heartbeatMs: number): NodeJS.Timeout 
 }
 
 const TOKEN_QUERY = Type.Object({ access_token: Type.Optional(Type.String({ description: 'The user token, for clients that cannot send headers' })) });
-
-/** Frames of one socket read but not handled yet beyond which reading pauses (TCP back-pressure). */
-const MAX_PENDING_FRAMES = 32;
-
-type WithTransport = WebSocket & { _socket?: SocketTransport };
 
 export async function imSocketRoutes(app: FastifyInstance, { im, heartbeatMs }: { im: ImModule; heartbeatMs: number }): Promise<void> {
   app.get(
@@ -142,25 +119,16 @@ export async function imSocketRoutes(app: FastifyInstance, { im, heartbeatMs }: 
       const username = principal.username;
       // Dropped (slow consumer, or replaced by a newer socket of the user): offline at once, so
       // messages are stored for the user rather than pushed at a socket that is going away.
-      const lease = im.sockets.admit(imApp.id, username, socket, (socket as WithTransport)._socket, () => im.presence.remove(imApp.id, username, connection));
+      const lease = im.sockets.admit(imApp.id, username, socket, transportOf(socket), () => im.presence.remove(imApp.id, username, connection));
       if (!lease) return;
       const connection = socketConnection(socket, lease);
       im.presence.add(imApp.id, username, connection);
 
       const heartbeat = startHeartbeat(socket, heartbeatMs);
 
-      // Frames are handled one at a time; a client that sends faster than they are handled is
-      // stopped reading from (its TCP window closes) instead of queueing frames without bound.
-      let queue: Promise<void> = Promise.resolve();
-      let pending = 0;
-      socket.on('message', (data: RawData) => {
-        if (++pending >= MAX_PENDING_FRAMES) socket.pause();
-        queue = queue
-          .then(() => handleFrame(im, imApp, username, connection, data))
-          .finally(() => {
-            if (--pending === MAX_PENDING_FRAMES / 2) socket.resume();
-          });
-      });
+      // Frames are handled one at a time, with back-pressure; handleFrame answers every failure
+      // with an error frame itself.
+      handleInOrder(socket, (data) => handleFrame(im, imApp, username, connection, data), () => undefined);
       socket.on('close', () => {
         clearInterval(heartbeat);
         lease.release();
@@ -169,12 +137,7 @@ export async function imSocketRoutes(app: FastifyInstance, { im, heartbeatMs }: 
       socket.on('error', () => undefined);
 
       // Stored messages first, then online; drain again for anything stored in between.
-      void im.drains
-        .drain(imApp.id, username)
-        .then(() => {
-          if (lease.active) im.presence.markReady(imApp.id, username, connection);
-        })
-        .then(() => im.drains.drain(imApp.id, username));
+      void im.drains.connect(imApp.id, username, connection, lease);
     },
   );
 }

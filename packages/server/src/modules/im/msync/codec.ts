@@ -165,7 +165,6 @@ export function encodeLogoutReply(status: Status): Uint8Array {
 }
 
 export const encodeMessageBody = (body: Record<string, unknown>): Uint8Array => write(pb.MessageBody, body);
-export const encodeMucBody = (body: Record<string, unknown>): Uint8Array => write(pb.MUCBody, body);
 
 /** For tests and tools: the client side of the protocol. */
 export const clientCodec = {

@@ -12,6 +12,7 @@ import type { ImModule } from '../index.js';
 import type { ImApp } from '../ports.js';
 import type { ImConnection } from '../presence.js';
 import type { SocketLease } from '../socket-limits.js';
+import { foldUsername } from '../users.js';
 import { CLOSE_SLOW_CONSUMER } from '../socket-limits.js';
 import { decodeFrame, decodeProvision, decodeSyncUp, encodeLogoutReply, encodeNotice, encodeProvisionReply, encodeSyncDown, encodeUnreadReply, FrameError, type MsyncFrame } from './codec.js';
 import { deliveredOf, queueOf, toMeta } from './contents.js';
@@ -41,7 +42,7 @@ export interface MsyncSocket {
   failures: { blocked(appKey: string): Promise<boolean>; note(appKey: string): void };
 }
 
-export interface LoggedIn {
+interface LoggedIn {
   app: ImApp;
   appKey: string;
   username: string;
@@ -73,10 +74,6 @@ export class MsyncConnection {
     private readonly socket: MsyncSocket,
   ) {
     this.lastFrameAt = clock.now();
-  }
-
-  get closed(): boolean {
-    return this.state === 'closed';
   }
 
   /** Handles one inbound binary frame. Never throws. */
@@ -161,7 +158,7 @@ export class MsyncConnection {
   private async provision(frame: MsyncFrame): Promise<void> {
     const provision = decodeProvision(frame.payload);
     const appKey = frame.guid?.appKey ?? '';
-    const name = (frame.guid?.name ?? '').trim().toLowerCase();
+    const name = foldUsername(frame.guid?.name ?? '');
     const token = (frame.auth ?? '').replace(/^\$t\$/, '');
     const [org, appName, extra] = appKey.split('#');
     if (!org || !appName || extra !== undefined || !name || !token) return this.refuse('bad_request');
@@ -197,10 +194,7 @@ export class MsyncConnection {
     this.socket.send(encodeProvisionReply(OK, resource));
     this.im.presence.add(app.id, username, connection);
     // Stored messages first (held for the first UNREAD answer), then online.
-    this.synced = this.im.drains.drain(app.id, username).then(() => {
-      if (lease.active) this.im.presence.markReady(app.id, username, connection);
-    });
-    void this.synced.then(() => this.im.drains.drain(app.id, username));
+    this.synced = this.im.drains.connect(app.id, username, connection, lease);
   }
 
   /** The connection as presence sees it: message frames become metas in the outbox. */

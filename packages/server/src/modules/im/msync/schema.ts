@@ -158,7 +158,6 @@ export const pb = {
   CommSyncDL: type('CommSyncDL'),
   CommNotice: type('CommNotice'),
   CommUnreadDL: type('CommUnreadDL'),
-  Meta: type('Meta'),
   MessageBody: type('MessageBody'),
   MUCBody: type('MUCBody'),
 } as const;
