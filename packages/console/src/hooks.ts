@@ -71,3 +71,11 @@ export function useCreateForm<F, R>(empty: F, create: (form: F) => Promise<R>, a
   };
   return { form, setForm, created, firstField, submit, onSubmit };
 }
+
+/** Calls `callback` every `ms` while the component is mounted (a page that re-reads what it shows). */
+export function useInterval(callback: () => void, ms: number): void {
+  useEffect(() => {
+    const timer = window.setInterval(callback, ms);
+    return () => window.clearInterval(timer);
+  }, [callback, ms]);
+}

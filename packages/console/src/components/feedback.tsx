@@ -1,4 +1,4 @@
-/** Loading, empty, error and success states, the same on every page. */
+/** Loading, empty, error and success states, and the confirmation before a change, the same on every page. */
 import type { ReactNode } from 'react';
 import { ApiError } from '../api/client.js';
 import type { Resource } from '../hooks.js';
@@ -68,5 +68,22 @@ export function ListStates({
       {resource.state === 'loading' && resource.data === undefined && <Loading what={what} />}
       {empty && count === 0 && <EmptyState title={empty.title}>{empty.hint}</EmptyState>}
     </>
+  );
+}
+
+/** An inline confirmation before a change that cannot be undone: the question, a danger "yes" and Cancel. */
+export function ConfirmDialog({ label, yes, busy, onYes, onCancel, children }: { label: string; yes: string; busy: boolean; onYes(): void; onCancel(): void; children: ReactNode }) {
+  return (
+    <div className="confirm" role="alertdialog" aria-label={label}>
+      <p>{children}</p>
+      <div className="actions">
+        <button type="button" className="danger" autoFocus disabled={busy} onClick={onYes}>
+          {yes}
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </div>
   );
 }

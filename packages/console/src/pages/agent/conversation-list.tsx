@@ -2,7 +2,7 @@ import type { ConversationView } from '@parley/protocol';
 import { formatTime } from '../../format.js';
 import { waitingFor } from './events.js';
 
-export function preview(c: ConversationView): string {
+function preview(c: ConversationView): string {
   const body = c.lastMessage?.bodies[0];
   if (!body) return '';
   if (body.type === 'txt') return body.msg ?? '';

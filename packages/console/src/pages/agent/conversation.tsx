@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import type { AgentReplyBody, AgentView, ConversationView, MessageView, SkillGroupView } from '@parley/protocol';
+import type { AgentReplyBody, AgentView, ConversationView, SkillGroupView } from '@parley/protocol';
 import { ErrorMessage, Loading } from '../../components/feedback.js';
 import { SelectField } from '../../components/field.js';
 import { Panel } from '../../components/page.js';
@@ -15,8 +15,8 @@ interface ConversationPanelProps {
   /** Bumped by the event stream: the conversation and its history are read again. */
   version: number;
   onClosed(): void;
-  /** Called with each fresh read (the workspace shows the profile and clears the unread marker). */
-  onLoaded?: ((conversation: ConversationView, messages: MessageView[]) => void) | undefined;
+  /** Called with each fresh read of the conversation (the workspace shows the profile and clears the unread marker). */
+  onLoaded?: ((conversation: ConversationView) => void) | undefined;
   /** History view: the messages only, no actions and no reply box. */
   readOnly?: boolean;
 }
@@ -55,7 +55,7 @@ export function ConversationPanel({ conversationId, version, onClosed, onLoaded,
 
   const [conversation, messages] = data.data ?? [undefined, undefined];
   useEffect(() => {
-    if (data.data) onLoaded?.(...data.data);
+    if (data.data) onLoaded?.(data.data[0]);
     // Only a fresh read is reported; onLoaded is a new closure on every render of the caller.
   }, [data.data]);
   const [agents, groups] = targets.data ?? [[], []];

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import type { ConversationState, ConversationView } from '@parley/protocol';
 import type { ConversationFilters } from '../../api/client.js';
 import { EmptyState, ErrorMessage, Loading } from '../../components/feedback.js';
-import { SelectField, TextField } from '../../components/field.js';
+import { SelectField, SubmitButton, TextField } from '../../components/field.js';
 import { Page, Panel } from '../../components/page.js';
 import { useConsole, useTenantId } from '../../context.js';
 import { useResource, useSubmit } from '../../hooks.js';
@@ -104,9 +104,9 @@ export function HistoryPage() {
               <TextField label="Active from" type="datetime-local" value={form.from} onChange={set('from')} />
               <TextField label="Active until" type="datetime-local" value={form.to} onChange={set('to')} hint="By the last activity, in your time zone" />
               <div className="actions">
-                <button type="submit" className="primary" disabled={search.busy}>
-                  {search.busy ? 'Searching…' : 'Search'}
-                </button>
+                <SubmitButton busy={search.busy} busyLabel="Searching…">
+                  Search
+                </SubmitButton>
                 <button type="button" onClick={() => setForm(EMPTY)}>
                   Clear filters
                 </button>

@@ -5,7 +5,7 @@
  */
 import { useState } from 'react';
 import type { AppCreated, AppSummary } from '@parley/protocol';
-import { ErrorMessage, ListStates, Success } from '../../components/feedback.js';
+import { ConfirmDialog, ErrorMessage, ListStates, Success } from '../../components/feedback.js';
 import { Panel } from '../../components/page.js';
 import { CopyValue } from '../../components/secret.js';
 import { useConsole } from '../../context.js';
@@ -80,19 +80,9 @@ export function AppList({ title, manage = false, reloadKey = 0 }: { title: strin
       )}
       {open.error && <ErrorMessage error={open.error} title="Could not open the app" />}
       {confirm && (
-        <div className="confirm" role="alertdialog" aria-label={`Rotate the client secret of ${confirm.appkey}`}>
-          <p>
-            The current client secret of <strong>{confirm.appkey}</strong> stops granting tokens at once; tokens already issued keep working until they expire. Rotate?
-          </p>
-          <div className="actions">
-            <button type="button" className="danger" autoFocus disabled={rotate.busy} onClick={() => void onRotate(confirm)}>
-              Yes, rotate
-            </button>
-            <button type="button" onClick={() => setConfirm(undefined)}>
-              Cancel
-            </button>
-          </div>
-        </div>
+        <ConfirmDialog label={`Rotate the client secret of ${confirm.appkey}`} yes="Yes, rotate" busy={rotate.busy} onYes={() => void onRotate(confirm)} onCancel={() => setConfirm(undefined)}>
+          The current client secret of <strong>{confirm.appkey}</strong> stops granting tokens at once; tokens already issued keep working until they expire. Rotate?
+        </ConfirmDialog>
       )}
       {rotate.error && <ErrorMessage error={rotate.error} title="The secret was not rotated" />}
       {rotated && (

@@ -1,10 +1,10 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import type { CallbackRuleView } from '@parley/protocol';
-import { ErrorMessage, ListStates, Success } from '../../components/feedback.js';
+import { ConfirmDialog, ErrorMessage, ListStates, Success } from '../../components/feedback.js';
 import { TextField } from '../../components/field.js';
 import { Page, Panel } from '../../components/page.js';
 import { SecretValue } from '../../components/secret.js';
-import { useResource, useSubmit } from '../../hooks.js';
+import { useInterval, useResource, useSubmit } from '../../hooks.js';
 import { ImAppGate, useImApp } from './app-gate.js';
 import { LiveTail } from './live-tail.js';
 import { ALL_FILTERS, RuleFilterFields, type RuleFilters } from './rule-filters.js';
@@ -79,10 +79,7 @@ function Rules() {
   const [deleted, setDeleted] = useState<string | undefined>(undefined);
 
   // Bans start on the server without an event the console could listen to: re-read every 5 s.
-  useEffect(() => {
-    const timer = window.setInterval(rules.reload, 5000);
-    return () => window.clearInterval(timer);
-  }, [rules.reload]);
+  useInterval(rules.reload, 5000);
 
   const onCreate = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -218,16 +215,8 @@ const CONFIRM = {
 function ConfirmChange({ rule, kind, busy, onYes, onCancel }: { rule: string; kind: 'rotate' | 'delete'; busy: boolean; onYes(): void; onCancel(): void }) {
   const text = CONFIRM[kind];
   return (
-    <div className="confirm" role="alertdialog" aria-label={`${text.label} ${rule}`}>
-      <p>{text.question}</p>
-      <div className="actions">
-        <button type="button" className="danger" autoFocus disabled={busy} onClick={onYes}>
-          {text.yes}
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
-    </div>
+    <ConfirmDialog label={`${text.label} ${rule}`} yes={text.yes} busy={busy} onYes={onYes} onCancel={onCancel}>
+      {text.question}
+    </ConfirmDialog>
   );
 }

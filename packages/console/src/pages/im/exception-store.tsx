@@ -22,6 +22,7 @@ function Keys() {
   const { api } = useImApp();
   const keys = useResource((signal) => api.storageInfo(signal), [api]);
   const [open, setOpen] = useState<string | undefined>(undefined);
+  const openInfo = open === undefined ? undefined : keys.data?.keys.find((k) => k.date === open);
   return (
     <>
       <Panel title="Stored keys">
@@ -65,9 +66,7 @@ function Keys() {
           </div>
         )}
       </Panel>
-      {open && keys.data?.keys.some((k) => k.date === open) && (
-        <KeyDetail key={open} info={keys.data.keys.find((k) => k.date === open) as StoredKeyInfo} zone={keys.data.zone} onResent={keys.reload} />
-      )}
+      {openInfo && keys.data && <KeyDetail key={open} info={openInfo} zone={keys.data.zone} onResent={keys.reload} />}
     </>
   );
 }

@@ -1,8 +1,7 @@
-import { useEffect } from 'react';
 import type { RecentCallbacks } from '@parley/protocol';
 import { EmptyState, ErrorMessage } from '../../components/feedback.js';
 import { Panel } from '../../components/page.js';
-import { useResource } from '../../hooks.js';
+import { useInterval, useResource } from '../../hooks.js';
 import { useImApp } from './app-gate.js';
 
 const POLL_MS = 3000;
@@ -14,10 +13,7 @@ const time = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-di
 export function LiveTail() {
   const { api } = useImApp();
   const recent = useResource((signal) => api.recent(25, signal), [api]);
-  useEffect(() => {
-    const timer = window.setInterval(recent.reload, POLL_MS);
-    return () => window.clearInterval(timer);
-  }, [recent.reload]);
+  useInterval(recent.reload, POLL_MS);
 
   const data = recent.data;
   return (

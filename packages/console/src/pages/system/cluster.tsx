@@ -1,9 +1,8 @@
-import { Fragment, useEffect } from 'react';
 import { readCluster } from '../../api/cluster.js';
 import { ErrorMessage, Loading } from '../../components/feedback.js';
 import { Page, Panel } from '../../components/page.js';
 import { formatTime } from '../../format.js';
-import { useResource } from '../../hooks.js';
+import { useInterval, useResource } from '../../hooks.js';
 
 /** How often the page reads /readyz again while open. */
 const REFRESH_MS = 2_000;
@@ -16,10 +15,7 @@ const REFRESH_MS = 2_000;
 export function ClusterPage() {
   const view = useResource((signal) => readCluster(signal), []);
   const { reload } = view;
-  useEffect(() => {
-    const timer = setInterval(reload, REFRESH_MS);
-    return () => clearInterval(timer);
-  }, [reload]);
+  useInterval(reload, REFRESH_MS);
   const data = view.data;
 
   return (
@@ -32,16 +28,14 @@ export function ClusterPage() {
             <p>
               <span className={`badge ${data.status === 'ready' ? 'status-succeeded' : 'status-failed'}`}>{data.status === 'ready' ? 'Ready' : 'Not ready'}</span>
             </p>
-            <div className="profile">
-              <dl>
-                {Object.entries(data.checks).map(([name, result]) => (
-                  <Fragment key={name}>
-                    <dt>{name}</dt>
-                    <dd>{result}</dd>
-                  </Fragment>
-                ))}
-              </dl>
-            </div>
+            <dl className="profile">
+              {Object.entries(data.checks).map(([name, result]) => (
+                <div key={name} className="profile-row">
+                  <dt>{name}</dt>
+                  <dd>{result}</dd>
+                </div>
+              ))}
+            </dl>
           </Panel>
           <Panel title="Live instances">
             {data.instances === undefined ? (
