@@ -7,63 +7,27 @@
  * IM user's token, verified by B just before, is refused by B within moments, not after B's 10 s
  * token cache.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { sendMessageAuthorization, signSendMessage, verifyCallbackSecurity, verifyStandardWebhook } from '@parley/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ParleyProcess } from '../helpers/process.js';
 import { customerMessage } from '../helpers/channel.js';
+import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/receiver.js';
 import { call, imApp, metricSum, pooled, rootToken, sendText, startCluster, until, type Cluster, type ImTarget, type Json } from './cluster.js';
 
-/** A callback receiver that keeps every request (body and headers) it answered 200. */
-interface Received {
-  text: string;
-  body: string;
-  headers: http.IncomingHttpHeaders;
-}
-
-class RecordingReceiver {
-  private constructor(
-    private readonly server: http.Server,
-    readonly url: string,
-    readonly requests: Received[],
-  ) {}
-
-  static async start(): Promise<RecordingReceiver> {
-    const requests: Received[] = [];
-    const server = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const body = Buffer.concat(chunks).toString('utf8');
-        const record = JSON.parse(body) as Json;
-        requests.push({ text: String(record.payload?.bodies?.[0]?.msg ?? ''), body, headers: req.headers });
-        res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return new RecordingReceiver(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}/cb`, requests);
-  }
-
-  texts(prefix: string): string[] {
-    return this.requests.filter((r) => r.text.startsWith(prefix)).map((r) => r.text);
-  }
-
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-}
+/** The text of the message a callback request carries. */
+const textOf = (q: ReceivedRequest): string => String((JSON.parse(q.body) as Json).payload?.bodies?.[0]?.msg ?? '');
+/** The texts `r` received that start with `prefix`, in order. */
+const received = (r: Receiver, prefix: string): string[] => r.requests.map(textOf).filter((t) => t.startsWith(prefix));
 
 describe('settings changed on one instance are obeyed by all at once', () => {
   let cluster: Cluster;
   let a: ParleyProcess;
   let b: ParleyProcess;
   let root: string;
-  const receivers: RecordingReceiver[] = [];
+  const receivers: Receiver[] = [];
   const receiver = async () => {
-    const r = await RecordingReceiver.start();
+    const r = await startReceiver();
     receivers.push(r);
     return r;
   };
@@ -102,11 +66,11 @@ describe('settings changed on one instance are obeyed by all at once', () => {
    * instances: a first burst, accepted by both, was delivered. Then `change` (answered 200), and
    * a check that both instances delivered part of the first burst.
    */
-  async function warmThen(name: string, r: RecordingReceiver, change: (target: ImTarget) => Promise<{ status: number; body: Json }>) {
+  async function warmThen(name: string, r: Receiver, change: (target: ImTarget) => Promise<{ status: number; body: Json }>) {
     const target = await imApp(a.url, root, name, r.url);
     const before = await perInstance();
     const warm = await burst(target, `${name}-warm`, 100);
-    await until(() => r.texts(`${name}-warm`).length >= warm.length, 30_000, 'the warm-up burst');
+    await until(() => received(r, `${name}-warm`).length >= warm.length, 30_000, 'the warm-up burst');
     const changed = await change(target);
     expect(changed.status).toBe(200);
     const after = await perInstance();
@@ -133,9 +97,9 @@ describe('settings changed on one instance are obeyed by all at once', () => {
     const { target } = await warmThen('move', old, (t) => call(a.url, 'PUT', `${t.base}/callbacks/rules/main`, t.token, { url: moved.url }));
     const before = await perInstance();
     const texts = await burst(target, 'move-after', 300);
-    await until(() => moved.texts('move-after').length + old.texts('move-after').length >= texts.length, 30_000, 'the burst');
-    expect(old.texts('move-after')).toEqual([]);
-    expect(new Set(moved.texts('move-after'))).toEqual(new Set(texts));
+    await until(() => received(moved, 'move-after').length + received(old, 'move-after').length >= texts.length, 30_000, 'the burst');
+    expect(received(old, 'move-after')).toEqual([]);
+    expect(new Set(received(moved, 'move-after'))).toEqual(new Set(texts));
     const after = await perInstance();
     // Both instances delivered part of the burst.
     expect(after[0]! - before[0]!).toBeGreaterThan(0);
@@ -147,17 +111,17 @@ describe('settings changed on one instance are obeyed by all at once', () => {
     const { target, changed } = await warmThen('rotate', r, (t) => call(a.url, 'POST', `${t.base}/callbacks/rules/main/secret`, t.token));
     const secret = changed.data.secret as string;
     const texts = await burst(target, 'rotate-after', 300);
-    await until(() => r.texts('rotate-after').length >= texts.length, 30_000, 'the burst');
+    await until(() => received(r, 'rotate-after').length >= texts.length, 30_000, 'the burst');
     const nowSeconds = Math.floor(Date.now() / 1000);
     const bad = r.requests
-      .filter((q) => q.text.startsWith('rotate-after'))
+      .filter((q) => textOf(q).startsWith('rotate-after'))
       .filter((q) => {
         const record = JSON.parse(q.body) as Json;
         const headers = q.headers as Record<string, string | undefined>;
         const security = verifyCallbackSecurity(record.callId as string, secret, record.timestamp as number, record.security as string);
         return !security || !verifyStandardWebhook(secret, headers, q.body, { nowSeconds });
       });
-    expect(bad.map((q) => q.text)).toEqual([]);
+    expect(bad.map(textOf)).toEqual([]);
   }, 120_000);
 
   it('sends nothing for a rule once its disabling was answered', async () => {
@@ -166,7 +130,7 @@ describe('settings changed on one instance are obeyed by all at once', () => {
     await burst(target, 'off-after', 300);
     // Every fan-out and any callback job queued for the burst has run: whatever would be sent was.
     await until(async () => (await queuedCallbackWork()) === 0, 30_000, 'the burst’s jobs to finish');
-    expect(r.texts('off-after')).toEqual([]);
+    expect(received(r, 'off-after')).toEqual([]);
   }, 120_000);
 
   it('refuses an association’s old Client Secret on instance B once its rotation was answered on A', async () => {
