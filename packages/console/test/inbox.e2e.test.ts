@@ -13,10 +13,9 @@ import { ADMIN, call, createTenant, login, type TestApp } from '../../server/tes
 import { createAgent, createAssociation, createQueue, sendCustomerMessage, type TestAssociation, type TestAgent } from '../../server/test/helpers/channel.js';
 import type { FakeClock } from '../../server/test/helpers/clock.js';
 import { startReceiver, type Receiver } from '../../server/test/helpers/receiver.js';
-import { fitsWidth, launchChromium, newPage, PageProblems, screenshot, startServer, unlabelledControls } from './helpers/browser.js';
+import { fitsWidth, launchChromium, newPage, PHONE, screenshot, startServer, unlabelledControls, type PageProblems } from './helpers/browser.js';
 
 const MINUTE = 60_000;
-const PHONE = { width: 390, height: 844 } as const;
 
 describe('console inbox: admin as agent, history, layout', { timeout: 180_000 }, () => {
   let browser: Browser;
@@ -54,15 +53,8 @@ describe('console inbox: admin as agent, history, layout', { timeout: 180_000 },
   });
 
   async function open(name: string, viewport?: { width: number; height: number }): Promise<Page> {
-    if (!viewport) {
-      const { page, problems } = await newPage(browser);
-      opened.push({ problems, name });
-      return page;
-    }
-    const context = await browser.newContext({ viewport, locale: 'en-GB', timezoneId: 'UTC' });
-    const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    opened.push({ problems: new PageProblems(page), name });
+    const { page, problems } = await newPage(browser, viewport);
+    opened.push({ problems, name });
     return page;
   }
 

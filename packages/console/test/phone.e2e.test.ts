@@ -11,9 +11,7 @@ import { ADMIN, call, createTenant, login, type TestApp } from '../../server/tes
 import { createAgent, createAssociation, createQueue } from '../../server/test/helpers/channel.js';
 import { createImApp, createUsers } from '../../server/test/helpers/im.js';
 import { startReceiver, type Receiver } from '../../server/test/helpers/receiver.js';
-import { fitsWidth, launchChromium, PageProblems, screenshot, startServer } from './helpers/browser.js';
-
-const PHONE = { width: 390, height: 844 } as const;
+import { fitsWidth, launchChromium, newPage, PHONE, screenshot, startServer, type PageProblems } from './helpers/browser.js';
 
 const SYSTEM_PAGES = ['Tenants', 'IM apps', 'IM users and groups', 'Callback rules', 'Exception store', 'Cluster'];
 const TENANT_PAGES = ['Skill groups', 'Agents', 'VIP tags', 'REST associations', 'Workspace', 'Conversation history'];
@@ -52,10 +50,8 @@ describe('every console page at 390 px wide', { timeout: 180_000 }, () => {
   });
 
   async function phone(name: string, username: string, password: string): Promise<Page> {
-    const context = await browser.newContext({ viewport: PHONE, locale: 'en-GB', timezoneId: 'UTC' });
-    const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    opened.push({ problems: new PageProblems(page), name });
+    const { page, problems } = await newPage(browser, PHONE);
+    opened.push({ problems, name });
     await page.goto(`${server.baseUrl}/console`);
     await page.getByLabel('Username').fill(username);
     await page.getByLabel('Password').fill(password);

@@ -28,6 +28,8 @@ const CHROMIUM_ARGS = [
 
 /** A typical laptop screen. */
 export const LAPTOP = { width: 1280, height: 800 } as const;
+/** A typical phone screen. */
+export const PHONE = { width: 390, height: 844 } as const;
 
 export function assertPrerequisites(): void {
   if (!fs.existsSync(CHROMIUM_PATH)) {
@@ -104,8 +106,8 @@ export class PageProblems {
   }
 }
 
-export async function newPage(browser: Browser): Promise<{ context: BrowserContext; page: Page; problems: PageProblems }> {
-  const context = await browser.newContext({ viewport: LAPTOP, locale: 'en-GB', timezoneId: 'UTC' });
+export async function newPage(browser: Browser, viewport: { width: number; height: number } = LAPTOP): Promise<{ context: BrowserContext; page: Page; problems: PageProblems }> {
+  const context = await browser.newContext({ viewport, locale: 'en-GB', timezoneId: 'UTC' });
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
   return { context, page, problems: new PageProblems(page) };
