@@ -9,7 +9,7 @@ import { Command } from '../../src/modules/im/msync/schema.js';
 import type { Engine } from '../../src/storage/index.js';
 import { call, createTestApp, type TestApp } from './app.js';
 import { SdkClient, type SdkOptions } from './easemob-sdk.js';
-import { createImApp, createUsers, listen, PASSWORD, userToken, type ImAppHandle } from './im.js';
+import { createImApp, createUsers, listen, PASSWORD, userToken, waitFor, type ImAppHandle } from './im.js';
 
 export { PASSWORD };
 
@@ -108,5 +108,82 @@ export class RawMsync {
 
   of(command: number): MsyncFrame[] {
     return this.frames.filter((f) => f.command === command);
+  }
+}
+
+type QueueJid = { appKey?: string; name?: string; domain?: string };
+const queueName = (q: QueueJid | undefined) => `${q?.domain ?? ''}/${q?.name ?? ''}`;
+
+/**
+ * A bare client that logs in and pulls as the SDK does: UNREAD, then each queue its answer lists
+ * and each queue a NOTICE names (a NOTICE for a queue already being pulled is dropped), one queue
+ * at a time, each with the cursor until `isLast`. `pull: false` only logs in and asks UNREAD (a
+ * client that never pulls). Every meta id received is recorded, in order.
+ */
+export class PullingClient {
+  readonly received: string[] = [];
+  private readonly queues: QueueJid[] = [];
+  private pulling = false;
+
+  private constructor(
+    readonly raw: RawMsync,
+    private readonly pull: boolean,
+  ) {
+    raw.ws.on('message', (data: Buffer) => this.onFrame(decodeFrame(new Uint8Array(data))));
+  }
+
+  static async login(w: MsyncWorld, user: string, options: { pull?: boolean; resource?: string } = {}): Promise<PullingClient> {
+    const raw = await RawMsync.connect(w.url);
+    const client = new PullingClient(raw, options.pull ?? true);
+    raw.provision(w.appKey, user, await w.token(user), options.resource ?? `pull_${user}`);
+    await waitFor(() => raw.of(Command.PROVISION).length, (n) => n === 1);
+    raw.unread();
+    await waitFor(() => raw.of(Command.UNREAD).length, (n) => n === 1);
+    return client;
+  }
+
+  /** Distinct ids received. */
+  distinct(): number {
+    return new Set(this.received).size;
+  }
+
+  close(): void {
+    this.raw.ws.close();
+  }
+
+  private onFrame(frame: MsyncFrame): void {
+    if (!this.pull) return;
+    if (frame.command === Command.UNREAD) {
+      for (const { queue } of clientCodec.decodeUnread(frame.payload).unread ?? []) this.want(queue);
+    } else if (frame.command === Command.NOTICE) {
+      this.want(clientCodec.decodeNotice(frame.payload).queue);
+    } else if (frame.command === Command.SYNC) {
+      const down = clientCodec.decodeSyncDown(frame.payload);
+      if (down.metaId) return; // the answer to a send
+      for (const meta of down.metas ?? []) this.received.push(String(meta.id));
+      if (down.isLast) {
+        this.queues.shift();
+        this.pulling = false;
+        this.next();
+      } else {
+        this.sendPull(this.queues[0], down.nextKey);
+      }
+    }
+  }
+
+  private want(queue: QueueJid | undefined): void {
+    if (!queue || this.queues.some((q) => queueName(q) === queueName(queue))) return;
+    this.queues.push(queue);
+    this.next();
+  }
+
+  private next(): void {
+    if (this.pulling || this.queues.length === 0) return;
+    this.pulling = true;
+    this.sendPull(this.queues[0], undefined);
+  }
+
+  private sendPull(queue: QueueJid | undefined, key: string | undefined): void {
+    this.raw.send(clientCodec.frame(Command.SYNC, {}, clientCodec.syncUp({ queue, ...(key ? { key } : {}) })));
   }
 }

@@ -58,6 +58,8 @@ describe.each(ENGINES)('IM metrics on %s', (engine) => {
     const bob = await SocketClient.connect(url, im.base, await userToken(t.app, im, 'bob'));
     await waitFor(() => t.app.parley.im.presence.onlineAmong(appId, ['bob']), (s) => s.has('bob'));
     await bob.waitFrames('message', 2);
+    // Delivered once acknowledged: for the JSON socket, once written to the connection.
+    await waitFor(async () => sample(await metrics(), 'parley_im_offline_delivered_total'), (n) => n === 2);
     const connected = await metrics();
     expect(sample(connected, 'parley_im_sockets_open')).toBe(1);
     expect(sample(connected, 'parley_im_offline_delivered_total')).toBe(2);

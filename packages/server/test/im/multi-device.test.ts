@@ -41,13 +41,12 @@ describe.each(ENGINES)('a second device of an online user on %s', (engine) => {
     const drains = t.app.parley.im.drains;
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    const realDrain = drains.drain.bind(drains);
-    const drain = vi.spyOn(drains, 'drain').mockImplementationOnce(async (app, user) => {
-      await held;
-      return realDrain(app, user);
-    });
+    const realConnect = drains.connect.bind(drains);
+    const connectSpy = vi.spyOn(drains, 'connect').mockImplementationOnce((app, user, connection, lease) =>
+      realConnect(app, user, { ...connection, room: async () => (await held, connection.room()) }, lease),
+    );
     const second = await connect('ben');
-    await waitFor(() => drain.mock.calls.length, (n) => n === 1);
+    await waitFor(() => connectSpy.mock.calls.length, (n) => n === 1);
 
     const sent = await call(t.app, im.adminToken, 'POST', `${im.base}/messages/users`, { from: 'ann', to: ['ben'], type: 'txt', body: { msg: 'while syncing' } });
     expect(sent.status).toBe(200);
@@ -59,7 +58,7 @@ describe.each(ENGINES)('a second device of an online user on %s', (engine) => {
     release();
     const got = await second.waitText('while syncing');
     expect(got).toMatchObject({ msg_id: msgId, from: 'ann' });
-    drain.mockRestore();
+    connectSpy.mockRestore();
     // Nothing was stored for ben, and neither socket got a second copy.
     expect((await call(t.app, im.adminToken, 'GET', `${im.base}/users/ben/offline_msg_count`)).body.data).toEqual({ ben: 0 });
     await t.app.parley.jobs.idle('im.fanout');

@@ -38,7 +38,7 @@ export interface ImModule {
   groups: ImGroupsService;
   moderation: ModerationService;
   messages: ImMessagesService;
-  /** The offline count and status (read after the user's pending fan-out); messages stored again. */
+  /** The offline count and status (read after the user's pending fan-out); messages given back by a socket. */
   offline: OfflineStore;
   /** The `im.fanout` job handler. */
   fanout: Fanout;
@@ -110,7 +110,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
   );
   const committer = new MessageCommitter(db, messagesRepo, jobs, ids, options.commitConcurrency ?? 1, { onCommitting: live.committing, onAborted: live.aborted });
   const messages = new ImMessagesService(committer, users, groups, moderation, ids, clock, live, metrics);
-  const drains = new Drains(messagesRepo, presence, clock, metrics);
+  const drains = new Drains(messagesRepo, presence, clock, metrics, (error) => options.logger?.error({ err: error }, 'IM: a drain of stored messages failed; they stay stored'));
   const fanout = new Fanout({
     db,
     messages: messagesRepo,
@@ -148,7 +148,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
     return removed;
   };
 
-  return { apps, users, groups, moderation, messages, offline: new OfflineStore(messagesRepo, fanout, clock), fanout, drains, presence, sockets, removeUser };
+  return { apps, users, groups, moderation, messages, offline: new OfflineStore(messagesRepo, fanout, clock, drains, presence), fanout, drains, presence, sockets, removeUser };
 }
 
 function parseUserRemoved(payload: string): { appId?: string; username?: string } {

@@ -1,23 +1,35 @@
 /**
  * A user's offline store outside the fan-out and the drains: the offline count and status as the
- * REST endpoints read them, and messages a socket took but could not hand over, stored again.
+ * REST endpoints read them, and live messages a socket took but its client never acknowledged,
+ * stored again and offered to the user's other sockets.
  * Offline rows are written by the fan-out after the send answered, so each read first runs the
  * user's pending fan-out: once a send answers 200, these reads show its message.
  */
 import type { Clock } from '../../kernel/clock.js';
+import type { Drains } from './drains.js';
 import type { Fanout } from './fanout.js';
 import type { ImApp, ImMessagesRepository } from './ports.js';
+import type { Presence } from './presence.js';
 
 export class OfflineStore {
   constructor(
     private readonly repo: Pick<ImMessagesRepository, 'countOffline' | 'offlineStatus' | 'returnOffline'>,
     private readonly fanout: Pick<Fanout, 'settleFor'>,
     private readonly clock: Clock,
+    private readonly drains: Pick<Drains, 'drain'>,
+    private readonly presence: Pick<Presence, 'requestDrain'>,
   ) {}
 
-  /** Messages a socket took and could not hand to its client: stored for the user again. */
-  returnOffline(appId: string, username: string, msgIds: readonly string[]): Promise<void> {
-    return msgIds.length === 0 ? Promise.resolve() : this.repo.returnOffline(appId, username, msgIds, this.clock.now());
+  /**
+   * Live messages a closed socket took and its client never acknowledged: stored for the user
+   * again, and drained to the user's other open sockets here and on other instances (a socket
+   * that got them live too may get a second copy with the same msg_id; none goes without).
+   */
+  async giveBack(appId: string, username: string, msgIds: readonly string[]): Promise<void> {
+    if (msgIds.length === 0) return;
+    await this.repo.returnOffline(appId, username, msgIds, this.clock.now());
+    void this.drains.drain(appId, username);
+    this.presence.requestDrain(appId, username);
   }
 
   async count(app: ImApp, username: string): Promise<number> {

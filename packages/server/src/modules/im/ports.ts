@@ -155,8 +155,13 @@ export interface ImMessagesRepository {
   markFanoutDone(db: Db, refs: MessageRef[]): Promise<Set<string>>;
   /** Idempotent: a (user, msg_id) pair is stored once. */
   storeOffline(db: Db, rows: Array<MessageRef & { username: string }>, now: number): Promise<void>;
-  /** Marks up to `limit` undelivered messages of the user delivered and returns them, oldest first. */
-  claimOffline(appId: string, username: string, now: number, limit: number): Promise<StoredMessage[]>;
+  /**
+   * Up to `limit` of the user's undelivered messages with a msg_id above `afterMsgId` ('0': from the
+   * start), oldest first. Reading changes nothing: a message stays undelivered until `markDelivered`.
+   */
+  readOffline(appId: string, username: string, afterMsgId: string, limit: number): Promise<StoredMessage[]>;
+  /** A client acknowledged these stored messages: delivered from now on. Returns how many this call marked. */
+  markDelivered(appId: string, username: string, msgIds: readonly string[], now: number): Promise<number>;
   /**
    * Marks messages undelivered for the user again, storing the rows that do not exist yet (a
    * socket closed before its client took them). Idempotent.

@@ -10,15 +10,22 @@
  * one process.
  */
 import type { ImServerFrame } from '@parley/protocol';
+import type { StoredMessage } from './ports.js';
 
 export interface ImConnection {
   readonly id: string;
-  /** Pushes a frame; a socket over its outbound buffer bound is dropped instead (socket-limits.ts). */
+  /** Pushes a live frame; a socket over its outbound buffer bound is dropped instead (socket-limits.ts). */
   send(frame: ImServerFrame): void;
-  /** Pushes a stored message during a drain, which paces itself with `writable()` instead. */
-  sendStored(frame: ImServerFrame): void;
-  /** Resolves once the socket can take more (below its transport's high-water mark) or is gone. */
-  writable(): Promise<void>;
+  /**
+   * How many stored messages the connection takes now. Resolves once it can take some (its client
+   * has taken most of what it was handed), with 0 once it is closing; a drain reads no more.
+   */
+  room(): Promise<number>;
+  /**
+   * Hands stored messages over (at most the last `room()`), oldest first; returns the ids it could
+   * not take. `acknowledge` is called with the ids its client acknowledged, as it does.
+   */
+  sendStored(messages: readonly StoredMessage[], acknowledge: (msgIds: string[]) => void): string[];
   close(code: number, reason: string): void;
 }
 
@@ -32,10 +39,6 @@ export interface Presence {
   onlineAmong(appId: string, usernames: readonly string[]): Promise<Set<string>>;
   /** Sends to every ready socket of each user, and holds it for their sockets not ready yet; returns how many sockets got or will get it. */
   deliver(appId: string, usernames: readonly string[], frame: ImServerFrame): Promise<number>;
-  /** Sends to every socket of the user, ready or not (stored-message drains). */
-  deliverToAll(appId: string, username: string, frame: ImServerFrame): number;
-  /** Resolves once every socket of the user in this process can take more (drains wait here). */
-  writable(appId: string, username: string): Promise<void>;
   /** Open sockets of a user in this process, ready or not. */
   connections(appId: string, username: string): number;
   /** Closes every socket of a user (the user was deleted). */
@@ -125,20 +128,6 @@ export class InProcessPresence implements Presence {
       }
     }
     return sent;
-  }
-
-  deliverToAll(appId: string, username: string, frame: ImServerFrame): number {
-    let sent = 0;
-    for (const entry of this.byUser.get(this.key(appId, username))?.values() ?? []) {
-      entry.connection.sendStored(frame);
-      sent++;
-    }
-    return sent;
-  }
-
-  async writable(appId: string, username: string): Promise<void> {
-    const entries = this.byUser.get(this.key(appId, username));
-    if (entries) await Promise.all([...entries.values()].map((entry) => entry.connection.writable()));
   }
 
   connections(appId: string, username: string): number {

@@ -198,14 +198,6 @@ export class RedisPresence implements Presence {
     return this.local.deliverReady(appId, fresh, frame);
   }
 
-  deliverToAll(appId: string, username: string, frame: ImServerFrame): number {
-    return this.local.deliverToAll(appId, username, frame);
-  }
-
-  writable(appId: string, username: string): Promise<void> {
-    return this.local.writable(appId, username);
-  }
-
   connections(appId: string, username: string): number {
     return this.local.connections(appId, username);
   }

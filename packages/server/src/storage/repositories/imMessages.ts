@@ -106,46 +106,41 @@ function messageWrites(db: Kysely<Database>, q: ReturnType<typeof hotQueries>) {
   } satisfies Pick<ImMessagesRepository, 'insertMessages' | 'pendingFanout' | 'markFanoutDone' | 'storeOffline'>;
 }
 
-/** A user's stored messages: the drain's claim, the count and the status endpoints. */
+/** A user's stored messages: the drains' reads and acknowledgements, the count and the status endpoints. */
 function offlineReads(db: Kysely<Database>) {
   return {
-    async claimOffline(appId, username, now, limit) {
-      return db.transaction().execute(async (trx) => {
-        const ids = await trx
-          .selectFrom('im_offline')
-          .select('msg_id')
-          .where('app_id', '=', appId)
-          .where('username', '=', username)
-          .where('status', '=', 'undelivered')
-          .orderBy('msg_id')
-          .limit(limitParam(limit))
-          .execute();
-        if (ids.length === 0) return [];
-        const msgIds = ids.map((r) => r.msg_id);
-        // Only rows this call flips count as claimed, so two concurrent drains never send one twice.
-        const claimed = await trx
+    async readOffline(appId, username, afterMsgId, limit) {
+      const rows = await db
+        .selectFrom('im_offline as o')
+        .innerJoin('im_messages as m', (join) => join.onRef('m.app_id', '=', 'o.app_id').onRef('m.msg_id', '=', 'o.msg_id'))
+        .selectAll('m')
+        .where('o.app_id', '=', appId)
+        .where('o.username', '=', username)
+        .where('o.status', '=', 'undelivered')
+        .where('o.msg_id', '>', Number(afterMsgId))
+        .orderBy('o.msg_id')
+        .limit(limitParam(limit))
+        .execute();
+      return rows.map(toMessage);
+    },
+    async markDelivered(appId, username, msgIds, now) {
+      let marked = 0;
+      for (const chunk of chunks([...msgIds], CHUNK)) {
+        const result = await db
           .updateTable('im_offline')
           .set({ status: 'delivered', delivered_at: now })
           .where('app_id', '=', appId)
           .where('username', '=', username)
           .where('status', '=', 'undelivered')
-          .where('msg_id', 'in', msgIds)
-          .returning('msg_id')
-          .execute();
-        if (claimed.length === 0) return [];
-        const rows = await trx
-          .selectFrom('im_messages')
-          .selectAll()
-          .where('app_id', '=', appId)
           .where(
             'msg_id',
             'in',
-            claimed.map((r) => r.msg_id),
+            chunk.map((id) => Number(id)),
           )
-          .orderBy('msg_id')
-          .execute();
-        return rows.map(toMessage);
-      });
+          .executeTakeFirst();
+        marked += Number(result.numUpdatedRows);
+      }
+      return marked;
     },
     async returnOffline(appId, username, msgIds, now) {
       for (const chunk of chunks([...msgIds], CHUNK)) {
@@ -176,7 +171,7 @@ function offlineReads(db: Kysely<Database>) {
         .executeTakeFirst();
       return row?.status;
     },
-  } satisfies Pick<ImMessagesRepository, 'claimOffline' | 'returnOffline' | 'countOffline' | 'offlineStatus'>;
+  } satisfies Pick<ImMessagesRepository, 'readOffline' | 'markDelivered' | 'returnOffline' | 'countOffline' | 'offlineStatus'>;
 }
 
 /** A user's messages whose fan-out has not run: the offline reads settle them first. */

@@ -17,6 +17,7 @@ import { normaliseBody } from '../../../modules/im/bodies.js';
 import type { ImModule } from '../../../modules/im/index.js';
 import type { ImApp } from '../../../modules/im/ports.js';
 import type { ImConnection } from '../../../modules/im/presence.js';
+import { messageFrame } from '../../../modules/im/receivers.js';
 import type { SocketLease } from '../../../modules/im/socket-limits.js';
 import { IM_TOKEN, imErrors } from '../../openapi.js';
 import { imAppOf } from './context.js';
@@ -46,12 +47,20 @@ function parseFrame(data: RawData): ImClientFrame {
   return frame as ImClientFrame;
 }
 
-/** The socket as presence sees it: every frame it is sent goes through the buffer bound. */
+/** Stored messages handed to a JSON socket at a time, each batch once the socket has taken the last. */
+const STORED_BATCH = 100;
+
+/**
+ * The socket as presence sees it: every live frame goes through the buffer bound. The JSON socket
+ * has no acknowledgement frame, so a stored message counts as acknowledged once it was written to
+ * the connection.
+ */
 function socketConnection(socket: WebSocket, lease: SocketLease): ImConnection {
-  const write = (frame: ImServerFrame) => {
+  const write = (frame: ImServerFrame, done?: (error?: Error) => void) => {
     corkUntilTick(socket);
-    socket.send(JSON.stringify(frame));
+    socket.send(JSON.stringify(frame), done);
   };
+  const open = () => socket.readyState === OPEN && lease.active;
   return {
     id: uuid(),
     // The bound is checked before each write: frames of one turn leave in one write (corked),
@@ -59,10 +68,22 @@ function socketConnection(socket: WebSocket, lease: SocketLease): ImConnection {
     send: (frame: ImServerFrame) => {
       if (socket.readyState === OPEN && (isCorked(socket) || lease.admitFrame())) write(frame);
     },
-    sendStored: (frame: ImServerFrame) => {
-      if (socket.readyState === OPEN && lease.active) write(frame);
+    room: async () => {
+      await lease.writable();
+      return open() ? STORED_BATCH : 0;
     },
-    writable: () => lease.writable(),
+    sendStored: (messages, acknowledge) => {
+      if (!open()) return messages.map((m) => m.msgId);
+      const written: string[] = [];
+      let left = messages.length;
+      for (const message of messages) {
+        write(messageFrame(message, true), (error) => {
+          if (!error) written.push(message.msgId);
+          if (--left === 0 && written.length > 0) acknowledge(written);
+        });
+      }
+      return [];
+    },
     // Closed by the server (the user was deleted): terminated after the grace like any drop.
     close: (code, reason) => lease.drop(code, reason),
   };
@@ -125,19 +146,19 @@ export async function imSocketRoutes(app: FastifyInstance, { im, heartbeatMs }: 
       im.presence.add(imApp.id, username, connection);
 
       const heartbeat = startHeartbeat(socket, heartbeatMs);
+      // Stored messages first, then online; drain again for anything stored in between.
+      const feed = im.drains.connect(imApp.id, username, connection, lease);
 
       // Frames are handled one at a time, with back-pressure; handleFrame answers every failure
       // with an error frame itself.
       handleInOrder(socket, (data) => handleFrame(im, imApp, username, connection, data), () => undefined);
       socket.on('close', () => {
         clearInterval(heartbeat);
+        feed.close();
         lease.release();
         im.presence.remove(imApp.id, username, connection);
       });
       socket.on('error', () => undefined);
-
-      // Stored messages first, then online; drain again for anything stored in between.
-      void im.drains.connect(imApp.id, username, connection, lease);
     },
   );
 }

@@ -4,24 +4,27 @@
  * (same ids, moderation, post-send callbacks with `source: "sdk"`, offline store); this class only
  * translates. The WebSocket I/O (http/routes/im/msync.ts) feeds it frames one at a time, in order.
  */
-import type { ImServerFrame } from '@parley/protocol';
 import type { Clock } from '../../../kernel/clock.js';
 import { AppError, isAppError } from '../../../kernel/errors.js';
 import { uuid } from '../../../kernel/ids.js';
+import type { Feed } from '../drains.js';
 import type { ImModule } from '../index.js';
-import type { ImApp } from '../ports.js';
+import type { ImApp, StoredMessage } from '../ports.js';
 import type { ImConnection } from '../presence.js';
 import type { SocketLease } from '../socket-limits.js';
 import { foldUsername } from '../users.js';
 import { CLOSE_SLOW_CONSUMER } from '../socket-limits.js';
 import { decodeFrame, decodeProvision, decodeSyncUp, encodeLogoutReply, encodeNotice, encodeProvisionReply, encodeSyncDown, encodeUnreadReply, FrameError, type MsyncFrame } from './codec.js';
-import { deliveredOf, queueOf, toMeta } from './contents.js';
-import { Outbox } from './outbox.js';
+import { deliveredOf, queueOf, toMeta, type Delivered } from './contents.js';
+import { Outbox, PULL_BATCH, type Origin } from './outbox.js';
 import { handleMeta } from './sends.js';
 import { CLOSE, onClosed, onFrame, onProvisioned, onUndecodable, type SessionState } from './session.js';
 import { OK, refusalStatus, type Refusal } from './statuses.js';
 
-/** Metas one connection holds for its client at most before it counts as a slow consumer. */
+/**
+ * Metas one connection holds for its client at most before it counts as a slow consumer (its
+ * bytes are bounded too, by the socket buffer bound every IM socket has).
+ */
 export const OUTBOX_LIMIT = 2_000;
 
 /**
@@ -56,13 +59,17 @@ export class MsyncConnection {
   /** When the last frame arrived (the idle timeout counts from it). */
   lastFrameAt: number;
   private login: LoggedIn | undefined;
-  private readonly outbox = new Outbox(OUTBOX_LIMIT);
-  /** The first drain of stored messages; the first UNREAD answer waits for it. */
-  private synced: Promise<void> = Promise.resolve();
+  private readonly outbox: Outbox;
+  /** The drain of the user's stored messages into this connection; the first UNREAD answer waits for its start. */
+  private feed: Feed | undefined;
   /** Stored messages are held silently until the first UNREAD answer lists them. */
   private unreadAnswered = false;
-  /** Messages refused by a full outbox (the connection is dropped): stored again on close. */
+  /** Live messages refused by a full outbox (the connection is dropped): stored again on close. */
   private readonly overflowed: string[] = [];
+  /** Tells the drain which stored messages the client acknowledged. */
+  private acknowledgeStored: ((msgIds: string[]) => void) | undefined;
+  /** Drains waiting for the client to pull (room in the outbox), woken by each pull and by the close. */
+  private roomWaiters: Array<() => void> = [];
   /** Answers of the sends queued for commit, oldest first; each settles once written. */
   private readonly inFlight: Array<Promise<void>> = [];
   /** The answer of the last message sent: the next one's live delivery waits for it. */
@@ -74,6 +81,7 @@ export class MsyncConnection {
     private readonly socket: MsyncSocket,
   ) {
     this.lastFrameAt = clock.now();
+    this.outbox = new Outbox({ count: OUTBOX_LIMIT, bytes: im.sockets.bufferBytes });
   }
 
   /** Handles one inbound binary frame. Never throws. */
@@ -114,13 +122,15 @@ export class MsyncConnection {
   /** The socket closed (by either side). */
   closedBySocket(): void {
     this.state = onClosed();
+    this.feed?.close();
+    this.wakeRoomWaiters();
     const login = this.login;
     if (!login) return;
     login.lease.release();
     this.im.presence.remove(login.app.id, login.username, login.connection);
-    // What the client never acknowledged is stored for the user again (delivered on the next login).
+    // Live messages the client never acknowledged are stored for the user again; stored ones still are.
     const unacknowledged = [...this.outbox.takeUnacknowledged(), ...this.overflowed.splice(0)];
-    void this.im.offline.returnOffline(login.app.id, login.username, unacknowledged).catch(() => undefined);
+    void this.im.offline.giveBack(login.app.id, login.username, unacknowledged).catch(() => undefined);
   }
 
   /** Handling a frame failed unexpectedly: the connection closes, nothing else is affected. */
@@ -193,36 +203,69 @@ export class MsyncConnection {
     this.state = onProvisioned(this.state, true);
     this.socket.send(encodeProvisionReply(OK, resource));
     this.im.presence.add(app.id, username, connection);
-    // Stored messages first (held for the first UNREAD answer), then online.
-    this.synced = this.im.drains.connect(app.id, username, connection, lease);
+    // Stored messages first (the first of them held for the first UNREAD answer), then online.
+    this.feed = this.im.drains.connect(app.id, username, connection, lease);
   }
 
   /** The connection as presence sees it: message frames become metas in the outbox. */
   private presenceConnection(): ImConnection {
-    const take = (frame: ImServerFrame, notify: boolean) => {
-      const login = this.login;
-      if (frame.op !== 'message' || !login || !login.lease.active) return;
-      const delivered = deliveredOf(frame);
-      const queue = queueOf(login.appKey, delivered);
-      const storable = delivered.chatType !== 'chatroom';
-      const outcome = this.outbox.add(queue, toMeta(login.appKey, delivered), notify, storable);
-      if (outcome === 'overflow') {
-        if (storable) this.overflowed.push(delivered.msgId);
-        login.lease.drop(CLOSE_SLOW_CONSUMER, 'slow consumer: too many messages not pulled');
-      }
-      else if (outcome === 'notice') this.write(encodeNotice(queue));
-    };
     return {
       id: uuid(),
-      send: (frame) => take(frame, true),
-      sendStored: (frame) => take(frame, this.unreadAnswered),
-      writable: () => this.login?.lease.writable() ?? Promise.resolve(),
+      send: (frame) => {
+        if (frame.op !== 'message') return;
+        const delivered = deliveredOf(frame);
+        this.hold(delivered, true, delivered.chatType === 'chatroom' ? 'room' : 'live');
+      },
+      room: () => this.roomForStored(),
+      sendStored: (messages, acknowledge) => this.takeStored(messages, acknowledge),
       close: (code, reason) => this.login?.lease.drop(code, reason),
     };
   }
 
+  /** Puts a message in the outbox (NOTICE when its queue is not being pulled); false when it overflowed. */
+  private hold(message: Delivered, notify: boolean, origin: Origin): boolean {
+    const login = this.login;
+    if (!login || !login.lease.active) return false;
+    const queue = queueOf(login.appKey, message);
+    const outcome = this.outbox.add(queue, toMeta(login.appKey, message), notify, origin);
+    if (outcome === 'notice') this.write(encodeNotice(queue));
+    if (outcome !== 'overflow') return true;
+    if (origin === 'live') this.overflowed.push(message.msgId);
+    login.lease.drop(CLOSE_SLOW_CONSUMER, 'slow consumer: too many messages not pulled');
+    return false;
+  }
+
+  /** Stored messages from the drain; the ids returned were not taken (the connection is going away). */
+  private takeStored(messages: readonly StoredMessage[], acknowledge: (msgIds: string[]) => void): string[] {
+    this.acknowledgeStored = acknowledge;
+    const refused: string[] = [];
+    for (const message of messages) {
+      if (refused.length > 0 || !this.hold(message, this.unreadAnswered, 'stored')) refused.push(message.msgId);
+    }
+    return refused;
+  }
+
+  /**
+   * Resolves once the client has pulled enough that a drain may add stored messages (a batch, or
+   * whatever is left when it holds none), with how many; 0 once the connection is closing.
+   */
+  private async roomForStored(): Promise<number> {
+    for (;;) {
+      if (this.state === 'closed' || !this.login?.lease.active) return 0;
+      const room = this.outbox.roomForStored();
+      if (room >= PULL_BATCH || (room > 0 && this.outbox.size === 0)) return room;
+      await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+    }
+  }
+
+  private wakeRoomWaiters(): void {
+    const waiters = this.roomWaiters;
+    this.roomWaiters = [];
+    for (const wake of waiters) wake();
+  }
+
   private async unread(): Promise<void> {
-    await this.synced;
+    await this.feed?.started;
     if (this.state === 'closed') return;
     this.unreadAnswered = true;
     this.write(encodeUnreadReply(this.outbox.unread(), this.clock.now()));
@@ -246,7 +289,11 @@ export class MsyncConnection {
       if (this.inFlight.length >= SENDS_IN_FLIGHT) await this.inFlight[0];
       return;
     }
-    this.write(encodeSyncDown({ status: OK, ...this.outbox.pull(up.queue) }));
+    const { down, acked } = this.outbox.pull(up.queue, up.key);
+    const stored = acked.filter((h) => h.origin === 'stored').map((h) => h.meta.id);
+    if (stored.length > 0) this.acknowledgeStored?.(stored);
+    this.write(encodeSyncDown({ status: OK, ...down }));
+    this.wakeRoomWaiters();
   }
 
   private async logout(): Promise<void> {

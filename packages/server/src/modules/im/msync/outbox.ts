@@ -8,13 +8,25 @@
  * `isLast` once nothing is left. The client pulls again with `key = nextKey` until `isLast`.
  * The SDK drops a NOTICE for a queue it is pulling, so a message that arrives during a pull is
  * only queued: it leaves on the next answer of that pull. A queue not being pulled gets a NOTICE.
+ *
+ * A batch handed out is acknowledged by the next pull of its queue carrying its `nextKey`; a pull
+ * with no key or another key means the client did not take it, and the batch is handed out again.
+ * The outbox is bounded by count and by bytes (metas handed out and not acknowledged included);
+ * beyond either, `add` reports an overflow and the connection is a slow consumer.
  */
 import type { Jid, MetaOut, SyncDown } from './codec.js';
 
-interface Held {
+/**
+ * Where a held meta came from, which decides what becomes of it: `stored` ones are marked delivered
+ * when acknowledged and simply stay stored when the connection closes first; `live` ones are
+ * given back to the store on close; `room` ones (chat rooms, never stored) are dropped.
+ */
+export type Origin = 'stored' | 'live' | 'room';
+
+export interface Held {
   meta: MetaOut;
-  /** Stored again for the user when the connection closes before the client took it (not chat rooms). */
-  storable: boolean;
+  origin: Origin;
+  bytes: number;
 }
 
 interface Queue {
@@ -22,73 +34,128 @@ interface Queue {
   pending: Held[];
   /** Ids in `pending`, so a message delivered twice (live push and fan-out) is held once. */
   ids: Set<string>;
-  /** The last batch handed out; the client's next pull of the queue acknowledges it. */
+  /** The last batch handed out, and the key the client's next pull must carry to acknowledge it. */
   unacked: Held[];
+  ackKey: string | undefined;
   /** Told (NOTICE or UNREAD) and not finished with `isLast` yet. */
   pulling: boolean;
 }
 
 /** Metas of one pull answer at most. */
 export const PULL_BATCH = 50;
+/** Stored messages one connection holds at most (not acknowledged yet): a drain reads no more. */
+export const STORED_WINDOW = 4 * PULL_BATCH;
+/** What a meta costs beside its payload, roughly (ids, JIDs, timestamp). */
+const META_OVERHEAD = 96;
 
 export type AddOutcome = 'notice' | 'queued' | 'overflow';
+
+export interface OutboxLimits {
+  /** Metas held at most. */
+  count: number;
+  /** Bytes of metas held at most. */
+  bytes: number;
+}
+
+export interface PullOutcome {
+  down: SyncDown;
+  /** The batch this pull acknowledged. */
+  acked: Held[];
+}
 
 const keyOf = (jid: Jid | undefined): string => `${jid?.domain ?? ''}/${jid?.name ?? ''}`;
 
 export class Outbox {
   private readonly queues = new Map<string, Queue>();
   private held = 0;
+  private heldBytes = 0;
+  private stored = 0;
   private cursor = 0;
 
-  /** @param limit metas held at most; beyond, the connection is a slow consumer. */
-  constructor(private readonly limit: number) {}
+  constructor(private readonly limits: OutboxLimits) {}
 
-  /** Metas not handed out yet. */
+  /** Metas held: not handed out yet, or handed out and not acknowledged. */
   get size(): number {
     return this.held;
+  }
+
+  /** Bytes of the metas held. */
+  get bytes(): number {
+    return this.heldBytes;
+  }
+
+  /**
+   * How many stored messages a drain may add now: up to STORED_WINDOW held, within the count bound,
+   * and none while half the byte bound is taken.
+   */
+  roomForStored(): number {
+    if (this.heldBytes > this.limits.bytes / 2) return 0;
+    return Math.max(0, Math.min(STORED_WINDOW - this.stored, this.limits.count - this.held));
   }
 
   /**
    * Queues a meta. `notify` false holds it silently (the offline sync lists it in the first
    * UNREAD answer); otherwise a queue that is not being pulled asks for a NOTICE.
    */
-  add(queue: Jid, meta: MetaOut, notify: boolean, storable = true): AddOutcome {
-    if (this.held >= this.limit) return 'overflow';
+  add(queue: Jid, meta: MetaOut, notify: boolean, origin: Origin = 'live'): AddOutcome {
+    const bytes = (meta.payload?.byteLength ?? 0) + META_OVERHEAD;
     const key = keyOf(queue);
     let entry = this.queues.get(key);
+    const twin = entry && (entry.ids.has(meta.id) ? entry.pending : entry.unacked).find((h) => h.meta.id === meta.id);
+    if (twin) {
+      // Held already (pushed live, then read from the store): one copy, acknowledged as stored.
+      if (origin === 'stored' && twin.origin !== 'stored') {
+        twin.origin = 'stored';
+        this.stored++;
+      }
+      return 'queued';
+    }
+    if (this.held >= this.limits.count || this.heldBytes + bytes > this.limits.bytes) return 'overflow';
     if (!entry) {
-      entry = { jid: queue, pending: [], ids: new Set(), unacked: [], pulling: false };
+      entry = { jid: queue, pending: [], ids: new Set(), unacked: [], ackKey: undefined, pulling: false };
       this.queues.set(key, entry);
     }
-    if (entry.ids.has(meta.id)) return 'queued';
     entry.ids.add(meta.id);
-    entry.pending.push({ meta, storable });
-    this.held++;
+    entry.pending.push({ meta, origin, bytes });
+    this.count(origin, bytes, 1);
     if (!notify || entry.pulling) return 'queued';
     entry.pulling = true;
     return 'notice';
   }
 
-  /** The answer to a pull of `queue` (with or without the previous `nextKey`). */
-  pull(queue: Jid | undefined): SyncDown {
+  /** The answer to a pull of `queue`; `key` acknowledges the batch handed out with it. */
+  pull(queue: Jid | undefined, key?: string): PullOutcome {
     const entry = this.queues.get(keyOf(queue));
     const jid = entry?.jid ?? queue ?? {};
-    if (entry) entry.unacked = [];
+    let acked: Held[] = [];
+    if (entry && entry.unacked.length > 0) {
+      if (key !== undefined && key === entry.ackKey) {
+        acked = entry.unacked;
+        for (const h of acked) this.count(h.origin, h.bytes, -1);
+      } else {
+        // Not acknowledged: the client did not take it, so it is handed out again first.
+        for (const h of entry.unacked) entry.ids.add(h.meta.id);
+        entry.pending.unshift(...entry.unacked);
+      }
+      entry.unacked = [];
+      entry.ackKey = undefined;
+    }
     if (!entry || entry.pending.length === 0) {
       if (entry) this.queues.delete(keyOf(queue));
-      return { queue: jid, isLast: true, nextKey: String(++this.cursor) };
+      return { down: { queue: jid, isLast: true, nextKey: String(++this.cursor) }, acked };
     }
     // Metas never travel with isLast: the SDK fires its offline-sync finish on isLast before it
     // has handed the metas of the same frame to the app. The client's cursor pull ends the pull.
     const batch = entry.pending.splice(0, PULL_BATCH);
     for (const h of batch) entry.ids.delete(h.meta.id);
-    this.held -= batch.length;
+    const nextKey = String(++this.cursor);
     entry.unacked = batch;
+    entry.ackKey = nextKey;
     entry.pulling = true;
-    return { queue: jid, metas: batch.map((h) => h.meta), nextKey: String(++this.cursor), isLast: false };
+    return { down: { queue: jid, metas: batch.map((h) => h.meta), nextKey, isLast: false }, acked };
   }
 
-  /** The queues holding metas and how many (the UNREAD answer); the client pulls each. */
+  /** The queues holding metas not handed out and how many (the UNREAD answer); the client pulls each. */
   unread(): Array<{ queue: Jid; n: number }> {
     const out: Array<{ queue: Jid; n: number }> = [];
     for (const entry of this.queues.values()) {
@@ -100,14 +167,25 @@ export class Outbox {
   }
 
   /**
-   * Empties the outbox and returns the ids of the storable messages the client has not
-   * acknowledged (handed out in the last batch of a queue, or not handed out yet): the connection
-   * closed, and they are stored for the user again.
+   * Empties the outbox (the connection closed) and returns the ids of the live messages its client
+   * did not acknowledge (handed out in the last batch of a queue, or not handed out yet), to be
+   * stored for the user again. Stored ones are still stored; chat-room ones are dropped.
    */
   takeUnacknowledged(): string[] {
-    const ids = [...this.queues.values()].flatMap((q) => [...q.unacked, ...q.pending]).filter((h) => h.storable).map((h) => h.meta.id);
+    const ids = [...this.queues.values()]
+      .flatMap((q) => [...q.unacked, ...q.pending])
+      .filter((h) => h.origin === 'live')
+      .map((h) => h.meta.id);
     this.queues.clear();
     this.held = 0;
+    this.heldBytes = 0;
+    this.stored = 0;
     return ids;
+  }
+
+  private count(origin: Origin, bytes: number, sign: 1 | -1): void {
+    this.held += sign;
+    this.heldBytes += sign * bytes;
+    if (origin === 'stored') this.stored += sign;
   }
 }
