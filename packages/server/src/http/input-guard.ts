@@ -2,7 +2,8 @@
  * The input layer every Fastify route shares: JSON bodies are parsed by Fastify's own parser
  * (prototype-poisoning checks kept) and then walked once (kernel/input-checks.ts) for U+0000,
  * unpaired surrogates, numbers beyond 2^53 - 1 and nesting deeper than MAX_JSON_DEPTH; query
- * strings and path parameters are checked for the same text faults before validation. Each
+ * strings and path parameters are checked for the same text faults before validation, and for
+ * numbers that are not finite after it (what the schema's coercion made of "Infinity"). Each
  * fault is a 400 in the surface's envelope naming the field. The send-message API reads its body
  * raw for the HMAC and runs the same walk after its own parse (modules/channel/ingest.ts).
  */
@@ -30,6 +31,17 @@ function textFault(part: 'querystring' | 'params', values: unknown): InputFault 
   return undefined;
 }
 
+function numberFault(part: 'querystring' | 'params', values: unknown): InputFault | undefined {
+  if (values === null || typeof values !== 'object') return undefined;
+  for (const [name, value] of Object.entries(values as Record<string, unknown>)) {
+    const list = Array.isArray(value) ? value : [value];
+    for (const item of list) {
+      if (typeof item === 'number' && !Number.isFinite(item)) return { field: `${part}.${name}`, problem: 'must be a finite number' };
+    }
+  }
+  return undefined;
+}
+
 export function registerInputGuard(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
@@ -45,6 +57,12 @@ export function registerInputGuard(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
     const fault = textFault('params', request.params) ?? textFault('querystring', request.query);
     if (fault) throw inputError(request, fault);
+  });
+  // After it: the schema turned text into numbers where it asks for them ("1e400" and "Infinity"
+  // pass Ajv's coercion as Infinity); only finite ones reach a handler.
+  app.addHook('preHandler', (request, _reply, done) => {
+    const fault = numberFault('params', request.params) ?? numberFault('querystring', request.query);
+    done(fault ? inputError(request, fault) : undefined);
   });
 }
 

@@ -5,6 +5,7 @@
  * so a page never skips or repeats a row when rows are added or removed meanwhile.
  */
 import { AppError } from '../../kernel/errors.js';
+import { isCleanText } from '../../kernel/input-checks.js';
 
 /** Position of a row in its list: creation time, then its unique id (the name, for users). */
 export interface ListKey {
@@ -21,7 +22,14 @@ export function encodeCursor(list: ListName, key: ListKey): string {
   return Buffer.from(JSON.stringify([list, key.at, key.id]), 'utf8').toString('base64url');
 }
 
-/** The key a cursor names; 400 `illegal_argument` when it is not a cursor of `list`. */
+/** Longest id a cursor may name: a user name, or a group or room id. */
+const ID_MAX = 64;
+
+/**
+ * The key a cursor names; 400 `illegal_argument` when it is not a cursor of `list`. What it decodes
+ * to is checked like any other input (clean text of a bounded length), never trusted for having
+ * come back from a client.
+ */
 export function decodeCursor(list: ListName, cursor: string): ListKey {
   let parsed: unknown;
   try {
@@ -29,10 +37,12 @@ export function decodeCursor(list: ListName, cursor: string): ListKey {
   } catch {
     parsed = undefined;
   }
-  if (!Array.isArray(parsed) || parsed.length !== 3 || parsed[0] !== list || !Number.isSafeInteger(parsed[1]) || typeof parsed[2] !== 'string') {
+  const id: unknown = Array.isArray(parsed) ? parsed[2] : undefined;
+  const cleanId = typeof id === 'string' && id.length > 0 && id.length <= ID_MAX && isCleanText(id);
+  if (!Array.isArray(parsed) || parsed.length !== 3 || parsed[0] !== list || !Number.isSafeInteger(parsed[1]) || !cleanId) {
     throw new AppError('illegal_argument', { detail: `cursor: "${cursor}" is not a cursor of this ${list} list` });
   }
-  return { at: parsed[1] as number, id: parsed[2] };
+  return { at: parsed[1] as number, id: id as string };
 }
 
 export interface Page<T> {
