@@ -66,10 +66,15 @@ describe.each(ENGINES)('msync gateway, bad frames and heartbeat on %s', (engine)
     expect(await closedWith(raw)).toEqual({ code: CLOSE.protocol, reason: 'unknown command 9' });
   });
 
-  it('closes on a frame over 64 KiB (1009)', async () => {
+  it('closes on a frame over 64 KiB (1009), logged as what the client did, not as a server error', async () => {
+    const logsBefore = logged.length;
     const raw = await RawMsync.connect(w.url);
     raw.send(Buffer.alloc(65 * 1024, 1));
     expect((await closedWith(raw)).code).toBe(CLOSE.tooLarge);
+    const lines = logged.slice(logsBefore).split('\n').filter((l) => l.includes('Max payload size exceeded'));
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ level: 20, msg: 'websocket closed on a client error' });
+    expect(lines[0]).not.toContain('stack');
   });
 
   it('refuses a provision for an unknown app, then closes (4401)', async () => {

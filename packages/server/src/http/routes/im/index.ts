@@ -4,12 +4,12 @@
  * and the msync gateway of Easemob's Web SDK at `/ws` and `/websocket` (msync.ts).
  */
 import websocket from '@fastify/websocket';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { WebSocket } from 'ws';
 import type { Clock } from '../../../kernel/clock.js';
 import type { AccountsService } from '../../../modules/accounts/service.js';
 import type { CallbacksService } from '../../../modules/callbacks/service.js';
 import type { ImModule } from '../../../modules/im/index.js';
-import type { GuardedLimits } from '../../auth-failures.js';
 import type { RecentAttempts } from '../../../modules/callbacks/recent.js';
 import { imAppAdminRoutes } from './apps-admin.js';
 import { imCallbackRoutes } from './callbacks.js';
@@ -19,7 +19,8 @@ import { imGroupRoutes } from './groups.js';
 import { imManagementRoutes } from './management.js';
 import { imMessageRoutes } from './messages.js';
 import { imModerationRoutes } from './moderation.js';
-import { msyncRoutes } from './msync.js';
+import { msyncRoutes, type MsyncLimits } from './msync.js';
+import type { ImLimits } from './send-limits.js';
 import { imSocketRoutes } from './socket.js';
 import { imUserAdminRoutes } from './users-admin.js';
 import { imUserRoutes } from './users.js';
@@ -27,17 +28,29 @@ import { imUserRoutes } from './users.js';
 export interface ImRoutesOptions {
   im: ImModule;
   accounts: AccountsService;
-  /** The per-app limit (authenticated requests) and the failure counts per IP and app. */
-  limits: GuardedLimits;
+  /** The per-app limit (authenticated requests and socket sends), the per-user send share and the failure counts per IP and app. */
+  limits: ImLimits;
   heartbeatMs: number;
   /** The msync gateway's idle sweep reads it. */
   clock: Clock;
-  /** The msync idle timeout, ms (default msync.ts MSYNC_IDLE_MS). */
-  msyncIdleMs?: number;
+  /** The msync gateway's bounds on sockets not logged in yet (and its idle timeout, default MSYNC_IDLE_MS). */
+  msync: MsyncLimits;
   /** Callback configuration and exception store routes, when the callbacks module is installed. */
   callbacks?: CallbacksService;
   /** Recent attempts for the console's live tail (with `callbacks`). */
   recentCallbacks?: RecentAttempts;
+}
+
+/**
+ * An error on an open socket. What a client did (a frame over the bound, a bad frame, a reset
+ * connection: `ws` has already closed the socket with its code) is logged at debug without a
+ * stack, whoever sent it; anything else is the server's and logged as an error.
+ */
+function onSocketError(error: Error & { code?: string }, socket: WebSocket, request: FastifyRequest): void {
+  const client = error.code?.startsWith('WS_ERR_') || error.code === 'ECONNRESET' || error.code === 'EPIPE';
+  if (client) request.log.debug({ reason: error.message, code: error.code }, 'websocket closed on a client error');
+  else request.log.error({ err: error }, 'websocket handler failed');
+  socket.terminate();
 }
 
 export async function imRoutes(app: FastifyInstance, options: ImRoutesOptions): Promise<void> {
@@ -46,8 +59,8 @@ export async function imRoutes(app: FastifyInstance, options: ImRoutesOptions): 
   await app.register(imAppAdminRoutes, { accounts: options.accounts, apps: im.apps });
 
   // Both socket protocols share one WebSocket server and its frame bound.
-  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
-  await app.register(msyncRoutes, { im, clock: options.clock, limits: options.limits, idleMs: options.msyncIdleMs });
+  await app.register(websocket, { options: { maxPayload: 64 * 1024 }, errorHandler: onSocketError });
+  await app.register(msyncRoutes, { im, clock: options.clock, limits: options.limits, ...options.msync });
   await app.register(
     async (scope) => {
       registerImContext(scope, im.apps, options.limits);
@@ -57,7 +70,7 @@ export async function imRoutes(app: FastifyInstance, options: ImRoutesOptions): 
       await scope.register(imGroupAdminRoutes, { im });
       await scope.register(imModerationRoutes, { im });
       await scope.register(imMessageRoutes, { im });
-      await scope.register(imSocketRoutes, { im, heartbeatMs: options.heartbeatMs });
+      await scope.register(imSocketRoutes, { im, heartbeatMs: options.heartbeatMs, limits: options.limits });
       if (options.callbacks) await scope.register(imCallbackRoutes, { callbacks: options.callbacks, recent: options.recentCallbacks });
     },
     { prefix: '/:org/:app' },
