@@ -92,6 +92,7 @@ async function startParleyWithApp(orgPrefix, env, flags) {
     ...(process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : {}),
     PARLEY_ADMIN_PASSWORD: password,
     PARLEY_IM_RATE_LIMIT: '1000000',
+    PARLEY_IM_USER_SEND_RATE_LIMIT: '1000000',
     PARLEY_SEED_DEMO: 'false',
     LOG_LEVEL: 'warn',
     ...env,

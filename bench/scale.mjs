@@ -64,6 +64,7 @@ async function run(instances) {
     PARLEY_ADMIN_PASSWORD: 'bench-password',
     PARLEY_ALLOW_PRIVATE_CALLBACKS: 'true',
     PARLEY_IM_RATE_LIMIT: '1000000',
+    PARLEY_IM_USER_SEND_RATE_LIMIT: '1000000',
     PARLEY_SEED_DEMO: 'false',
   };
   const receiver = await startReceiver('count');

@@ -72,6 +72,7 @@ export async function measureTakeOver({ pgUrl, redisUrl, kills = 5, messagesPerK
     PARLEY_ADMIN_PASSWORD: 'bench-password',
     PARLEY_ALLOW_PRIVATE_CALLBACKS: 'true',
     PARLEY_IM_RATE_LIMIT: '1000000',
+    PARLEY_IM_USER_SEND_RATE_LIMIT: '1000000',
     // What a rule claims is what it has on the wire (32 and 32): the victim holds no queue of
     // unsent callbacks that would go out at the survivor's pace after the take-over.
     PARLEY_CALLBACK_RULE_CONCURRENCY: '32',

@@ -14,7 +14,10 @@ export const IM_LIMITS = {
   usernameMaxLength: 64,
   /** Receivers per REST call by target kind. */
   receivers: { users: 600, chatgroups: 3, chatrooms: 10 },
-  /** Largest message request body or socket frame, bytes. */
+  /**
+   * Largest message, bytes: a REST request body, a JSON-socket frame, and the message itself
+   * (`{bodies, ext}` as JSON) whatever protocol it came by.
+   */
   messageBytes: 5 * 1024,
   /** Users per batch registration. */
   usersPerBatch: 60,

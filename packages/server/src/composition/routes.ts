@@ -97,7 +97,12 @@ export async function registerSurfaces(app: ParleyFastify, lane: LaneSlot, trust
   await app.register(imRoutes, {
     im,
     accounts,
-    limits: { own: fixedWindow('rl-im-', config.imRateLimitPerSecond, 1000), failures: failureWindow('rl-im-fail-') },
+    limits: {
+      own: fixedWindow('rl-im-', config.imRateLimitPerSecond, 1000),
+      userSends: fixedWindow('rl-im-user-', config.imUserSendRateLimitPerSecond, 1000),
+      failures: failureWindow('rl-im-fail-'),
+    },
+    msync: { provisionTimeoutMs: config.msyncProvisionTimeoutMs, pendingPerIp: config.msyncPendingPerIp },
     heartbeatMs: config.imHeartbeatSeconds * 1000,
     clock,
     callbacks: callbacks.service,

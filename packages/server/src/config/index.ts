@@ -91,6 +91,15 @@ export interface Config {
   /** Open IM sockets of one app per instance; new ones are refused beyond (PARLEY_IM_SOCKETS_PER_APP). */
   readonly imSocketsPerApp: number;
   /**
+   * Messages per second one user may send over sockets (JSON socket and msync), across their
+   * sockets; they also count toward the app's PARLEY_IM_RATE_LIMIT (PARLEY_IM_USER_SEND_RATE_LIMIT).
+   */
+  readonly imUserSendRateLimitPerSecond: number;
+  /** How long an msync socket may stay open without a successful provision, ms (PARLEY_MSYNC_PROVISION_TIMEOUT_MS). */
+  readonly msyncProvisionTimeoutMs: number;
+  /** msync sockets not logged in yet per client address; more are refused before the upgrade (PARLEY_MSYNC_PENDING_PER_IP). */
+  readonly msyncPendingPerIp: number;
+  /**
    * Run background workers (job queue: fan-out, pushes, callbacks). false serves the API only
    * and leaves accepted work queued in the database, e.g. for maintenance.
    */
@@ -295,6 +304,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     imSocketBufferBytes: int(env, 'PARLEY_IM_SOCKET_BUFFER_BYTES', 1024 * 1024, 16 * 1024, 256 * 1024 * 1024),
     imSocketsPerUser: int(env, 'PARLEY_IM_SOCKETS_PER_USER', 10, 1, 1000),
     imSocketsPerApp: int(env, 'PARLEY_IM_SOCKETS_PER_APP', 10_000, 1, 10_000_000),
+    imUserSendRateLimitPerSecond: int(env, 'PARLEY_IM_USER_SEND_RATE_LIMIT', 20, 1, 1_000_000),
+    msyncProvisionTimeoutMs: int(env, 'PARLEY_MSYNC_PROVISION_TIMEOUT_MS', 10_000, 100, 600_000),
+    msyncPendingPerIp: int(env, 'PARLEY_MSYNC_PENDING_PER_IP', 32, 1, 100_000),
     workers: bool(env, 'PARLEY_WORKERS', true),
     cluster: Object.freeze({
       heartbeatMs: int(env, 'PARLEY_HEARTBEAT_MS', 1_000, 100, 60_000),

@@ -86,11 +86,15 @@ export class RawMsync {
     ws.on('error', () => undefined);
   }
 
-  static connect(baseUrl: string, path = '/ws'): Promise<RawMsync> {
-    const ws = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}${path}`);
+  /** `headers`: e.g. X-Forwarded-For, to appear as another client behind a trusted proxy. */
+  static connect(baseUrl: string, path = '/ws', headers: Record<string, string> = {}): Promise<RawMsync> {
+    const ws = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}${path}`, { headers });
     return new Promise((resolve, reject) => {
       ws.once('open', () => resolve(new RawMsync(ws)));
-      ws.once('unexpected-response', (_req, res) => reject(new Error(`refused: ${res.statusCode}`)));
+      ws.once('unexpected-response', (req, res) => {
+        req.destroy();
+        reject(new Error(`refused: ${res.statusCode}`));
+      });
     });
   }
 

@@ -99,7 +99,7 @@ describe.each(ENGINES)('IM socket limits on %s', (engine) => {
   }
 
   beforeAll(async () => {
-    t = await createTestApp(engine, { env: { PARLEY_IM_RATE_LIMIT: '100000' }, deps: { imSockets: limits } });
+    t = await createTestApp(engine, { env: { PARLEY_IM_RATE_LIMIT: '100000', PARLEY_IM_USER_SEND_RATE_LIMIT: '100000' }, deps: { imSockets: limits } });
     im = await createImApp(t.app);
     appId = (await t.app.parley.im.apps.requireApp(im.org, im.name)).id;
     url = await listen(t.app);

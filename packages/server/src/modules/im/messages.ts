@@ -5,6 +5,7 @@
  * answers (commit.ts), so a crash after the answer loses nothing: the job runs after a restart.
  * Moderation and every check happen before that transaction; a rejected message leaves no trace.
  */
+import { IM_LIMITS } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import type { MessageCommitter } from './commit.js';
@@ -19,6 +20,17 @@ import { validUsername, type ImUsersService } from './users.js';
 
 const noop = (): void => undefined;
 
+/**
+ * One size limit for every protocol (REST, JSON socket, msync): the message as it is stored and
+ * called back, `{bodies, ext}` as JSON, at most IM_LIMITS.messageBytes; 400 `message_send_error`.
+ */
+export function assertMessageSize(input: Pick<SendInput, 'bodies' | 'ext'>): void {
+  const bytes = Buffer.byteLength(JSON.stringify({ bodies: input.bodies, ext: input.ext }), 'utf8');
+  if (bytes > IM_LIMITS.messageBytes) {
+    throw new AppError('message_send_error', { detail: `message is too large: ${bytes} bytes, at most ${IM_LIMITS.messageBytes}` });
+  }
+}
+
 export interface SendInput {
   from: string;
   chatType: MessageChatType;
@@ -29,6 +41,12 @@ export interface SendInput {
   source: MessageSource;
   /** Socket senders must belong to the group or room they write to. */
   requireMembership: boolean;
+  /**
+   * Charges the message to its sender's rate limits (socket senders pay per message; REST per
+   * request, before this): the seconds to wait, 0 when it may go. Run after the size check, so a
+   * refused message costs nothing.
+   */
+  charge?: () => Promise<number>;
 }
 
 export interface Accepted {
@@ -62,6 +80,9 @@ export class ImMessagesService {
    * commit concurrency. A rejection of the checks rejects the returned promise itself.
    */
   async enqueue(app: ImApp, input: SendInput, after?: Promise<unknown>): Promise<{ accepted: Promise<Accepted[]> }> {
+    assertMessageSize(input);
+    const wait = input.charge ? await input.charge() : 0;
+    if (wait > 0) throw new AppError('reach_limit', { retryAfter: wait });
     await this.moderation.assertAllowed(app, input.bodies);
     const from = validUsername(input.from, 'from');
     const targets = await this.resolveTargets(app, input, from);

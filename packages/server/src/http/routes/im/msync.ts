@@ -7,7 +7,10 @@
  * Frames of one socket are handled one at a time, in order; reading pauses while too many wait.
  * A frame over the size bound is closed by the WebSocket layer (1009). A socket that sends no
  * frame for longer than the idle timeout (the SDK's heartbeat is an UNREAD at most every ~60 s)
- * is closed with 4408; the sweep reads the injected clock.
+ * is closed with 4408, and so is one not logged in within the provision timeout; the sweep reads
+ * the injected clock. Sockets not logged in yet are counted per client address: beyond the cap a
+ * new upgrade is refused with 429 before it happens, so idle sockets of one host cannot hold the
+ * server's connection slots. Logged-in sockets never count there.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -15,8 +18,9 @@ import type { RawData, WebSocket } from 'ws';
 import type { Clock } from '../../../kernel/clock.js';
 import type { ImModule } from '../../../modules/im/index.js';
 import { MsyncConnection } from '../../../modules/im/msync/connection.js';
-import { failureKey, noteFailure, type GuardedLimits } from '../../auth-failures.js';
+import { failureKey, noteFailure, tooMany } from '../../auth-failures.js';
 import { imErrors } from '../../openapi.js';
+import { chargeSocketSend, type ImLimits } from './send-limits.js';
 import { corkUntilTick, handleInOrder, OPEN, transportOf } from './socket-io.js';
 import { websocketOnly } from './websocket-only.js';
 
@@ -34,28 +38,54 @@ No credentials in the URL or headers: the operation itself is public. Configure 
 \`isHttpDNS: false\`, \`url: "ws://HOST:PORT/ws"\`, \`apiUrl: "http://HOST:PORT"\`, \`appKey: "org#app"\`.
 Close codes: 1007 a frame that does not decode, 1008 a first frame that is not a provision or a command not taken,
 1009 a frame over 64 KiB, 1013 slow consumer or the app at its socket cap, 4206 replaced by a newer login of the user,
-4401 provision refused, 4408 idle (no frame for 90 s). See docs/im.md, "Using Easemob's Web SDK with Parley".`;
+4401 provision refused, 4408 idle (no frame for 90 s, or no provision within the provision timeout, 10 s by default).
+Too many sockets not logged in yet from one address: 429 \`reach_limit\` before the upgrade.
+See docs/im.md, "Using Easemob's Web SDK with Parley".`;
 
-export interface MsyncRoutesOptions {
-  im: ImModule;
-  clock: Clock;
-  /** The IM failure counts: failed provisions count per IP and app, as failed REST token checks. */
-  limits: GuardedLimits;
+/** The gateway's own bounds on sockets not logged in yet, and its idle timeout. */
+export interface MsyncLimits {
+  /** A socket not logged in this long after its upgrade is closed (4408), ms. */
+  provisionTimeoutMs: number;
+  /** Sockets not logged in yet per client address; more are refused before the upgrade (429). */
+  pendingPerIp: number;
   /** Default MSYNC_IDLE_MS. */
   idleMs?: number;
 }
 
-export async function msyncRoutes(app: FastifyInstance, { im, clock, limits, idleMs = MSYNC_IDLE_MS }: MsyncRoutesOptions): Promise<void> {
+export interface MsyncRoutesOptions extends MsyncLimits {
+  im: ImModule;
+  clock: Clock;
+  /** Failed provisions count per IP and app, as failed REST token checks; sends are charged as socket sends. */
+  limits: ImLimits;
+}
+
+export async function msyncRoutes(app: FastifyInstance, options: MsyncRoutesOptions): Promise<void> {
+  const { im, clock, limits, provisionTimeoutMs, pendingPerIp, idleMs = MSYNC_IDLE_MS } = options;
   const open = new Set<MsyncConnection>();
+  /** Sockets not logged in yet, per client address. */
+  const pending = new Map<string, number>();
+  const settle = (ip: string) => {
+    const n = (pending.get(ip) ?? 1) - 1;
+    if (n > 0) pending.set(ip, n);
+    else pending.delete(ip);
+  };
   const sweep = setInterval(() => {
     const now = clock.now();
-    for (const connection of open) if (now - connection.lastFrameAt > idleMs) connection.idleClose();
+    for (const connection of open) {
+      if (connection.loggedIn ? now - connection.lastFrameAt > idleMs : now - connection.openedAt > provisionTimeoutMs) connection.idleClose();
+    }
   }, SWEEP_MS);
   sweep.unref();
   app.addHook('onClose', async () => clearInterval(sweep));
 
   const handler = (socket: WebSocket, request: FastifyRequest) => {
     const ip = request.ip;
+    pending.set(ip, (pending.get(ip) ?? 0) + 1);
+    let counted = true;
+    const loggedInOrGone = () => {
+      if (counted) settle(ip);
+      counted = false;
+    };
     const connection = new MsyncConnection(im, clock, {
       send: (bytes) => {
         if (socket.readyState !== OPEN) return;
@@ -63,7 +93,11 @@ export async function msyncRoutes(app: FastifyInstance, { im, clock, limits, idl
         socket.send(bytes);
       },
       close: (code, reason) => im.sockets.closeAndTerminate(socket, code, reason),
-      admit: (appId, username, onDrop) => im.sockets.admit(appId, username, socket, transportOf(socket), onDrop),
+      admit: (appId, username, onDrop) => {
+        loggedInOrGone();
+        return im.sockets.admit(appId, username, socket, transportOf(socket), onDrop);
+      },
+      charge: (appKey, username) => chargeSocketSend(limits, appKey, username),
       failures: {
         blocked: async (appKey) => (await limits.failures.peek(failureKey(ip, appKey))) > 0,
         note: (appKey) => noteFailure(limits, ip, appKey),
@@ -72,6 +106,7 @@ export async function msyncRoutes(app: FastifyInstance, { im, clock, limits, idl
     open.add(connection);
     handleInOrder(socket, (data) => connection.handle(toBytes(data)), () => connection.failed());
     socket.on('close', () => {
+      loggedInOrGone();
       open.delete(connection);
       connection.closedBySocket();
     });
@@ -84,6 +119,9 @@ export async function msyncRoutes(app: FastifyInstance, { im, clock, limits, idl
       {
         websocket: true,
         onRequest: websocketOnly,
+        preValidation: async (request: FastifyRequest) => {
+          if ((pending.get(request.ip) ?? 0) >= pendingPerIp) throw tooMany('reach_limit', Math.max(1, Math.ceil(provisionTimeoutMs / 1000)));
+        },
         config: { swaggerTransform: ({ schema, url: path }) => ({ schema: { ...schema, hide: false }, url: path }) },
         schema: {
           tags: ['im'],
@@ -91,7 +129,7 @@ export async function msyncRoutes(app: FastifyInstance, { im, clock, limits, idl
           description: DESCRIPTION,
           // Authentication happens in the first frame, not on the upgrade.
           security: [],
-          response: { 101: Type.Null({ description: 'Switching Protocols: the socket is open' }), ...imErrors(404, 426) },
+          response: { 101: Type.Null({ description: 'Switching Protocols: the socket is open' }), ...imErrors(404, 426, 429) },
         },
       },
       handler,

@@ -22,6 +22,7 @@ import type { SocketLease } from '../../../modules/im/socket-limits.js';
 import { IM_TOKEN, imErrors } from '../../openapi.js';
 import { imAppOf } from './context.js';
 import { IM_SOCKET_DESCRIPTION } from './socket-doc.js';
+import { chargeSocketSend, type ImLimits } from './send-limits.js';
 import { corkUntilTick, handleInOrder, isCorked, OPEN, transportOf } from './socket-io.js';
 import { websocketOnly } from './websocket-only.js';
 
@@ -109,7 +110,7 @@ function startHeartbeat(socket: WebSocket, heartbeatMs: number): NodeJS.Timeout 
 
 const TOKEN_QUERY = Type.Object({ access_token: Type.Optional(Type.String({ description: 'The user token, for clients that cannot send headers' })) });
 
-export async function imSocketRoutes(app: FastifyInstance, { im, heartbeatMs }: { im: ImModule; heartbeatMs: number }): Promise<void> {
+export async function imSocketRoutes(app: FastifyInstance, { im, heartbeatMs, limits }: { im: ImModule; heartbeatMs: number; limits: ImLimits }): Promise<void> {
   app.get(
     '/ws',
     {
@@ -151,7 +152,8 @@ export async function imSocketRoutes(app: FastifyInstance, { im, heartbeatMs }: 
 
       // Frames are handled one at a time, with back-pressure; handleFrame answers every failure
       // with an error frame itself.
-      handleInOrder(socket, (data) => handleFrame(im, imApp, username, connection, data), () => undefined);
+      const charge = () => chargeSocketSend(limits, imApp.appkey, username);
+      handleInOrder(socket, (data) => handleFrame(im, imApp, username, connection, data, charge), () => undefined);
       socket.on('close', () => {
         clearInterval(heartbeat);
         feed.close();
@@ -163,7 +165,7 @@ export async function imSocketRoutes(app: FastifyInstance, { im, heartbeatMs }: 
   );
 }
 
-async function handleFrame(im: ImModule, imApp: ImApp, username: string, connection: ImConnection, data: RawData): Promise<void> {
+async function handleFrame(im: ImModule, imApp: ImApp, username: string, connection: ImConnection, data: RawData, charge: () => Promise<number>): Promise<void> {
   let id: string | undefined;
   try {
     const frame = parseFrame(data);
@@ -199,6 +201,7 @@ async function handleFrame(im: ImModule, imApp: ImApp, username: string, connect
           ext,
           source: 'sdk',
           requireMembership: true,
+          charge,
         });
         connection.send({ op: 'ack', id: frame.id, msg_id: accepted?.msgId ?? '', timestamp: accepted?.timestamp ?? Date.now() });
         return;

@@ -43,6 +43,8 @@ export interface MsyncSocket {
   admit(appId: string, username: string, onDrop: () => void): SocketLease | undefined;
   /** The per-IP count of failed logins at an app (`org#app`), shared with the REST and JSON-socket token checks. */
   failures: { blocked(appKey: string): Promise<boolean>; note(appKey: string): void };
+  /** Charges one message of the user to their send limits: the seconds to wait, 0 when it may go. */
+  charge(appKey: string, username: string): Promise<number>;
 }
 
 interface LoggedIn {
@@ -52,10 +54,14 @@ interface LoggedIn {
   resource: string;
   lease: SocketLease;
   connection: ImConnection;
+  /** Charges one message to the user's send limits (sends.ts). */
+  charge: () => Promise<number>;
 }
 
 export class MsyncConnection {
   private state: SessionState = 'awaiting-provision';
+  /** When the socket opened (the provision timeout counts from it). */
+  readonly openedAt: number;
   /** When the last frame arrived (the idle timeout counts from it). */
   lastFrameAt: number;
   private login: LoggedIn | undefined;
@@ -80,7 +86,8 @@ export class MsyncConnection {
     private readonly clock: Clock,
     private readonly socket: MsyncSocket,
   ) {
-    this.lastFrameAt = clock.now();
+    this.openedAt = clock.now();
+    this.lastFrameAt = this.openedAt;
     this.outbox = new Outbox({ count: OUTBOX_LIMIT, bytes: im.sockets.bufferBytes });
   }
 
@@ -138,9 +145,14 @@ export class MsyncConnection {
     this.closeWith(CLOSE.internal, 'internal error');
   }
 
-  /** No frame for too long: closed by the idle sweep. */
+  /** Logged in: past the provision, so the idle timeout applies rather than the provision timeout. */
+  get loggedIn(): boolean {
+    return this.login !== undefined;
+  }
+
+  /** No frame for too long, or no login in time: closed by the sweep. */
   idleClose(): void {
-    this.closeWith(CLOSE.idle, 'idle timeout');
+    this.closeWith(CLOSE.idle, this.login ? 'idle timeout' : 'provision timeout');
   }
 
   private apply(next: { state: SessionState; step: { kind: string; code?: number; reason?: string } }): void {
@@ -199,7 +211,7 @@ export class MsyncConnection {
       this.state = onClosed();
       return;
     }
-    this.login = { app, appKey, username, resource, lease, connection };
+    this.login = { app, appKey, username, resource, lease, connection, charge: () => this.socket.charge(appKey, username) };
     this.state = onProvisioned(this.state, true);
     this.socket.send(encodeProvisionReply(OK, resource));
     this.im.presence.add(app.id, username, connection);

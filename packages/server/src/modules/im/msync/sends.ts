@@ -23,6 +23,8 @@ import { OK, roomStatus, sendStatus } from './statuses.js';
 export interface Sender {
   app: ImApp;
   username: string;
+  /** Charges one message to the sender's send limits: the seconds to wait, 0 when it may go. */
+  charge: () => Promise<number>;
 }
 
 const bad = (detail: string) => new AppError('illegal_argument', { detail });
@@ -66,7 +68,7 @@ async function sendMessage(im: ImModule, sender: Sender, meta: MetaIn, previous:
     const ext = fromKeyValues(body.ext?.length ? body.ext : meta.ext);
     const fault = inspectJson({ body: parsed, ext }, 'message');
     if (fault) throw bad(`${fault.field} ${fault.problem}`);
-    const input = { from: sender.username, chatType, targets: [to], bodies: [parsed], ext, source: 'sdk' as const, requireMembership: true };
+    const input = { from: sender.username, chatType, targets: [to], bodies: [parsed], ext, source: 'sdk' as const, requireMembership: true, charge: sender.charge };
     const queued = await im.messages.enqueue(sender.app, input, previous);
     const reply = queued.accepted.then(([accepted]): SyncDown => {
       if (!accepted) throw new AppError('internal_error');
