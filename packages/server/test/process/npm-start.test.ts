@@ -77,7 +77,7 @@ function npmStart(dataDir: string): NpmStart {
   return { npm, output: () => output, exited };
 }
 
-async function waitForReady(run: NpmStart, timeoutMs = 30_000): Promise<RegExpExecArray> {
+async function waitForReady(run: NpmStart, timeoutMs = 45_000): Promise<RegExpExecArray> {
   const deadline = Date.now() + timeoutMs;
   let exited = false;
   void run.exited.then(() => (exited = true));
@@ -116,5 +116,5 @@ describe('npm start', () => {
     expect(run.output()).toContain(`"signal":"${signal}","msg":"shutting down"`);
     expect(below.filter(alive)).toEqual([]);
     await expect(fetch(`${base}/healthz`)).rejects.toThrow();
-  }, 60_000);
+  }, 90_000);
 });
