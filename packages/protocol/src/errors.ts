@@ -48,7 +48,7 @@ export const ERRORS = {
   in_use: def(409, 'api', 'ResourceInUseException', '{resource} is in use: {detail}'),
   own_account: def(409, 'api', 'OwnAccountException', 'You cannot {action} your own account; another admin can'),
   wrong_current_password: def(400, 'api', 'WrongCurrentPasswordException', 'current_password is not your current password'),
-  edition_not_supported: def(403, 'api', 'EditionNotSupportedException', 'The tenant edition {edition} does not include {feature}; the flagship edition is required'),
+  edition_not_supported: def(403, 'api', 'EditionNotSupportedException', 'The tenant edition {edition} does not include {feature}; the flagship edition is required. A system admin changes it with PUT /api/tenants/{tenantId} {"edition":"flagship"}'),
 
   // --- Area A: send-message API ----------------------------------------------------------------
   missing_authorization: def(401, 'api', 'MissingAuthorizationException', 'Missing or malformed Authorization header; expected "hmac {clientId}:{signature}"'),
@@ -70,7 +70,7 @@ export const ERRORS = {
   message_send_error: def(400, 'im', 'MessageSendException', '{detail}'),
   forbidden_op: def(403, 'im', 'ForbiddenOpException', '{detail}'),
   callback_rule_limit: def(400, 'im', 'CallbackRuleLimitException', 'An app has at most {max} callback rules; delete one first'),
-  callback_service_disabled: def(403, 'im', 'CallbackServiceDisabledException', 'The callback service is not enabled for this app'),
+  callback_service_disabled: def(403, 'im', 'CallbackServiceDisabledException', 'The callback service is not enabled for this app. Turn it on with PUT /{org}/{app}/callbacks/service {"enabled":true}, or with the Callback service switch on the console\'s Callback rules page'),
   reach_limit: def(429, 'im', 'ReachLimitException', 'This request has reached its frequency limit; retry after {retryAfter} s'),
 } as const satisfies Record<string, ErrorDefinition>;
 

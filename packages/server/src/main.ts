@@ -1,10 +1,12 @@
 /**
- * Entry point: read config, build the app, listen, and shut down cleanly on SIGTERM/SIGINT.
+ * Entry point: read config, build the app, listen, say where to go (one "Parley ready" line), and
+ * shut down cleanly on SIGTERM/SIGINT.
  */
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config/index.js';
 import { DEMO_ADMIN_USERNAME, DEMO_AGENT_USERNAME } from './modules/accounts/bootstrap.js';
 import { missingNodeFlags } from './node-flags.js';
+import { readyLine } from './ready-line.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -81,6 +83,7 @@ async function main(): Promise<void> {
   if (missing.length > 0) {
     app.log.info({ missing }, 'started without the V8 flags Parley is tuned for (npm start passes them); the send-message API serves about a tenth fewer requests');
   }
+  process.stdout.write(`${readyLine(app.server.address())}\n`);
   // The first callback or reply push should not wait for the outbound worker to load.
   if (config.workers) void app.parley.outbound.warmUp?.();
 }

@@ -24,6 +24,11 @@ export function registerLifecycle(app: FastifyInstance, modules: Modules, ownsSt
   const { config, presence, callbacks, jobs, coordination, membership, outbound, storage, redis } = modules;
   // Workers start once every module has registered its queues.
   app.addHook('onReady', async () => {
+    if (config.allowPrivateCallbacks) {
+      app.log.warn(
+        'PARLEY_ALLOW_PRIVATE_CALLBACKS is true: callback and push URLs may point at loopback, private, link-local and metadata addresses. Use it for local testing only.',
+      );
+    }
     await presence?.start();
     membership.start();
     await callbacks.start();

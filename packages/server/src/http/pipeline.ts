@@ -6,7 +6,7 @@
  *
  *   1. request id         requestIdOf: the caller's `x-request-id` when it is a short token, else a
  *                         new one; every answer echoes it, error envelopes name it
- *   2. access log, in     logIncoming: "incoming request" (info)
+ *   2. access log, in     logIncoming: "incoming request" (info; debug for routine reads, accessLevel)
  *   3. closing            HttpPipeline.arrive: once the app began to close, 503
  *                         service_unavailable with Retry-After: 1 and Connection: close
  *   4. body limit         Fastify's bodyLimit for parsed bodies; readBody for raw ones
@@ -15,7 +15,7 @@
  *   6. security headers   securityHeaders: data answers get a policy that runs and frames nothing
  *                         (a page keeps its own), and every answer `nosniff`
  *   7. metrics            HttpPipeline.observe: requests and latency by method, route pattern, status
- *   8. access log, out    logCompleted: "request completed" with status and time (info)
+ *   8. access log, out    logCompleted: "request completed" with status and time (at the same level)
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -23,6 +23,7 @@ import type { Readable } from 'node:stream';
 import { AppError } from '../kernel/errors.js';
 import { requestId } from '../kernel/ids.js';
 import { renderError, toAppError } from './failures.js';
+import { CSRF_HEADER } from './plugins/session-cookie.js';
 import type { Surface } from './surface.js';
 
 export type Logger = FastifyBaseLogger;
@@ -55,6 +56,7 @@ export interface Answer {
 /** Levels at which info lines are not written (their objects are then not built). */
 const QUIETER_THAN_INFO = new Set(['warn', 'error', 'fatal', 'silent']);
 const logsInfo = (log: Logger): boolean => !QUIETER_THAN_INFO.has(log.level);
+const logsDebug = (log: Logger): boolean => log.level === 'debug' || log.level === 'trace';
 
 // 1. Request id ----------------------------------------------------------------------------
 
@@ -78,15 +80,38 @@ export interface LoggedRequest {
   socket?: { remoteAddress?: string; remotePort?: number };
 }
 
-export function logIncoming(log: Logger, req: LoggedRequest, reqId?: string): void {
-  if (!logsInfo(log)) return;
-  log.info(reqId === undefined ? { req } : { reqId, req }, 'incoming request');
+/** The level of a request's access-log lines. */
+export type AccessLevel = 'info' | 'debug';
+
+/** Probes and the metrics scrape: asked every few seconds by machines. */
+const ROUTINE_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+/**
+ * Routine reads are logged at debug, everything else at info: GETs of the health probes and
+ * metrics, of the console's files (`/console...`), and the console's own reads, which carry the
+ * `X-Parley-CSRF` header its client sends on every call (its pages re-read every few seconds).
+ * A change (POST, PUT, DELETE) is never routine, whoever makes it.
+ */
+export function accessLevel(req: LoggedRequest): AccessLevel {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return 'info';
+  const url = req.url ?? '';
+  const query = url.indexOf('?');
+  const path = query === -1 ? url : url.slice(0, query);
+  if (ROUTINE_PATHS.has(path) || path === '/console' || path.startsWith('/console/')) return 'debug';
+  return req.headers?.[CSRF_HEADER] === undefined ? 'info' : 'debug';
 }
 
-export function logCompleted(log: Logger, status: number, milliseconds: number, reqId?: string): void {
-  if (!logsInfo(log)) return;
+const logsAt = (log: Logger, level: AccessLevel): boolean => (level === 'info' ? logsInfo(log) : logsDebug(log));
+
+export function logIncoming(log: Logger, req: LoggedRequest, reqId?: string, level: AccessLevel = accessLevel(req)): void {
+  if (!logsAt(log, level)) return;
+  log[level](reqId === undefined ? { req } : { reqId, req }, 'incoming request');
+}
+
+export function logCompleted(log: Logger, status: number, milliseconds: number, reqId?: string, level: AccessLevel = 'info'): void {
+  if (!logsAt(log, level)) return;
   const res = { statusCode: status };
-  log.info(reqId === undefined ? { res, responseTime: milliseconds } : { reqId, res, responseTime: milliseconds }, 'request completed');
+  log[level](reqId === undefined ? { res, responseTime: milliseconds } : { reqId, res, responseTime: milliseconds }, 'request completed');
 }
 
 // 3. Closing and 7. metrics: the state the steps share ---------------------------------------

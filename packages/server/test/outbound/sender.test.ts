@@ -182,6 +182,9 @@ describe.each(SENDERS)('outbound sender %s against a real receiver', (_mode, mak
     // A host name that resolves to loopback is refused when connecting, not only when saved.
     const named = await sender.post(request(`${base.replace('127.0.0.1', 'localhost')}/ok`));
     expect(named.error?.kind).toBe('blocked_address');
+    // Both say which setting would allow the address (the delivery log shows it).
+    for (const refused of [literal, named]) expect(refused.error?.message).toContain('PARLEY_ALLOW_PRIVATE_CALLBACKS=true allows it');
+    await expect(sender.assertAllowedUrl(`${base}/ok`)).rejects.toThrow(/PARLEY_ALLOW_PRIVATE_CALLBACKS=true/);
     expect(seen.length).toBe(before);
     await sender.close();
     const permissive = makeSender({ allowPrivate: true });

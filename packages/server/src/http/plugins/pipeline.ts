@@ -3,7 +3,7 @@
  * every route has them. The send-message lane calls the same steps in the same order.
  *
  *   1. request id         Fastify's genReqId (composition/http-server.ts); echoed here, onRequest
- *   2. access log, in     PipelineLogController.incomingRequest
+ *   2. access log, in     PipelineLogController.incomingRequest (routine reads at debug)
  *   3. closing            onRequest, after the id is echoed (the 503 names it)
  *   4. body limit         Fastify's bodyLimit (per route where it differs)
  *   5. errors             the error handler and frameworkErrors (plugins/errors.ts)
@@ -12,7 +12,7 @@
  *   8. access log, out    PipelineLogController.requestCompleted
  */
 import { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { logCompleted, logIncoming, securityHeaders, type HttpPipeline } from '../pipeline.js';
+import { accessLevel, logCompleted, logIncoming, securityHeaders, type HttpPipeline } from '../pipeline.js';
 
 /** Fastify's request log lines, written by the pipeline's access-log steps. */
 export class PipelineLogController extends LogController {
@@ -23,7 +23,7 @@ export class PipelineLogController extends LogController {
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     // An answer that failed while it was written keeps Fastify's own line ("request errored").
     if (error) super.requestCompleted(error, request, reply);
-    else logCompleted(reply.log, reply.statusCode, reply.elapsedTime);
+    else logCompleted(reply.log, reply.statusCode, reply.elapsedTime, undefined, accessLevel(request));
   }
 }
 

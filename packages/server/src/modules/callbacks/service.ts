@@ -29,6 +29,13 @@ import { decodeStoreCursor, encodeStoreCursor } from './store-cursor.js';
 /** A new rule secret: 32 lower-case hex characters (128 bits). */
 export const newRuleSecret = (): string => randomHex(16);
 
+/** The app a call is about, as the IM routes know it. */
+export interface AppRef {
+  id: string;
+  orgName: string;
+  appName: string;
+}
+
 export class CallbacksService {
   constructor(
     private readonly deps: CallbacksCore & { retentionMs: number; dateKeyZone: string },
@@ -130,10 +137,10 @@ export class CallbacksService {
     await this.deps.directory.changed(appId, rule.id);
   }
 
-  /** 403 unless the app's callback service is enabled (contract 4.6). */
-  async assertEnabled(appId: string): Promise<void> {
-    const s = await this.deps.repo.getSettings(appId);
-    if (!s.enabled) throw new AppError('callback_service_disabled');
+  /** 403 unless the app's callback service is enabled (contract 4.6); the refusal says how to turn it on. */
+  async assertEnabled(app: AppRef): Promise<void> {
+    const s = await this.deps.repo.getSettings(app.id);
+    if (!s.enabled) throw new AppError('callback_service_disabled', { org: app.orgName, app: app.appName });
   }
 
   /** IANA zone of the exception store's date keys. */
@@ -141,9 +148,9 @@ export class CallbacksService {
     return this.deps.dateKeyZone;
   }
 
-  async storageInfo(appId: string): Promise<StoredKeyInfo[]> {
-    await this.assertEnabled(appId);
-    return this.deps.repo.storedKeys(appId);
+  async storageInfo(app: AppRef): Promise<StoredKeyInfo[]> {
+    await this.assertEnabled(app);
+    return this.deps.repo.storedKeys(app.id);
   }
 
   private assertDateKey(date: string): void {
@@ -156,8 +163,9 @@ export class CallbacksService {
    * Starts an asynchronous re-send of a key: 'success' when it has records (its retry count goes
    * up and a resend job is queued in the same transaction), 'failure' when it has none.
    */
-  async retry(appId: string, body: StorageRetryRequest): Promise<'success' | 'failure'> {
-    await this.assertEnabled(appId);
+  async retry(app: AppRef, body: StorageRetryRequest): Promise<'success' | 'failure'> {
+    await this.assertEnabled(app);
+    const appId = app.id;
     this.assertDateKey(body.date);
     const targetUrl = body.targetUrl?.trim() || undefined;
     if (targetUrl) await this.deps.outbound.assertAllowedUrl(targetUrl);
@@ -177,8 +185,9 @@ export class CallbacksService {
    * One page of a key's records in storage order, at most `limit` (default 100, at most 1,000);
    * `cursor` is set when more may follow and continues after the last record returned.
    */
-  async storedRecords(appId: string, date: string, query: StoredRecordsQuery = {}): Promise<{ entities: StoredRecordView[]; cursor?: string }> {
-    await this.assertEnabled(appId);
+  async storedRecords(app: AppRef, date: string, query: StoredRecordsQuery = {}): Promise<{ entities: StoredRecordView[]; cursor?: string }> {
+    await this.assertEnabled(app);
+    const appId = app.id;
     this.assertDateKey(date);
     const limit = query.limit ?? STORED_RECORDS_DEFAULT_LIMIT;
     if (!Number.isInteger(limit) || limit < 1 || limit > STORED_RECORDS_MAX_LIMIT) {

@@ -49,7 +49,7 @@ export class CustomerMessageAcceptor {
     const read = tx.tenant(input.tenantId);
     const tenant = read instanceof Promise ? await read : read;
     if (!tenant) throw new AppError('not_found', { resource: `Tenant ${input.tenantId}` });
-    if (tenant.edition !== 'flagship') throw new AppError('edition_not_supported', { edition: tenant.edition, feature: 'the REST channel' });
+    if (tenant.edition !== 'flagship') throw new AppError('edition_not_supported', { edition: tenant.edition, feature: 'the REST channel', tenantId: tenant.id });
     if (tx.remembers) {
       const known = await tx.knownArrival(input.channelId, input.customerId);
       if (known) {

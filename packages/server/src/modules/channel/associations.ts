@@ -78,7 +78,7 @@ export class AssociationsService {
 
   private async requireFlagship(tenantId: number): Promise<void> {
     const tenant = await this.accounts.requireTenant(tenantId);
-    if (tenant.edition !== 'flagship') throw new AppError('edition_not_supported', { edition: tenant.edition, feature: 'the REST channel' });
+    if (tenant.edition !== 'flagship') throw new AppError('edition_not_supported', { edition: tenant.edition, feature: 'the REST channel', tenantId: tenant.id });
   }
 
   private async queueIdOf(tenantId: number, raw: string | null | undefined): Promise<number | null | undefined> {

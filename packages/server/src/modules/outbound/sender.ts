@@ -22,6 +22,9 @@ export interface UndiciSenderOptions {
 
 const DEFAULT_CONNECTIONS_PER_ORIGIN = 64;
 
+/** Said of a send refused at connect time (a saved URL whose name now resolves inside, or a restart without the setting). */
+const SEND_HINT = '; PARLEY_ALLOW_PRIVATE_CALLBACKS=true allows it';
+
 class BlockedAddressError extends Error {
   override name = 'BlockedAddressError';
   readonly code = 'EBLOCKEDADDRESS';
@@ -37,7 +40,7 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
       if (err) return callback(err, '', 0);
       const allowed = allowPrivate ? addresses : addresses.filter((a) => !isInternalAddress(a.address));
       if (allowed.length === 0) {
-        return callback(new BlockedAddressError(`${hostname} resolves to an internal address`), '', 0);
+        return callback(new BlockedAddressError(`${hostname} resolves to an internal address${SEND_HINT}`), '', 0);
       }
       if ((options as { all?: boolean }).all) {
         return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, allowed);
@@ -56,6 +59,10 @@ export function parseRetryAfter(value: string | string[] | undefined, nowMs: num
   return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
 }
 
+/** What a refused internal address is, and the setting that allows it (for local receivers). */
+const PRIVATE_HINT =
+  ' (loopback, private, link-local or metadata). Parley refuses such addresses unless it is started with PARLEY_ALLOW_PRIVATE_CALLBACKS=true, meant for local testing';
+
 /**
  * The save-time check of a customer URL: http(s) without credentials and, unless private
  * addresses are allowed, a host that resolves to no internal address. Throws
@@ -67,7 +74,7 @@ export async function assertAllowedUrl(raw: string, allowPrivate: boolean): Prom
   if (allowPrivate) return;
   const host = shape.url.hostname.replace(/^\[|\]$/g, '');
   if (host === 'localhost' || host.endsWith('.localhost')) {
-    throw new AppError('invalid_callback_url', { detail: `${host} is an internal address` });
+    throw new AppError('invalid_callback_url', { detail: `${host} is an internal address${PRIVATE_HINT}` });
   }
   let addresses: string[];
   try {
@@ -76,7 +83,7 @@ export async function assertAllowedUrl(raw: string, allowPrivate: boolean): Prom
     throw new AppError('invalid_callback_url', { detail: `the host ${host} does not resolve` });
   }
   if (addresses.some(isInternalAddress)) {
-    throw new AppError('invalid_callback_url', { detail: `${host} points at an internal address` });
+    throw new AppError('invalid_callback_url', { detail: `${host} points at an internal address${PRIVATE_HINT}` });
   }
 }
 
@@ -108,7 +115,7 @@ export class UndiciOutboundSender implements OutboundSender {
     const shape = this.shapeOf(req.url);
     if ('reason' in shape) return Promise.resolve(noResponse({ kind: 'invalid_url', message: shape.reason }));
     if (!this.options.allowPrivate && isIpLiteralInternal(shape.url.hostname)) {
-      return Promise.resolve(noResponse({ kind: 'blocked_address', message: `${shape.url.hostname} is an internal address` }));
+      return Promise.resolve(noResponse({ kind: 'blocked_address', message: `${shape.url.hostname} is an internal address${SEND_HINT}` }));
     }
     return new Promise((resolve) => {
       const origin = shape.url.origin;

@@ -123,7 +123,7 @@ function exceptionStoreRoutes(app: ImApp, callbacks: CallbacksService): void {
   const info = { tags, summary: 'Keys of the exception store with their size and re-send count', security, response: { 200: StoredKeysEnvelope, ...errors } };
   app.get('/callbacks/storage/info', { schema: info }, async (request) => {
     const imApp = imAppOf(request);
-    return { ...imData(request, imApp, await callbacks.storageInfo(imApp.id)), date_key_zone: callbacks.dateKeyZone };
+    return { ...imData(request, imApp, await callbacks.storageInfo(imApp)), date_key_zone: callbacks.dateKeyZone };
   });
   // The spec's sample request spells the segment `callback`; both spellings work.
   for (const prefix of ['/callbacks', '/callback']) {
@@ -132,7 +132,7 @@ function exceptionStoreRoutes(app: ImApp, callbacks: CallbacksService): void {
       { schema: { tags, summary: 'Re-send the stored records of a date key (asynchronous)', security, body: StorageRetryRequest, response: { 200: ImEnvelope(RetryResult), ...errors } } },
       async (request) => {
         const imApp = imAppOf(request);
-        return imData(request, imApp, await callbacks.retry(imApp.id, request.body));
+        return imData(request, imApp, await callbacks.retry(imApp, request.body));
       },
     );
   }
@@ -150,7 +150,7 @@ function exceptionStoreRoutes(app: ImApp, callbacks: CallbacksService): void {
     },
     async (request) => {
       const imApp = imAppOf(request);
-      const page = await callbacks.storedRecords(imApp.id, request.params.date, request.query);
+      const page = await callbacks.storedRecords(imApp, request.params.date, request.query);
       const body = imEntities(request, imApp, page.entities);
       return page.cursor === undefined ? body : { ...body, cursor: page.cursor };
     },
