@@ -121,6 +121,44 @@ describe('IM administration in Chromium', { timeout: 120_000 }, () => {
   it('shows a date key as a readable time with its zone, and each record whether its last re-send succeeded', async () => {
     const { callbacks, im: imModule, jobs } = server.t.app.parley;
     const app = await imModule.apps.requireApp(im.org, im.name);
+  it('says when the callback service is off, with its switch, and names the rule switch and the delivery state apart', async () => {
+    await api('PUT', '/callbacks/service', { enabled: false });
+    const page = await adminAt('/callback-rules');
+    await openApp(page);
+    const banner = page.getByRole('region', { name: 'The callback service is off' });
+    await banner.waitFor();
+    expect(await banner.textContent()).toContain('The callback service of acme#shop is off.');
+    expect(await page.getByLabel('Callback service on').isChecked()).toBe(false);
+    const rule = page.getByRole('article', { name: 'Rule main' });
+    expect(await rule.getByTestId('rule-switch').locator('.badge').textContent()).toBe('On');
+    expect(await rule.getByTestId('rule-delivery').locator('.badge').textContent()).toBe('Active');
+    expect(await rule.textContent()).toContain('Nothing is sent while the callback service is off.');
+    await screenshot(page, 'callback-service-off');
+
+    // The IM apps page says it of the open app too, and turns the service on from the banner.
+    await page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name: 'IM apps' }).click();
+    await banner.waitFor();
+    await screenshot(page, 'im-apps-callback-service-off');
+    await banner.getByRole('button', { name: 'Turn the callback service on' }).click();
+    await banner.waitFor({ state: 'detached' });
+    expect((await api('GET', '/callbacks/service')).body.data.enabled).toBe(true);
+
+    await page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name: 'Callback rules' }).click();
+    await rule.waitFor();
+    expect(await page.getByLabel('Callback service on').isChecked()).toBe(true);
+    expect(await banner.count()).toBe(0);
+    expect(await rule.textContent()).not.toContain('Nothing is sent');
+    // The rule's own switch: off, then on again, each named as such and stored.
+    await rule.getByRole('button', { name: 'Turn off rule main' }).click();
+    await expect.poll(() => rule.getByTestId('rule-switch').locator('.badge').textContent()).toBe('Off');
+    expect(await rule.textContent()).toContain('Nothing is sent while the rule is off.');
+    expect(await rule.getByTestId('rule-delivery').locator('.badge').textContent()).toBe('Active');
+    expect((await api('GET', '/callbacks/rules/main')).body.data.enabled).toBe(false);
+    await rule.getByRole('button', { name: 'Turn on rule main' }).click();
+    await expect.poll(() => rule.getByTestId('rule-switch').locator('.badge').textContent()).toBe('On');
+    expect((await api('GET', '/callbacks/rules/main')).body.data.enabled).toBe(true);
+  });
+
     const rule = await callbacks.service.rule(app.id, 'main');
     const [good, bad] = await storeRecords(callbacks.repo, { appId: app.id, appkey: 'acme#shop', ruleId: rule.id, ruleName: 'main', dateKey: KEY }, 2, server.t.clock.now());
     const page = await adminAt('/exception-store');

@@ -261,7 +261,8 @@ describe('console workspace and administration in Chromium', { timeout: 180_000 
     await page.getByLabel('Callback URL').fill(`${callbacks.url}/im`);
     await page.getByRole('button', { name: 'Create rule' }).click();
     const rule = page.getByRole('article', { name: 'Rule main' });
-    await rule.getByText('Active', { exact: true }).waitFor();
+    await rule.getByTestId('rule-delivery').getByText('Active', { exact: true }).waitFor();
+    expect(await rule.getByTestId('rule-switch').textContent()).toContain('On');
     // Edit: a new URL, and no `custom` messages.
     await rule.getByRole('button', { name: 'Edit main' }).click();
     await rule.getByLabel('URL of main').fill(`${callbacks.url}/im2`);
@@ -285,10 +286,10 @@ describe('console workspace and administration in Chromium', { timeout: 180_000 
     expect(callbacks.requests.length).toBeGreaterThanOrEqual(90);
     expect((await call(app, token, 'GET', '/acme/shop/callbacks/rules')).body.entities[0]).toMatchObject({ status: 'banned', ban_count: 1, url: `${callbacks.url}/im2` });
 
-    await rule.getByText('Banned', { exact: true }).waitFor({ timeout: 15_000 });
+    await rule.getByTestId('rule-delivery').getByText('Banned', { exact: true }).waitFor({ timeout: 15_000 });
     const countdown = rule.getByTestId('ban-countdown');
     await expect.poll(() => countdown.textContent()).toMatch(/^[45] min \d\d s left$/);
-    expect(await rule.textContent()).toContain('Ban count 1');
+    expect(await rule.getByTestId('rule-delivery').textContent()).toMatch(/^Delivery:?Banned until \d\d:\d\d:\d\d · [45] min \d\d s left · ban count 1$/);
     const first = await countdown.textContent();
     await expect.poll(() => countdown.textContent(), { timeout: 5000 }).not.toBe(first);
     // The live tail shows the failed attempts with their error; the chart counts them this minute.

@@ -6,6 +6,7 @@ import { Page, Panel } from '../../components/page.js';
 import { formatDateKey, formatTime } from '../../format.js';
 import { useResource, useSubmit } from '../../hooks.js';
 import { ImAppGate, useImApp } from './app-gate.js';
+import { CallbackServiceNotice } from './callback-service.js';
 
 /** System admin: stored (failed) callbacks of the open IM app, by 10-minute date key; re-send a key. */
 export function ExceptionStorePage() {
@@ -25,6 +26,7 @@ function Keys() {
   const openInfo = open === undefined ? undefined : keys.data?.keys.find((k) => k.date === open);
   return (
     <>
+      <CallbackServiceNotice onChanged={keys.reload} />
       <Panel title="Stored keys">
         <div className="toolbar">
           <button type="button" onClick={keys.reload}>
