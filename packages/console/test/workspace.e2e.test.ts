@@ -236,17 +236,19 @@ describe('console workspace and administration in Chromium', { timeout: 180_000 
 
     // Users and a group of the app, made in the console.
     await page.getByRole('link', { name: 'IM users and groups' }).click();
+    const register = page.getByRole('form', { name: 'Register a user' });
     for (const username of ['alice', 'bob']) {
-      await page.getByLabel('Username').fill(username);
-      await page.getByLabel('User password').fill('pw-123456');
-      await page.getByRole('button', { name: 'Register user' }).click();
+      await register.getByLabel('Username').fill(username);
+      await register.getByLabel('Password').fill('pw-123456');
+      await register.getByRole('button', { name: 'Register user' }).click();
       await page.getByRole('status').filter({ hasText: `User ${username} registered` }).waitFor();
     }
-    await page.getByLabel('Groups name').fill('Team');
-    await page.getByLabel('Groups owner').fill('alice');
-    await page.getByLabel('Groups members').fill('bob');
-    await page.getByRole('button', { name: 'Create group' }).click();
-    const group = page.getByTestId('chatgroups-found');
+    const newGroup = page.getByRole('form', { name: 'Create a group' });
+    await newGroup.getByLabel('Group name').fill('Team');
+    await newGroup.getByLabel('Owner').fill('alice');
+    await newGroup.getByLabel('Members').fill('bob');
+    await newGroup.getByRole('button', { name: 'Create group' }).click();
+    const group = page.getByRole('region', { name: 'Group Team' });
     await group.getByRole('button', { name: 'Remove bob' }).waitFor();
     expect(await group.textContent()).toContain('owner alice · 2 of 200 members');
     expect(await unlabelledControls(page)).toEqual([]);
