@@ -54,8 +54,8 @@ export function AppList({ title, manage = false, reloadKey = 0 }: { title: strin
                     <td>
                       <strong>{app.appkey}</strong>
                     </td>
-                    <td className="break">
-                      <code>{app.client_id}</code>
+                    <td>
+                      <code className="nowrap">{app.client_id}</code>
                     </td>
                     <td>{formatTime(app.created)}</td>
                     <td>
