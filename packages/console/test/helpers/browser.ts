@@ -28,6 +28,8 @@ const CHROMIUM_ARGS = [
 
 /** A typical laptop screen. */
 export const LAPTOP = { width: 1280, height: 800 } as const;
+/** A common laptop screen, wider than LAPTOP: where the console's page width tops out. */
+export const WIDE = { width: 1366, height: 900 } as const;
 /** A typical phone screen. */
 export const PHONE = { width: 390, height: 844 } as const;
 
