@@ -354,6 +354,10 @@ describe('console workspace and administration in Chromium', { timeout: 180_000 
     const row = adminPage.getByRole('row').filter({ hasText: 'Failed' });
     await row.waitFor();
     expect(await row.textContent()).toContain('HTTP 503');
+    // Each attempt says its status once: the error is not repeated when it is only the status.
+    const attempts = await row.locator('.attempts li').allTextContents();
+    expect(attempts.length).toBeGreaterThan(1);
+    for (const attempt of attempts) expect(attempt).toMatch(/^\d{1,2} \w{3} \d{4}, \d\d:\d\d · HTTP 503 · \d+ ms$/);
     await screenshot(adminPage, '15-delivery-log-failed');
     await row.getByRole('button', { name: /Re-deliver/ }).click();
     await adminPage.getByRole('status').filter({ hasText: 'queued again' }).waitFor();

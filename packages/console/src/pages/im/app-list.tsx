@@ -57,7 +57,7 @@ export function AppList({ title, manage = false, reloadKey = 0 }: { title: strin
                     <td>
                       <code className="nowrap">{app.client_id}</code>
                     </td>
-                    <td>{formatTime(app.created)}</td>
+                    <td className="nowrap">{formatTime(app.created)}</td>
                     <td>
                       <div className="actions">
                         <button type="button" className="small" aria-pressed={current} disabled={open.busy} onClick={() => void open.run(app)}>

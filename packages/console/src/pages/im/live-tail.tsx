@@ -37,7 +37,7 @@ export function LiveTail() {
             <tbody>
               {data.attempts.map((a, i) => (
                 <tr key={`${a.at}-${a.callId ?? ''}-${i}`}>
-                  <td>{time.format(new Date(a.at))}</td>
+                  <td className="nowrap">{time.format(new Date(a.at))}</td>
                   <td>
                     {a.rule}
                     {a.resend && <span className="badge">re-send</span>}

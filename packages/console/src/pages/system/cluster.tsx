@@ -62,7 +62,7 @@ export function ClusterPage() {
                         <td>
                           {formatTime(Date.parse(i.last_heartbeat))} <span className="muted nowrap">({(i.heartbeat_age_ms / 1000).toFixed(1)} s ago)</span>
                         </td>
-                        <td>{formatTime(Date.parse(i.started_at))}</td>
+                        <td className="nowrap">{formatTime(Date.parse(i.started_at))}</td>
                       </tr>
                     ))}
                   </tbody>

@@ -103,10 +103,10 @@ export function RestChannelsPage() {
                       <Truncated value={a.name} chars={16} />
                     </td>
                     <td>
-                      <Truncated value={a.clientId} code chars={24} />
+                      <Truncated value={a.clientId} code chars={20} />
                     </td>
                     <td>
-                      <Truncated value={a.callbackUrl} chars={24} />
+                      <Truncated value={a.callbackUrl} chars={20} />
                     </td>
                     <td>{queueName(a.agentQueueId)}</td>
                     <td className="nowrap">{formatTime(a.createDateTime)}</td>
