@@ -66,6 +66,9 @@ export function Shell() {
   const { user } = session;
   const path = usePath();
   const routes = routesFor(user.role);
+  const role = ROLE_LABELS[user.role];
+  // The system admin's nickname is its role ("System administrator"): said once.
+  const name = user.nickname.trim() || user.username;
 
   useEffect(() => {
     if (path === '/') navigate(HOME[user.role], { replace: true });
@@ -82,11 +85,14 @@ export function Shell() {
         </Link>
         {user.role !== 'system_admin' && <MyStatus />}
         <div className="who">
-          <span className="who-name">{user.nickname}</span>
-          <span className="who-role">
-            {ROLE_LABELS[user.role]}
-            {user.tenantId !== null && <> · tenant {user.tenantId}</>}
-          </span>
+          <span className="who-name">{name}</span>
+          {(name !== role || user.tenantId !== null) && (
+            <span className="who-role">
+              {name !== role && role}
+              {name !== role && user.tenantId !== null && ' · '}
+              {user.tenantId !== null && <>tenant {user.tenantId}</>}
+            </span>
+          )}
           <button type="button" onClick={signOut}>
             Sign out
           </button>

@@ -4,7 +4,10 @@
  * secret, and a rotated secret is shown once (the old one stops granting tokens); a callback rule
  * is deleted after a confirm; a stored key shows its date as a readable time with its zone, and
  * after a re-send each record shows how it went (a delivered one no longer shows its old error in
- * red). Every step fails on a page error, console error or failed request, and leaves a
+ * red); a callback refused by its receiver is stored and shown with its message text, a short call
+ * id and one clean error. While the app's callback service is off, the rules and IM apps pages
+ * say so with the switch to turn it on; a rule's own switch and its delivery state are named
+ * apart. Every step fails on a page error, console error or failed request, and leaves a
  * screenshot in artifacts/console/.
  */
 import type { Browser, Page } from 'playwright-core';
@@ -12,9 +15,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CallbackRecord } from '@parley/protocol';
 import { ADMIN, call, type TestApp } from '../../server/test/helpers/app.js';
 import { CallbackReceiver } from '../../server/test/helpers/callback-receiver.js';
-import { createImApp, type ImAppHandle } from '../../server/test/helpers/im.js';
+import { createImApp, createUsers, type ImAppHandle } from '../../server/test/helpers/im.js';
 import { storeRecords } from '../../server/test/helpers/stored-records.js';
-import { launchChromium, newPage, screenshot, startServer, unlabelledControls, type PageProblems } from './helpers/browser.js';
+import { freePort, launchChromium, newPage, screenshot, startServer, unlabelledControls, type PageProblems } from './helpers/browser.js';
 
 const KEY = '202611241300';
 
@@ -118,6 +121,44 @@ describe('IM administration in Chromium', { timeout: 120_000 }, () => {
     expect((await api('GET', '/callbacks/rules')).body.entities.map((r: { name: string }) => r.name)).toEqual(['main']);
   });
 
+  it('says when the callback service is off, with its switch, and names the rule switch and the delivery state apart', async () => {
+    await api('PUT', '/callbacks/service', { enabled: false });
+    const page = await adminAt('/callback-rules');
+    await openApp(page);
+    const banner = page.getByRole('region', { name: 'The callback service is off' });
+    await banner.waitFor();
+    expect(await banner.textContent()).toContain('The callback service of acme#shop is off.');
+    expect(await page.getByLabel('Callback service on').isChecked()).toBe(false);
+    const rule = page.getByRole('article', { name: 'Rule main' });
+    expect(await rule.getByTestId('rule-switch').locator('.badge').textContent()).toBe('On');
+    expect(await rule.getByTestId('rule-delivery').locator('.badge').textContent()).toBe('Active');
+    expect(await rule.textContent()).toContain('Nothing is sent while the callback service is off.');
+    await screenshot(page, 'callback-service-off');
+
+    // The IM apps page says it of the open app too, and turns the service on from the banner.
+    await page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name: 'IM apps' }).click();
+    await banner.waitFor();
+    await screenshot(page, 'im-apps-callback-service-off');
+    await banner.getByRole('button', { name: 'Turn the callback service on' }).click();
+    await banner.waitFor({ state: 'detached' });
+    expect((await api('GET', '/callbacks/service')).body.data.enabled).toBe(true);
+
+    await page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name: 'Callback rules' }).click();
+    await rule.waitFor();
+    expect(await page.getByLabel('Callback service on').isChecked()).toBe(true);
+    expect(await banner.count()).toBe(0);
+    expect(await rule.textContent()).not.toContain('Nothing is sent');
+    // The rule's own switch: off, then on again, each named as such and stored.
+    await rule.getByRole('button', { name: 'Turn off rule main' }).click();
+    await expect.poll(() => rule.getByTestId('rule-switch').locator('.badge').textContent()).toBe('Off');
+    expect(await rule.textContent()).toContain('Nothing is sent while the rule is off.');
+    expect(await rule.getByTestId('rule-delivery').locator('.badge').textContent()).toBe('Active');
+    expect((await api('GET', '/callbacks/rules/main')).body.data.enabled).toBe(false);
+    await rule.getByRole('button', { name: 'Turn on rule main' }).click();
+    await expect.poll(() => rule.getByTestId('rule-switch').locator('.badge').textContent()).toBe('On');
+    expect((await api('GET', '/callbacks/rules/main')).body.data.enabled).toBe(true);
+  });
+
   it('shows a date key as a readable time with its zone, and each record whether its last re-send succeeded', async () => {
     const { callbacks, im: imModule, jobs } = server.t.app.parley;
     const app = await imModule.apps.requireApp(im.org, im.name);
@@ -130,7 +171,7 @@ describe('IM administration in Chromium', { timeout: 120_000 }, () => {
     expect(await keyRow.getByRole('cell').first().textContent()).toBe(`${KEY} — 24 Nov 2026, 13:00 UTC`);
     await keyRow.getByRole('button', { name: `Open key ${KEY}` }).click();
     const detail = page.getByRole('region', { name: `Key ${KEY}` });
-    const record = (callId: string) => detail.getByRole('row').filter({ hasText: callId });
+    const record = (callId: string) => detail.locator(`tr[data-call-id="${callId}"]`);
     await record(good as string).waitFor();
     expect(await record(good as string).textContent()).toContain('Not re-sent');
     expect(await detail.locator('td.error-text', { hasText: 'HTTP 500' }).count()).toBe(2);
@@ -156,5 +197,39 @@ describe('IM administration in Chromium', { timeout: 120_000 }, () => {
     expect(await colour(old)).not.toBe(await colour(failedError));
     expect(await delivered.locator('td.error-text').count()).toBe(0);
     await screenshot(page, 'exception-store');
+  });
+
+  it("shows a stored callback's message text, a short call id (whole in its tooltip, with a copy button) and one clean error", async () => {
+    // Nothing listens there: each callback is refused.
+    const port = await freePort();
+    expect((await api('POST', '/callbacks/rules', { name: 'unreachable', url: `http://127.0.0.1:${port}/hook` })).status).toBe(200);
+    await createUsers(server.t.app, im, 'alice', 'bob');
+    expect((await api('POST', '/messages/users', { from: 'alice', to: ['bob'], type: 'txt', body: { msg: 'Where is my parcel?' } })).status).toBe(200);
+    server.t.app.parley.jobs.notifyAll();
+    await server.t.app.parley.jobs.idle();
+    const keys = (await api('GET', '/callbacks/storage/info')).body.data as Array<{ date: string }>;
+    const date = keys.map((k) => k.date).find((d) => d !== KEY) as string;
+    const stored = (await api('GET', `/callbacks/storage/${date}`)).body.entities as Array<{ callId: string; msg_id: string }>;
+    expect(stored).toHaveLength(2);
+
+    const page = await adminAt('/exception-store');
+    await openApp(page);
+    await page.getByRole('button', { name: `Open key ${date}` }).click();
+    const table = page.getByRole('table', { name: `Records of key ${date}` });
+    for (const { callId, msg_id: msgId } of stored) {
+      const row = table.locator(`tr[data-call-id="${callId}"]`);
+      const id = row.locator('td').first().locator('code');
+      expect(await id.textContent()).toMatch(/^[0-9a-f]{8}…$/);
+      expect(await id.getAttribute('title')).toBe(callId);
+      await row.getByRole('button', { name: `Copy call ID ${callId}` }).waitFor();
+      // One line, not wrapped over several.
+      expect(await id.evaluate((el) => el.getBoundingClientRect().height < parseFloat(getComputedStyle(el).lineHeight) * 1.5)).toBe(true);
+      expect(await row.textContent()).not.toContain(callId);
+      const message = row.locator('td').nth(2);
+      expect(await message.textContent()).toBe('Where is my parcel?alice → bob');
+      expect(await message.textContent()).not.toContain(msgId);
+      expect(await row.locator('td.error-text').textContent()).toBe(`connection: refused (127.0.0.1:${port})`);
+    }
+    await screenshot(page, 'exception-store-records');
   });
 });

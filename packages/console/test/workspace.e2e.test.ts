@@ -236,17 +236,19 @@ describe('console workspace and administration in Chromium', { timeout: 180_000 
 
     // Users and a group of the app, made in the console.
     await page.getByRole('link', { name: 'IM users and groups' }).click();
+    const register = page.getByRole('form', { name: 'Register a user' });
     for (const username of ['alice', 'bob']) {
-      await page.getByLabel('Username').fill(username);
-      await page.getByLabel('User password').fill('pw-123456');
-      await page.getByRole('button', { name: 'Register user' }).click();
+      await register.getByLabel('Username').fill(username);
+      await register.getByLabel('Password').fill('pw-123456');
+      await register.getByRole('button', { name: 'Register user' }).click();
       await page.getByRole('status').filter({ hasText: `User ${username} registered` }).waitFor();
     }
-    await page.getByLabel('Groups name').fill('Team');
-    await page.getByLabel('Groups owner').fill('alice');
-    await page.getByLabel('Groups members').fill('bob');
-    await page.getByRole('button', { name: 'Create group' }).click();
-    const group = page.getByTestId('chatgroups-found');
+    const newGroup = page.getByRole('form', { name: 'Create a group' });
+    await newGroup.getByLabel('Group name').fill('Team');
+    await newGroup.getByLabel('Owner').fill('alice');
+    await newGroup.getByLabel('Members').fill('bob');
+    await newGroup.getByRole('button', { name: 'Create group' }).click();
+    const group = page.getByRole('region', { name: 'Group Team' });
     await group.getByRole('button', { name: 'Remove bob' }).waitFor();
     expect(await group.textContent()).toContain('owner alice · 2 of 200 members');
     expect(await unlabelledControls(page)).toEqual([]);
@@ -261,7 +263,8 @@ describe('console workspace and administration in Chromium', { timeout: 180_000 
     await page.getByLabel('Callback URL').fill(`${callbacks.url}/im`);
     await page.getByRole('button', { name: 'Create rule' }).click();
     const rule = page.getByRole('article', { name: 'Rule main' });
-    await rule.getByText('Active', { exact: true }).waitFor();
+    await rule.getByTestId('rule-delivery').getByText('Active', { exact: true }).waitFor();
+    expect(await rule.getByTestId('rule-switch').textContent()).toContain('On');
     // Edit: a new URL, and no `custom` messages.
     await rule.getByRole('button', { name: 'Edit main' }).click();
     await rule.getByLabel('URL of main').fill(`${callbacks.url}/im2`);
@@ -285,10 +288,10 @@ describe('console workspace and administration in Chromium', { timeout: 180_000 
     expect(callbacks.requests.length).toBeGreaterThanOrEqual(90);
     expect((await call(app, token, 'GET', '/acme/shop/callbacks/rules')).body.entities[0]).toMatchObject({ status: 'banned', ban_count: 1, url: `${callbacks.url}/im2` });
 
-    await rule.getByText('Banned', { exact: true }).waitFor({ timeout: 15_000 });
+    await rule.getByTestId('rule-delivery').getByText('Banned', { exact: true }).waitFor({ timeout: 15_000 });
     const countdown = rule.getByTestId('ban-countdown');
     await expect.poll(() => countdown.textContent()).toMatch(/^[45] min \d\d s left$/);
-    expect(await rule.textContent()).toContain('Ban count 1');
+    expect(await rule.getByTestId('rule-delivery').textContent()).toMatch(/^Delivery:?Banned until \d\d:\d\d:\d\d · [45] min \d\d s left · ban count 1$/);
     const first = await countdown.textContent();
     await expect.poll(() => countdown.textContent(), { timeout: 5000 }).not.toBe(first);
     // The live tail shows the failed attempts with their error; the chart counts them this minute.
@@ -351,6 +354,10 @@ describe('console workspace and administration in Chromium', { timeout: 180_000 
     const row = adminPage.getByRole('row').filter({ hasText: 'Failed' });
     await row.waitFor();
     expect(await row.textContent()).toContain('HTTP 503');
+    // Each attempt says its status once: the error is not repeated when it is only the status.
+    const attempts = await row.locator('.attempts li').allTextContents();
+    expect(attempts.length).toBeGreaterThan(1);
+    for (const attempt of attempts) expect(attempt).toMatch(/^\d{1,2} \w{3} \d{4}, \d\d:\d\d · HTTP 503 · \d+ ms$/);
     await screenshot(adminPage, '15-delivery-log-failed');
     await row.getByRole('button', { name: /Re-deliver/ }).click();
     await adminPage.getByRole('status').filter({ hasText: 'queued again' }).waitFor();

@@ -8,8 +8,13 @@ import { imEnvelopeFields as appEnvelopeFields } from './im.js';
 const Cursor = Type.String({ minLength: 1, maxLength: 200, description: 'Opaque; from the previous page' });
 const PageLimit = Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Items per page, 1-100 (default 10)' });
 
-/** `?limit=&cursor=` of the paged lists (other query fields, such as `access_token`, are allowed). */
-export const PageQuery = Type.Object({ limit: Type.Optional(PageLimit), cursor: Type.Optional(Cursor) });
+const Search = Type.String({
+  maxLength: 128,
+  description: 'Only the items that match, case-insensitively: users whose username or nickname contains it, groups and chat rooms whose name contains it or whose id it is',
+});
+
+/** `?limit=&cursor=&q=` of the paged lists (other query fields, such as `access_token`, are allowed). */
+export const PageQuery = Type.Object({ limit: Type.Optional(PageLimit), cursor: Type.Optional(Cursor), q: Type.Optional(Search) });
 export type PageQuery = Static<typeof PageQuery>;
 
 /** `?pagesize=&pagenum=` of `joined_chatgroups` (Easemob's paging for this list). */

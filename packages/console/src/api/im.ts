@@ -8,7 +8,9 @@ import type {
   CallbackRuleView,
   CallbackServiceSettings,
   CallbackServiceUpdate,
+  ChatroomListItem,
   CreateCallbackRuleRequest,
+  GroupListItem,
   ImUserView,
   RecentCallbacks,
   StoredKeyInfo,
@@ -52,6 +54,32 @@ export interface NewRoom {
   members: string[];
   maxusers?: number;
 }
+
+/** One page of a list; `cursor` (when set) reads the next. */
+export interface ListPage<T> {
+  items: T[];
+  cursor?: string;
+}
+
+/** A group or chat room in a list (`GET /chatgroups`, `GET /chatrooms`), in one shape for both. */
+export interface RoomListItem {
+  id: string;
+  name: string;
+  owner: string;
+  /** Members, the owner included. */
+  members: number;
+}
+
+/** An edit of a group or chat room; `public` only for groups. */
+export interface RoomChanges {
+  name?: string;
+  description?: string;
+  maxusers?: number;
+  public?: boolean;
+}
+
+const listQuery = (q: string, cursor: string | undefined, limit: number) =>
+  `?limit=${limit}${q ? `&q=${encodeURIComponent(q)}` : ''}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
 
 /** A group or chat room as `GET /chatgroups/{id}` and `GET /chatrooms/{id}` answer it. */
 export interface RoomView {
@@ -181,6 +209,20 @@ export class ImAppApi {
     return this.call<ImEntities<ImUserView>>('GET', `/users/${encodeURIComponent(username)}`).then((r) => r.entities[0] as ImUserView);
   }
 
+  /** A page of users, oldest first; `q` keeps those whose username or nickname contains it. */
+  async listUsers(q: string, cursor: string | undefined, limit: number, signal?: AbortSignal): Promise<ListPage<ImUserView>> {
+    const r = await this.call<ImEntities<ImUserView> & { cursor?: string }>('GET', `/users${listQuery(q, cursor, limit)}`, undefined, signal);
+    return r.cursor ? { items: r.entities, cursor: r.cursor } : { items: r.entities };
+  }
+
+  setNickname(username: string, nickname: string): Promise<unknown> {
+    return this.call('PUT', `/users/${encodeURIComponent(username)}`, { nickname });
+  }
+
+  setPassword(username: string, newpassword: string): Promise<unknown> {
+    return this.call('PUT', `/users/${encodeURIComponent(username)}/password`, { newpassword });
+  }
+
   deleteUser(username: string): Promise<unknown> {
     return this.call('DELETE', `/users/${encodeURIComponent(username)}`);
   }
@@ -195,6 +237,19 @@ export class ImAppApi {
 
   getRoom(kind: RoomKind, id: string): Promise<RoomView> {
     return this.data<RoomView[]>('GET', `/${kind}/${encodeURIComponent(id)}`).then((d) => d[0] as RoomView);
+  }
+
+  /** A page of groups or chat rooms, newest first; `q` keeps those whose name contains it (or whose id it is). */
+  async listRooms(kind: RoomKind, q: string, cursor: string | undefined, limit: number, signal?: AbortSignal): Promise<ListPage<RoomListItem>> {
+    const r = await this.call<ImEnvelope<Array<GroupListItem | ChatroomListItem>> & { cursor?: string }>('GET', `/${kind}${listQuery(q, cursor, limit)}`, undefined, signal);
+    const items = r.data.map((d) => ('groupid' in d ? { id: d.groupid, name: d.groupname, owner: d.owner, members: d.affiliations } : { id: d.id, name: d.name, owner: d.owner, members: d.affiliations_count }));
+    return r.cursor ? { items, cursor: r.cursor } : { items };
+  }
+
+  updateRoom(kind: RoomKind, id: string, changes: RoomChanges): Promise<unknown> {
+    const { name, ...rest } = changes;
+    const body = kind === 'chatgroups' ? { ...(name === undefined ? {} : { groupname: name }), ...rest } : { ...(name === undefined ? {} : { name }), description: rest.description, maxusers: rest.maxusers };
+    return this.data('PUT', `/${kind}/${encodeURIComponent(id)}`, body);
   }
 
   deleteRoom(kind: RoomKind, id: string): Promise<unknown> {

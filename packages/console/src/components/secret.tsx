@@ -27,12 +27,14 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
   );
 }
 
-/** A labelled read-only value with a copy button. */
+/** A labelled read-only value with a copy button; a value too long for its line ends in an ellipsis (whole in its tooltip). */
 export function CopyValue({ label, value }: { label: string; value: string }) {
   return (
     <div className="kv">
       <span className="kv-label">{label}</span>
-      <code className="kv-value">{value}</code>
+      <code className="kv-value truncate" title={value}>
+        {value}
+      </code>
       <CopyButton text={value} label={`Copy ${label}`} />
     </div>
   );
@@ -44,7 +46,7 @@ export function SecretValue({ label, value }: { label: string; value: string }) 
   return (
     <div className="kv">
       <span className="kv-label">{label}</span>
-      <code className="kv-value" aria-label={shown ? undefined : `${label} (hidden)`}>
+      <code className="kv-value truncate" title={shown ? value : undefined} aria-label={shown ? undefined : `${label} (hidden)`}>
         {shown ? value : '•'.repeat(Math.min(32, value.length))}
       </code>
       <button type="button" className="small" aria-pressed={shown} onClick={() => setShown(!shown)}>

@@ -28,6 +28,8 @@ const CHROMIUM_ARGS = [
 
 /** A typical laptop screen. */
 export const LAPTOP = { width: 1280, height: 800 } as const;
+/** A common laptop screen, wider than LAPTOP: where the console's page width tops out. */
+export const WIDE = { width: 1366, height: 900 } as const;
 /** A typical phone screen. */
 export const PHONE = { width: 390, height: 844 } as const;
 
@@ -45,8 +47,8 @@ export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS, timeout: 60_000 });
 }
 
-/** A port the kernel just handed out on 127.0.0.1, free again. */
-async function freePort(): Promise<number> {
+/** A port the kernel just handed out on 127.0.0.1, free again: nothing listens there (a refused callback). */
+export async function freePort(): Promise<number> {
   const probe = net.createServer();
   await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
   const { port } = probe.address() as net.AddressInfo;

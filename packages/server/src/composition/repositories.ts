@@ -32,8 +32,8 @@ export function storageRepositories(storage: Storage, secrets: SecretBox) {
     callbacks: kyselyCallbacksRepository(db, secrets),
     im: {
       apps: kyselyImAppsRepository(db),
-      users: kyselyImUsersRepository(db),
-      groups: kyselyImGroupsRepository(db),
+      users: kyselyImUsersRepository(db, storage.capabilities.engine),
+      groups: kyselyImGroupsRepository(db, storage.capabilities.engine),
       messages: kyselyImMessagesRepository(db),
     },
     channel: {

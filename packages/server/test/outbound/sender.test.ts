@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isInternalAddress, checkUrlShape } from '../../src/modules/outbound/address-guard.js';
+import { connectionMessage } from '../../src/modules/outbound/connection-error.js';
 import type { OutboundSender } from '../../src/modules/outbound/ports.js';
 import { UndiciOutboundSender, parseRetryAfter, type UndiciSenderOptions } from '../../src/modules/outbound/sender.js';
 import { ThreadedOutboundSender } from '../../src/modules/outbound/threaded.js';
@@ -19,6 +20,15 @@ describe('address guard', () => {
     expect('reason' in checkUrlShape('http://user:pw@example.com/')).toBe(true);
     expect('reason' in checkUrlShape('not a url')).toBe(true);
     expect('url' in checkUrlShape('https://example.com/hook')).toBe(true);
+  });
+  it('says a connection error once: its code as words with its address, or its own message', () => {
+    expect(connectionMessage({ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:9099', address: '127.0.0.1', port: 9099 })).toBe('refused (127.0.0.1:9099)');
+    expect(connectionMessage({ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED ::1:9099', address: '::1', port: 9099 })).toBe('refused ([::1]:9099)');
+    expect(connectionMessage({ code: 'ENOTFOUND', message: 'getaddrinfo ENOTFOUND nohost.invalid', hostname: 'nohost.invalid' })).toBe('host not found (nohost.invalid)');
+    expect(connectionMessage({ code: 'ECONNRESET', message: 'read ECONNRESET' })).toBe('reset by the receiver');
+    expect(connectionMessage({ code: 'EPROTO', message: 'write EPROTO wrong version number' })).toBe('write EPROTO wrong version number');
+    expect(connectionMessage({ code: 'ESOMETHING', message: 'it broke' })).toBe('ESOMETHING: it broke');
+    expect(connectionMessage({ message: 'worker thread exited' })).toBe('worker thread exited');
   });
   it('parses Retry-After in seconds and as a date', () => {
     expect(parseRetryAfter('7', 0)).toBe(7000);
@@ -119,7 +129,7 @@ describe.each(SENDERS)('outbound sender %s against a real receiver', (_mode, mak
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 
-  it('reports a refused connection', async () => {
+  it('reports a refused connection, saying so once with the address', async () => {
     const closed = http.createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
@@ -127,7 +137,8 @@ describe.each(SENDERS)('outbound sender %s against a real receiver', (_mode, mak
     const sender = makeSender({ allowPrivate: true });
     const result = await sender.post(request(`http://127.0.0.1:${port}/`));
     await sender.close();
-    expect(result.error?.kind).toBe('connection');
+    // Not Node's "ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:…".
+    expect(result.error).toEqual({ kind: 'connection', message: `refused (127.0.0.1:${port})` });
   });
 
   it('answers with the final status after informational (1xx) answers', async () => {

@@ -54,10 +54,10 @@ export function AppList({ title, manage = false, reloadKey = 0 }: { title: strin
                     <td>
                       <strong>{app.appkey}</strong>
                     </td>
-                    <td className="break">
-                      <code>{app.client_id}</code>
+                    <td>
+                      <code className="nowrap">{app.client_id}</code>
                     </td>
-                    <td>{formatTime(app.created)}</td>
+                    <td className="nowrap">{formatTime(app.created)}</td>
                     <td>
                       <div className="actions">
                         <button type="button" className="small" aria-pressed={current} disabled={open.busy} onClick={() => void open.run(app)}>

@@ -3,9 +3,12 @@ import type { StoredKeyInfo, StoredRecordView } from '@parley/protocol';
 import { ErrorMessage, ListStates, Success } from '../../components/feedback.js';
 import { TextField } from '../../components/field.js';
 import { Page, Panel } from '../../components/page.js';
+import { Truncated } from '../../components/truncated.js';
 import { formatDateKey, formatTime } from '../../format.js';
 import { useResource, useSubmit } from '../../hooks.js';
 import { ImAppGate, useImApp } from './app-gate.js';
+import { CallbackServiceNotice } from './callback-service.js';
+import { messageText, shortCallId } from './message-text.js';
 
 /** System admin: stored (failed) callbacks of the open IM app, by 10-minute date key; re-send a key. */
 export function ExceptionStorePage() {
@@ -25,6 +28,7 @@ function Keys() {
   const openInfo = open === undefined ? undefined : keys.data?.keys.find((k) => k.date === open);
   return (
     <>
+      <CallbackServiceNotice onChanged={keys.reload} />
       <Panel title="Stored keys">
         <div className="toolbar">
           <button type="button" onClick={keys.reload}>
@@ -49,7 +53,7 @@ function Keys() {
                 {keys.data.keys.map((k) => (
                   <tr key={k.date} className={open === k.date ? 'selected' : undefined}>
                     <td>
-                      <code>{k.date}</code> <span className="muted">— {formatDateKey(k.date, keys.data?.zone ?? 'UTC')}</span>
+                      <code>{k.date}</code> <span className="muted nowrap">— {formatDateKey(k.date, keys.data?.zone ?? 'UTC')}</span>
                     </td>
                     <td>{k.size}</td>
                     <td>{k.retry}</td>
@@ -120,12 +124,11 @@ function KeyDetail({ info, zone, onResent }: { info: StoredKeyInfo; zone: string
       <ListStates resource={records} what="records" errorTitle="Could not load the records" count={records.data ? rows.length : undefined} empty={{ title: 'No records under this key' }} />
       {rows.length > 0 && (
         <div className="table-scroll">
-          <table>
+          <table aria-label={`Records of key ${info.date}`}>
             <thead>
               <tr>
                 <th scope="col">Call ID</th>
-                <th scope="col">Rule</th>
-                <th scope="col">Event</th>
+                <th scope="col">Rule and event</th>
                 <th scope="col">Message</th>
                 <th scope="col">Stored</th>
                 <th scope="col">Last error</th>
@@ -134,14 +137,18 @@ function KeyDetail({ info, zone, onResent }: { info: StoredKeyInfo; zone: string
             </thead>
             <tbody>
               {rows.map((r) => (
-                <tr key={r.callId}>
-                  <td className="break">
-                    <code>{r.callId}</code>
+                <tr key={r.callId} data-call-id={r.callId}>
+                  <td className="nowrap">
+                    <Truncated value={r.callId} shown={shortCallId(r.callId)} code copy={`Copy call ID ${r.callId}`} />
                   </td>
-                  <td>{r.rule}</td>
-                  <td>{r.eventType}</td>
-                  <td>{r.msg_id}</td>
-                  <td>{formatTime(r.stored_at)}</td>
+                  <td>
+                    {r.rule}
+                    <div className="muted small-text">{r.eventType}</div>
+                  </td>
+                  <td>
+                    <MessageCell record={r} />
+                  </td>
+                  <td className="nowrap">{formatTime(r.stored_at)}</td>
                   <LastError record={r} />
                   <LastResend record={r} />
                 </tr>
@@ -162,6 +169,21 @@ function KeyDetail({ info, zone, onResent }: { info: StoredKeyInfo; zone: string
   );
 }
 
+/** The message's text on one line (the whole of it in the tooltip), who sent it to whom below. */
+function MessageCell({ record }: { record: StoredRecordView }) {
+  const text = messageText(record.record);
+  const from = typeof record.record.from === 'string' ? record.record.from : '';
+  const to = typeof record.record.to === 'string' ? record.record.to : '';
+  return (
+    <>
+      <Truncated value={text} chars={30} />
+      <div className="muted small-text">
+        <Truncated value={`${from} → ${to} · msg_id ${record.msg_id}`} shown={`${from} → ${to}`} chars={34} />
+      </div>
+    </>
+  );
+}
+
 /** The error that stored the record; once a re-send succeeded it is history, not shown as an error. */
 function LastError({ record }: { record: StoredRecordView }) {
   if (record.last_resend?.result === 'success') return <td className="muted">{record.last_error} (before the re-send)</td>;
@@ -170,9 +192,9 @@ function LastError({ record }: { record: StoredRecordView }) {
 
 function LastResend({ record }: { record: StoredRecordView }) {
   const last = record.last_resend;
-  if (!last) return <td className="muted">Not re-sent</td>;
+  if (!last) return <td className="muted nowrap">Not re-sent</td>;
   return (
-    <td data-resend={last.result}>
+    <td className="nowrap" data-resend={last.result}>
       <span className={`badge status-${last.result === 'success' ? 'succeeded' : 'failed'}`}>{last.result === 'success' ? 'Re-sent' : 'Re-send failed'}</span> {formatTime(last.at)}
     </td>
   );

@@ -8,6 +8,7 @@ import { useConsole } from '../../context.js';
 import { useResource, useSubmit } from '../../hooks.js';
 import { ImAppGate, useImApp } from './app-gate.js';
 import { AppList } from './app-list.js';
+import { CallbackServiceNotice } from './callback-service.js';
 import { openImApp } from './app-session.js';
 
 /**
@@ -64,6 +65,7 @@ export function ImAppsPage() {
       </Panel>
       <AppList title="Apps" manage reloadKey={listed} />
       <ImAppGate fallback={<p className="muted">Open an app above to edit its sensitive words, users, groups and callbacks.</p>}>
+        <CallbackServiceNotice />
         <SensitiveWords />
       </ImAppGate>
     </Page>

@@ -1,3 +1,4 @@
+import { useEffect, useRef, useState } from 'react';
 import type { RecentCallbacks } from '@parley/protocol';
 import { EmptyState, ErrorMessage } from '../../components/feedback.js';
 import { Panel } from '../../components/page.js';
@@ -36,7 +37,7 @@ export function LiveTail() {
             <tbody>
               {data.attempts.map((a, i) => (
                 <tr key={`${a.at}-${a.callId ?? ''}-${i}`}>
-                  <td>{time.format(new Date(a.at))}</td>
+                  <td className="nowrap">{time.format(new Date(a.at))}</td>
                   <td>
                     {a.rule}
                     {a.resend && <span className="badge">re-send</span>}
@@ -44,8 +45,8 @@ export function LiveTail() {
                   <td>
                     <span className={`badge status-${RESULT_CLASS[a.result]}`}>{RESULT_TEXT[a.result]}</span>
                   </td>
-                  <td>{a.latencyMs} ms</td>
-                  <td className="error-text">{a.error ?? ''}</td>
+                  <td className="nowrap">{a.latencyMs} ms</td>
+                  <td className="error-text nowrap">{a.error ?? ''}</td>
                 </tr>
               ))}
             </tbody>
@@ -56,21 +57,40 @@ export function LiveTail() {
   );
 }
 
-const WIDTH = 600;
 const HEIGHT = 120;
 const PAD = 20;
 
-/** Stacked bars per minute (delivered, over-long, failed), hand-drawn in SVG. */
+/** The width of the element `ref` is put on, in CSS pixels, followed as it changes. */
+function useWidth<T extends Element>(initial: number) {
+  const ref = useRef<T>(null);
+  const [width, setWidth] = useState(initial);
+  useEffect(() => {
+    const element = ref.current;
+    if (!element) return;
+    const observer = new ResizeObserver(([entry]) => {
+      if (entry) setWidth(Math.max(PAD * 4, Math.round(entry.contentRect.width)));
+    });
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+  return [ref, width] as const;
+}
+
+/**
+ * Stacked bars per minute (delivered, over-long, failed), hand-drawn in SVG at the width of its
+ * card (one user unit per pixel, so the labels keep their size whatever the width).
+ */
 function PerMinuteChart({ minutes }: { minutes: RecentCallbacks['minutes'] }) {
+  const [figure, width] = useWidth<HTMLElement>(600);
   const totals = minutes.reduce((t, m) => ({ success: t.success + m.success, overlong: t.overlong + m.overlong, failure: t.failure + m.failure }), { success: 0, overlong: 0, failure: 0 });
   const max = Math.max(1, ...minutes.map((m) => m.success + m.overlong + m.failure));
-  const barWidth = (WIDTH - PAD) / minutes.length;
+  const barWidth = (width - PAD) / minutes.length;
   const scale = (n: number) => (n / max) * (HEIGHT - PAD);
   const label = `Callbacks per minute, last ${minutes.length} minutes: ${totals.success} delivered, ${totals.overlong} over-long, ${totals.failure} failed; at most ${max} in one minute.`;
   return (
-    <figure className="chart">
-      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={label} data-testid="per-minute-chart">
-        <line x1={PAD} y1={HEIGHT - PAD} x2={WIDTH} y2={HEIGHT - PAD} className="chart-axis" />
+    <figure className="chart" ref={figure}>
+      <svg viewBox={`0 0 ${width} ${HEIGHT}`} width={width} height={HEIGHT} role="img" aria-label={label} data-testid="per-minute-chart">
+        <line x1={PAD} y1={HEIGHT - PAD} x2={width} y2={HEIGHT - PAD} className="chart-axis" />
         <text x={0} y={10} className="chart-label">
           {max}
         </text>
@@ -93,7 +113,7 @@ function PerMinuteChart({ minutes }: { minutes: RecentCallbacks['minutes'] }) {
         <text x={PAD} y={HEIGHT - 4} className="chart-label">
           −{minutes.length} min
         </text>
-        <text x={WIDTH - 30} y={HEIGHT - 4} className="chart-label">
+        <text x={width - 30} y={HEIGHT - 4} className="chart-label">
           now
         </text>
       </svg>

@@ -54,15 +54,15 @@ export function ClusterPage() {
                   <tbody>
                     {data.instances.map((i) => (
                       <tr key={i.id}>
-                        <td className="break">
-                          <code>{i.id}</code>
-                          {i.self && <span className="muted"> (serving this page)</span>}
+                        <td>
+                          <code className="nowrap">{i.id}</code>
+                          {i.self && <div className="muted small-text">serving this page</div>}
                         </td>
                         <td>{i.in_flight}</td>
                         <td>
-                          {formatTime(Date.parse(i.last_heartbeat))} <span className="muted">({(i.heartbeat_age_ms / 1000).toFixed(1)} s ago)</span>
+                          {formatTime(Date.parse(i.last_heartbeat))} <span className="muted nowrap">({(i.heartbeat_age_ms / 1000).toFixed(1)} s ago)</span>
                         </td>
-                        <td>{formatTime(Date.parse(i.started_at))}</td>
+                        <td className="nowrap">{formatTime(Date.parse(i.started_at))}</td>
                       </tr>
                     ))}
                   </tbody>

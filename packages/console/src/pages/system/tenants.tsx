@@ -73,7 +73,7 @@ export function TenantsPage() {
                     </td>
                     <td>{t.defaultQueueId}</td>
                     <td>{t.vipTags.length ? t.vipTags.join(', ') : <span className="muted">none</span>}</td>
-                    <td>{formatTime(t.createDateTime)}</td>
+                    <td className="nowrap">{formatTime(t.createDateTime)}</td>
                   </tr>
                 ))}
               </tbody>

@@ -5,7 +5,7 @@
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import type { IdGenerator } from './msg-id.js';
-import { decodeCursor, pageOf, type Page } from './paging.js';
+import { decodeCursor, foldSearch, pageOf, type Page } from './paging.js';
 import type { GroupChanges, GroupKind, ImApp, ImGroup, ImGroupListed, ImGroupsRepository, ImMember } from './ports.js';
 import { validUsername, type ImUsersService } from './users.js';
 
@@ -67,10 +67,13 @@ export class ImGroupsService {
     if (!(await this.repo.deleteGroup(app.id, kind, id))) throw new AppError('service_resource_not_found', { resource: `Service resource ${LABEL[kind]} ${id}` });
   }
 
-  /** A page of the app's groups or rooms, newest first; `cursor` from the previous page. */
-  async list(app: ImApp, kind: GroupKind, limit: number, cursor: string | undefined): Promise<Page<ImGroupListed>> {
+  /**
+   * A page of the app's groups or rooms, newest first; `cursor` from the previous page. With
+   * `search`, only those whose name contains it (case-insensitively) or whose id it is.
+   */
+  async list(app: ImApp, kind: GroupKind, limit: number, cursor: string | undefined, search?: string): Promise<Page<ImGroupListed>> {
     const after = cursor === undefined ? undefined : decodeCursor(LIST[kind], cursor);
-    const rows = await this.repo.listGroups(app.id, kind, after, limit + 1);
+    const rows = await this.repo.listGroups(app.id, kind, after, limit + 1, foldSearch(search));
     return pageOf(LIST[kind], rows, limit, (g) => ({ at: g.createdAt, id: g.id }));
   }
 

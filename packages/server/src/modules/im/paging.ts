@@ -45,6 +45,12 @@ export function decodeCursor(list: ListName, cursor: string): ListKey {
   return { at: parsed[1] as number, id: id as string };
 }
 
+/** The `q` of a list, trimmed and lower-case; undefined when it is empty (no filter). */
+export function foldSearch(q: string | undefined): string | undefined {
+  const folded = q?.trim().toLowerCase();
+  return folded ? folded : undefined;
+}
+
 export interface Page<T> {
   items: T[];
   /** Present when more rows follow. */

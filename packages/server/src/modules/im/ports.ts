@@ -112,8 +112,11 @@ export interface ImUsersRepository {
   deleteUser(appId: string, username: string): Promise<ImUser | undefined>;
   /** Those of `usernames` that exist in the app. */
   existingUsers(appId: string, usernames: string[]): Promise<string[]>;
-  /** Up to `limit` users after `after` (or from the first), oldest first: by created_at, then username. */
-  listUsers(appId: string, after: ListKey | undefined, limit: number): Promise<ImUser[]>;
+  /**
+   * Up to `limit` users after `after` (or from the first), oldest first: by created_at, then
+   * username; with `search` (already lower-case) only those whose username or nickname contains it.
+   */
+  listUsers(appId: string, after: ListKey | undefined, limit: number, search?: string): Promise<ImUser[]>;
   /** Sets the nickname (null clears it) and `modified`; undefined when the user does not exist. */
   setNickname(appId: string, username: string, nickname: string | null, now: number): Promise<ImUser | undefined>;
   /** Sets the password hash and `modified`; false when the user does not exist. */
@@ -130,8 +133,11 @@ export interface ImGroupsRepository {
   addMember(group: ImGroup, username: string, now: number): Promise<boolean>;
   removeMember(groupId: string, username: string): Promise<boolean>;
   countMembers(groupId: string): Promise<number>;
-  /** Up to `limit` of the app's groups or rooms after `after`, newest first: by created_at, then id, descending. */
-  listGroups(appId: string, kind: GroupKind, after: ListKey | undefined, limit: number): Promise<ImGroupListed[]>;
+  /**
+   * Up to `limit` of the app's groups or rooms after `after`, newest first: by created_at, then id,
+   * descending; with `search` (already lower-case) only those whose name contains it or whose id is it.
+   */
+  listGroups(appId: string, kind: GroupKind, after: ListKey | undefined, limit: number, search?: string): Promise<ImGroupListed[]>;
   /** The groups (kind `group`) the user is a member of, latest joined first, from `offset`. */
   joinedGroups(appId: string, username: string, offset: number, limit: number): Promise<Array<{ id: string; name: string }>>;
   /**

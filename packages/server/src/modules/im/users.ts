@@ -5,7 +5,7 @@ import { AppError } from '../../kernel/errors.js';
 import { uuid } from '../../kernel/ids.js';
 import { isUniqueViolation } from '../../storage/errors.js';
 import type { Passwords } from '../accounts/password.js';
-import { decodeCursor, pageOf, type Page } from './paging.js';
+import { decodeCursor, foldSearch, pageOf, type Page } from './paging.js';
 import type { ImApp, ImUser, ImUsersRepository } from './ports.js';
 
 export const foldUsername = (name: string): string => name.trim().toLowerCase();
@@ -106,10 +106,13 @@ export class ImUsersService {
     this.known.delete(`${appId}\u0000${foldUsername(username)}`);
   }
 
-  /** A page of the app's users, oldest first; `cursor` from the previous page. */
-  async list(app: ImApp, limit: number, cursor: string | undefined): Promise<Page<ImUserView>> {
+  /**
+   * A page of the app's users, oldest first; `cursor` from the previous page. With `search`, only
+   * those whose username or nickname contains it, case-insensitively.
+   */
+  async list(app: ImApp, limit: number, cursor: string | undefined, search?: string): Promise<Page<ImUserView>> {
     const after = cursor === undefined ? undefined : decodeCursor('users', cursor);
-    const rows = await this.repo.listUsers(app.id, after, limit + 1);
+    const rows = await this.repo.listUsers(app.id, after, limit + 1, foldSearch(search));
     const page = pageOf('users', rows, limit, (u) => ({ at: u.createdAt, id: u.username }));
     return { items: page.items.map(imUserView), ...(page.cursor ? { cursor: page.cursor } : {}) };
   }

@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import { AppError } from '../../kernel/errors.js';
 import { checkUrlShape, isInternalAddress } from './address-guard.js';
+import { connectionMessage } from './connection-error.js';
 import { Deadlines, type Deadline } from './deadlines.js';
 import { KeyBudget, type BudgetLane, type BudgetWaiter } from './key-budget.js';
 import type { OutboundRequest, OutboundResult, OutboundSender } from './ports.js';
@@ -297,5 +298,7 @@ function classify(error: unknown): { kind: 'timeout' | 'connection' | 'blocked_a
   ) {
     return { kind: 'timeout', message: 'no answer within the timeout' };
   }
-  return { kind: 'connection', message: code ? `${code}: ${e.message}` : e.message };
+  // A wrapped socket error (fetch's "fetch failed") says what happened in its cause.
+  const socketError = e.code === undefined && e.cause?.code !== undefined ? (e.cause as Error & { code: string }) : e;
+  return { kind: 'connection', message: connectionMessage(socketError) };
 }

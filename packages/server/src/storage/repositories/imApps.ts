@@ -2,6 +2,8 @@ import type { Kysely, Selectable } from 'kysely';
 import type { ImApp, ImAppsRepository, ImUser, ImUsersRepository } from '../../modules/im/ports.js';
 import type { ImAppsTable, ImUsersTable } from '../tables/im.js';
 import type { Database } from '../schema.js';
+import type { Engine } from '../types.js';
+import { containsFolded } from './text-search.js';
 
 const toApp = (row: Selectable<ImAppsTable>): ImApp => ({
   id: row.id,
@@ -80,7 +82,7 @@ export function kyselyImAppsRepository(db: Kysely<Database>): ImAppsRepository {
   };
 }
 
-export function kyselyImUsersRepository(db: Kysely<Database>): ImUsersRepository {
+export function kyselyImUsersRepository(db: Kysely<Database>, engine: Engine): ImUsersRepository {
   return {
     async createUsers(users) {
       await db.transaction().execute(async (trx) => {
@@ -119,8 +121,9 @@ export function kyselyImUsersRepository(db: Kysely<Database>): ImUsersRepository
       const rows = await db.selectFrom('im_users').select('username').where('app_id', '=', appId).where('username', 'in', usernames).execute();
       return rows.map((r) => r.username);
     },
-    async listUsers(appId, after, limit) {
+    async listUsers(appId, after, limit, search) {
       let query = db.selectFrom('im_users').selectAll().where('app_id', '=', appId);
+      if (search !== undefined) query = query.where((eb) => eb.or([containsFolded(engine, 'username', search), containsFolded(engine, 'nickname', search)]));
       if (after) {
         query = query.where((eb) => eb.or([eb('created_at', '>', after.at), eb.and([eb('created_at', '=', after.at), eb('username', '>', after.id)])]));
       }

@@ -2,6 +2,8 @@ import type { Kysely, Selectable } from 'kysely';
 import type { GroupChanges, ImGroup, ImGroupsRepository } from '../../modules/im/ports.js';
 import type { ImGroupsTable } from '../tables/im.js';
 import type { Database } from '../schema.js';
+import type { Engine } from '../types.js';
+import { containsFolded } from './text-search.js';
 import { isUniqueViolation } from '../errors.js';
 
 const toGroup = (row: Selectable<ImGroupsTable>): ImGroup => ({
@@ -26,9 +28,9 @@ const changedColumns = (changes: GroupChanges, now: number) => ({
   modified_at: now,
 });
 
-export function kyselyImGroupsRepository(db: Kysely<Database>): ImGroupsRepository {
+export function kyselyImGroupsRepository(db: Kysely<Database>, engine: Engine): ImGroupsRepository {
   return {
-    ...groupAdministration(db),
+    ...groupAdministration(db, engine),
     async createGroup(group, members) {
       await db.transaction().execute(async (trx) => {
         await trx
@@ -92,15 +94,16 @@ export function kyselyImGroupsRepository(db: Kysely<Database>): ImGroupsReposito
 }
 
 /** The administration queries: lists and edits. */
-function groupAdministration(db: Kysely<Database>): Pick<ImGroupsRepository, 'listGroups' | 'joinedGroups' | 'updateGroup'> {
+function groupAdministration(db: Kysely<Database>, engine: Engine): Pick<ImGroupsRepository, 'listGroups' | 'joinedGroups' | 'updateGroup'> {
   return {
-    async listGroups(appId, kind, after, limit) {
+    async listGroups(appId, kind, after, limit, search) {
       let query = db
         .selectFrom('im_groups as g')
         .selectAll('g')
         .select((eb) => eb.selectFrom('im_members as m').select((c) => c.fn.countAll().as('n')).whereRef('m.group_id', '=', 'g.id').as('members'))
         .where('g.app_id', '=', appId)
         .where('g.kind', '=', kind);
+      if (search !== undefined) query = query.where((eb) => eb.or([containsFolded(engine, 'g.name', search), eb('g.id', '=', search)]));
       if (after) {
         query = query.where((eb) => eb.or([eb('g.created_at', '<', after.at), eb.and([eb('g.created_at', '=', after.at), eb('g.id', '<', after.id)])]));
       }

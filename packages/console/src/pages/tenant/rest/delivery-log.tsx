@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { AssociationView, DeliveryView } from '@parley/protocol';
 import { ErrorMessage, ListStates } from '../../../components/feedback.js';
 import { Panel } from '../../../components/page.js';
+import { Truncated } from '../../../components/truncated.js';
 import { useConsole, useTenantId } from '../../../context.js';
 import { formatTime } from '../../../format.js';
 import { useResource, useSubmit } from '../../../hooks.js';
@@ -58,10 +59,12 @@ export function DeliveryLog({ association }: { association: AssociationView }) {
               {log.data.map((d) => (
                 <tr key={d.id} data-delivery={d.id}>
                   <td>
-                    <code>{d.id}</code>
-                    <div className="muted">{formatTime(d.createdAt)}</div>
+                    <Truncated value={d.id} code chars={16} copy={`Copy delivery ID ${d.id}`} />
+                    <div className="muted nowrap">{formatTime(d.createdAt)}</div>
                   </td>
-                  <td>{d.to}</td>
+                  <td>
+                    <Truncated value={d.to} chars={16} />
+                  </td>
                   <td>
                     <span className={`badge status-${d.status}`}>{STATUS_TEXT[d.status]}</span>
                   </td>
@@ -73,13 +76,18 @@ export function DeliveryLog({ association }: { association: AssociationView }) {
                         {d.attempts.map((a) => (
                           <li key={a.attempt}>
                             {formatTime(a.startedAt)} · {a.statusCode === null ? 'no answer' : `HTTP ${a.statusCode}`} · {a.latencyMs} ms
-                            {a.error && <> · <span className="error-text">{a.error}</span></>}
+                            {a.error && a.error !== `HTTP ${a.statusCode}` && (
+                              <>
+                                {' '}
+                                · <span className="error-text">{a.error}</span>
+                              </>
+                            )}
                           </li>
                         ))}
                       </ol>
                     )}
                   </td>
-                  <td>{d.nextAttemptAt === null ? '—' : formatTime(d.nextAttemptAt)}</td>
+                  <td className="nowrap">{d.nextAttemptAt === null ? '—' : formatTime(d.nextAttemptAt)}</td>
                   <td>
                     {d.status !== 'pending' && (
                       <button type="button" className="small" disabled={redeliver.busy} onClick={() => void onRedeliver(d.id)}>

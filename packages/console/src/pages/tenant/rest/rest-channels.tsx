@@ -3,6 +3,7 @@ import type { AssociationView } from '@parley/protocol';
 import { ErrorMessage, ListStates, Success } from '../../../components/feedback.js';
 import { SelectField, SubmitButton, TextField } from '../../../components/field.js';
 import { Page, Panel } from '../../../components/page.js';
+import { Truncated } from '../../../components/truncated.js';
 import { useConsole, useTenantId } from '../../../context.js';
 import { formatTime } from '../../../format.js';
 import { useResource, useSubmit } from '../../../hooks.js';
@@ -98,17 +99,21 @@ export function RestChannelsPage() {
                 {list.map((a) => (
                   <tr key={a.channelId} className={a.channelId === selectedId ? 'selected' : undefined}>
                     <td>{a.channelId}</td>
-                    <td>{a.name}</td>
                     <td>
-                      <code>{a.clientId}</code>
+                      <Truncated value={a.name} chars={16} />
                     </td>
-                    <td className="break">{a.callbackUrl}</td>
+                    <td>
+                      <Truncated value={a.clientId} code chars={20} />
+                    </td>
+                    <td>
+                      <Truncated value={a.callbackUrl} chars={20} />
+                    </td>
                     <td>{queueName(a.agentQueueId)}</td>
-                    <td>{formatTime(a.createDateTime)}</td>
+                    <td className="nowrap">{formatTime(a.createDateTime)}</td>
                     <td>
                       <button type="button" className="small" aria-pressed={a.channelId === selectedId} onClick={() => setSelectedId(a.channelId === selectedId ? undefined : a.channelId)}>
-                        {a.channelId === selectedId ? 'Close' : 'Open'}
-                        <span className="visually-hidden"> {a.name}</span>
+                        {a.channelId === selectedId ? 'Hide details' : 'Show details'}
+                        <span className="visually-hidden"> of {a.name}</span>
                       </button>
                     </td>
                   </tr>

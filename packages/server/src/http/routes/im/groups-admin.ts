@@ -62,15 +62,15 @@ export const imGroupAdminRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> = a
     response: { 200: response, ...imErrors(400, 401, 403, 404, 429) },
   });
 
-  app.get('/chatgroups', { schema: listSchema('List groups, newest first, a page at a time (limit 1-100, cursor)', GroupPage) }, async (request) => {
+  app.get('/chatgroups', { schema: listSchema('List groups, newest first, a page at a time (limit 1-100, cursor; q: name contains, or the id)', GroupPage) }, async (request) => {
     const imApp = imAppOf(request);
-    const page = await im.groups.list(imApp, 'group', request.query.limit ?? DEFAULT_PAGE_LIMIT, request.query.cursor);
+    const page = await im.groups.list(imApp, 'group', request.query.limit ?? DEFAULT_PAGE_LIMIT, request.query.cursor, request.query.q);
     return { ...imData(request, imApp, page.items.map(groupItem)), count: page.items.length, ...(page.cursor ? { cursor: page.cursor } : {}) };
   });
 
-  app.get('/chatrooms', { schema: listSchema('List chat rooms, newest first, a page at a time (limit 1-100, cursor)', RoomPage) }, async (request) => {
+  app.get('/chatrooms', { schema: listSchema('List chat rooms, newest first, a page at a time (limit 1-100, cursor; q: name contains, or the id)', RoomPage) }, async (request) => {
     const imApp = imAppOf(request);
-    const page = await im.groups.list(imApp, 'chatroom', request.query.limit ?? DEFAULT_PAGE_LIMIT, request.query.cursor);
+    const page = await im.groups.list(imApp, 'chatroom', request.query.limit ?? DEFAULT_PAGE_LIMIT, request.query.cursor, request.query.q);
     return { ...imData(request, imApp, page.items.map(roomItem)), count: page.items.length, ...(page.cursor ? { cursor: page.cursor } : {}) };
   });
 

@@ -34,7 +34,7 @@ export const imUserAdminRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> = as
     {
       schema: {
         tags,
-        summary: 'List users, oldest first, a page at a time (limit 1-100, cursor from the previous page)',
+        summary: 'List users, oldest first, a page at a time (limit 1-100, cursor from the previous page; q: username or nickname contains)',
         security: IM_TOKEN,
         querystring: PageQuery,
         response: { 200: UserPage, ...imErrors(400, 401, 403, 404, 429) },
@@ -42,7 +42,7 @@ export const imUserAdminRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> = as
     },
     async (request) => {
       const imApp = imAppOf(request);
-      const page = await im.users.list(imApp, request.query.limit ?? DEFAULT_PAGE_LIMIT, request.query.cursor);
+      const page = await im.users.list(imApp, request.query.limit ?? DEFAULT_PAGE_LIMIT, request.query.cursor, request.query.q);
       return { ...imEntities(request, imApp, page.items), count: page.items.length, ...(page.cursor ? { cursor: page.cursor } : {}) };
     },
   );
