@@ -10,6 +10,7 @@ import WebSocket from 'ws';
 import { clientCodec } from '../../../src/modules/im/msync/codec.js';
 import { Command, ErrorCode, MessageType, Namespace } from '../../../src/modules/im/msync/schema.js';
 import { CLOSE } from '../../../src/modules/im/msync/session.js';
+import type { FakeClock } from '../../helpers/clock.js';
 import { assertNoForeignRequests } from '../../helpers/easemob-sdk.js';
 import { ENGINES } from '../../helpers/engines.js';
 import { SocketClient, waitFor } from '../../helpers/im.js';
@@ -78,7 +79,7 @@ describe.each(ENGINES)('msync limits on %s', (engine) => {
   });
 
   it("holds one user's socket sends to their share and the app's limit, as the SDK's traffic limit", async () => {
-    const clock = w.t.clock as { advance(ms: number): void };
+    const clock = w.t.clock as FakeClock;
     // Tokens and the JSON socket's upgrade are REST requests on the app's limit: taken first.
     const bob = await sender(w, 'bob');
     const dan = await sender(w, 'dan');
@@ -131,7 +132,7 @@ describe.each(ENGINES)('msync limits on %s', (engine) => {
     expect((await fetch(`${w.url}/healthz`)).status).toBe(200);
     const ann = await sender(w, 'ann', 'logged_in');
     open.push(ann.raw);
-    (w.t.clock as { advance(ms: number): void }).advance(10_001);
+    (w.t.clock as FakeClock).advance(10_001);
     for (const raw of idle) expect(await waitFor(() => raw.closed, Boolean, 5_000)).toEqual({ code: CLOSE.idle, reason: 'provision timeout' });
     // A logged-in socket is not touched by the provision timeout, and once they are gone, new sockets open.
     expect(ann.raw.closed).toBeUndefined();
