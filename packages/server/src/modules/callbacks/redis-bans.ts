@@ -101,7 +101,8 @@ export class RedisBanStore implements BanStore {
     private readonly deps: {
       redis: Redis;
       prefix: string;
-      repo: CallbacksRepository;
+      /** Transitions are saved to the rule row. */
+      repo: Pick<CallbacksRepository, 'saveBanState'>;
       clock: Clock;
       events: CallbackEvents;
       /** App and name of a rule, for events of the expiry task. */
