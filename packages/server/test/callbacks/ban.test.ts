@@ -1,11 +1,13 @@
 /**
- * The ban state machine, row by row of spec section 3 ("Callback-rule ban") and the duration
- * paragraph under it, with time passed in (no timers).
+ * The ban rule, one table (ban-cases.ts) run against both implementations: the pure machine of
+ * ban.ts and the Lua script of RedisBanStore on a real Redis (a key prefix of its own per run).
+ * Time comes from the case, never from a clock of either side. Then what the table does not
+ * describe: the duration vectors, the plain-data state.
  */
-import { describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
-  BAN_THRESHOLD,
-  BAN_WINDOW_MS,
   banDurationMs,
   expireBan,
   initialBanState,
@@ -16,175 +18,170 @@ import {
   type BanObservation,
   type BanState,
 } from '../../src/modules/callbacks/ban.js';
+import { CallbackEvents } from '../../src/modules/callbacks/events.js';
+import type { CallbackRule } from '../../src/modules/callbacks/ports.js';
+import { RedisBanStore } from '../../src/modules/callbacks/redis-bans.js';
 import { loadCallbackVectors } from '../../../protocol/test/callback-vectors.js';
+import { FakeClock } from '../helpers/clock.js';
+import { BAN_CASES, MIN, type BanCase, type ExpectedBanEvent, type ExpectedBanState } from './ban-cases.js';
 
 const T0 = Date.UTC(2026, 10, 21, 12, 0, 0);
-const MIN = 60_000;
+const REDIS_URL = process.env.PARLEY_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-/** Feeds `n` observations spaced `gapMs` apart from `start`; returns the state and all events. */
-function feed(state: BanState, kind: BanObservation, n: number, start: number, gapMs = 100) {
-  const events: BanEvent[] = [];
-  let s = state;
-  for (let i = 0; i < n; i++) {
-    const step = observe(s, kind, start + i * gapMs);
-    s = step.state;
-    events.push(...step.events);
+/** One rule, fresh, under one implementation of the rule. */
+interface BanMachine {
+  observe(kind: BanObservation, now: number): Promise<BanEvent[]>;
+  expire(now: number): Promise<BanEvent[]>;
+  state(now: number): Promise<BanState>;
+}
+
+function pureMachine(): BanMachine {
+  let state = initialBanState();
+  const step = (next: { state: BanState; events: BanEvent[] }) => {
+    state = next.state;
+    return next.events;
+  };
+  return {
+    observe: async (kind, now) => step(observe(state, kind, now)),
+    expire: async (now) => step(expireBan(state, now)),
+    state: async () => state,
+  };
+}
+
+const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 2 });
+const prefix = `ptest:ban:${randomBytes(4).toString('hex')}:`;
+let ruleSeq = 0;
+
+function redisMachine(): BanMachine {
+  const events = new CallbackEvents();
+  const store = new RedisBanStore({
+    redis,
+    prefix,
+    repo: { saveBanState: async () => undefined },
+    // Every call passes the case's time; one that fell back to this clock (1970) would fail its case.
+    clock: new FakeClock(0),
+    events,
+    lookup: async () => undefined,
+    onError: (error) => {
+      throw error;
+    },
+  });
+  const rule: CallbackRule = {
+    id: ++ruleSeq,
+    appId: 'app',
+    name: 'main',
+    url: 'http://127.0.0.1/cb',
+    enabled: true,
+    secret: 's',
+    ban: initialBanState(),
+    eventTypes: ['chat'],
+    chatTypes: [],
+    messageTypes: [],
+    sources: [],
+    createdAt: T0,
+    updatedAt: T0,
+  };
+  let emitted: BanEvent[] = [];
+  // The store's events carry the rule's reference; the machine's are the rest.
+  events.on('rule.banned', ({ ruleId: _id, appId: _app, rule: _name, ...e }) => void emitted.push(e));
+  events.on('rule.unbanned', ({ ruleId: _id, appId: _app, rule: _name, ...e }) => void emitted.push(e));
+  const drain = () => {
+    const out = emitted;
+    emitted = [];
+    return out;
+  };
+  return {
+    observe: async (kind, now) => {
+      await store.record(rule, kind, now);
+      return drain();
+    },
+    expire: async (now) => {
+      await store.stateOf(rule, now);
+      return drain();
+    },
+    // The Lua script's own answer at the step's time (no pure expireBan over the stored copy).
+    state: (now) => store.stateOf(rule, now),
+  };
+}
+
+afterAll(async () => {
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length > 0) await redis.del(...keys);
+  redis.disconnect();
+});
+
+const rel = (t: number | null) => (t === null ? null : t - T0);
+
+function expectedState(s: BanState): ExpectedBanState {
+  const { status, banCount, bannedUntil, lastBanEnd, failures, overlong } = s;
+  return { status, banCount, bannedUntil: rel(bannedUntil), lastBanEnd: rel(lastBanEnd), failures: failures.length, overlong: overlong.length };
+}
+
+function expectedEvent(e: BanEvent): ExpectedBanEvent {
+  if (e.type === 'rule.unbanned') return { unbanned: e.at - T0, count: e.banCount };
+  // The ban end and the duration must agree; the table gives the duration in minutes.
+  expect(e.bannedUntil - e.at).toBe(e.durationMs);
+  return { banned: e.at - T0, count: e.banCount, minutes: e.durationMs / MIN, reason: e.reason };
+}
+
+/** Runs one case's steps on a fresh rule, checking the state and the events after each. */
+async function runCase(machine: BanMachine, steps: BanCase['steps']): Promise<void> {
+  for (const [i, step] of steps.entries()) {
+    const got: BanEvent[] = [];
+    let last = step.at;
+    if ('expire' in step) got.push(...(await machine.expire(T0 + step.at)));
+    else {
+      for (let k = 0; k < (step.n ?? 1); k++) {
+        last = step.at + k * (step.every ?? 0);
+        got.push(...(await machine.observe(step.observe, T0 + last)));
+      }
+    }
+    const state = await machine.state(T0 + last);
+    expect({ state: expectedState(state), events: got.map(expectedEvent) }, `step ${i + 1}`).toEqual({
+      state: step.then,
+      events: step.events,
+    });
   }
-  return { state: s, events, last: start + (n - 1) * gapMs };
 }
 
-/** Bans the rule with 90 failures starting at `start`; returns the state and the ban event. */
-function banAt(state: BanState, start: number) {
-  const r = feed(state, 'failure', BAN_THRESHOLD, start, 10);
-  const ban = r.events.find((e) => e.type === 'rule.banned');
-  if (!ban || ban.type !== 'rule.banned') throw new Error('expected a ban');
-  return { state: r.state, ban, at: r.last };
+const machines: Array<[string, () => BanMachine]> = [
+  ['ban.ts (pure)', pureMachine],
+  ['RedisBanStore (Lua)', redisMachine],
+];
+
+for (const [implementation, create] of machines) {
+  describe(`the ban table on ${implementation}`, () => {
+    for (const { name, steps } of BAN_CASES) it(name, () => runCase(create(), steps));
+  });
 }
 
-describe('row 1: active --90 failures within 30 s--> banned, ban count + 1', () => {
-  it('89 failures in 30 s keep the rule active; the 90th bans it', () => {
-    const r89 = feed(initialBanState(), 'failure', 89, T0);
-    expect(r89.state.status).toBe('active');
-    expect(r89.events).toEqual([]);
-    const step = observe(r89.state, 'failure', r89.last + 100);
-    expect(step.state.status).toBe('banned');
-    expect(step.state.banCount).toBe(1);
-    expect(step.state.bannedUntil).toBe(r89.last + 100 + 5 * MIN);
-    expect(step.events).toEqual([
-      { type: 'rule.banned', at: r89.last + 100, banCount: 1, bannedUntil: r89.last + 100 + 5 * MIN, durationMs: 5 * MIN, reason: 'failures' },
-    ]);
-  });
-
-  it('the window slides: 90 failures spread over more than 30 s do not ban', () => {
-    // One failure every 340 ms: 90 of them span 30.26 s, so no 30 s window holds 90.
-    const r = feed(initialBanState(), 'failure', 300, T0, 340);
-    expect(r.state.status).toBe('active');
-    expect(r.events).toEqual([]);
-    expect(r.state.failures.length).toBeLessThan(BAN_THRESHOLD);
-  });
-
-  it('an event exactly 30 s old has left the window; 1 ms younger it counts', () => {
-    let s = observe(initialBanState(), 'failure', T0).state;
-    s = feed(s, 'failure', 88, T0 + BAN_WINDOW_MS - 88, 1).state; // 89 within (T0, T0+30s)
-    expect(observe(s, 'failure', T0 + BAN_WINDOW_MS).state.status).toBe('active');
-    expect(observe(s, 'failure', T0 + BAN_WINDOW_MS - 1).state.status).toBe('banned');
-  });
-
-  it('a burst after a quiet period counts only recent failures', () => {
-    let s = feed(initialBanState(), 'failure', 80, T0, 10).state;
-    s = feed(s, 'failure', 80, T0 + 60_000, 10).state;
-    expect(s.status).toBe('active');
-    expect(s.failures).toHaveLength(80);
-  });
-
-  it('over-long answers and failures are counted separately', () => {
-    let s = feed(initialBanState(), 'failure', 89, T0, 10).state;
-    s = feed(s, 'overlong', 89, T0 + 1000, 10).state;
-    expect(s.status).toBe('active');
-  });
-});
-
-describe('row 2: active --90 over-long answers within 30 s--> banned', () => {
-  it('bans on the 90th over-long answer with reason overlong', () => {
-    const r = feed(initialBanState(), 'overlong', 90, T0, 50);
-    expect(r.state.status).toBe('banned');
-    expect(r.state.banCount).toBe(1);
-    expect(r.events).toEqual([
-      { type: 'rule.banned', at: r.last, banCount: 1, bannedUntil: r.last + 5 * MIN, durationMs: 5 * MIN, reason: 'overlong' },
-    ]);
-  });
-
-  it('89 over-long answers do not ban', () => {
-    expect(feed(initialBanState(), 'overlong', 89, T0, 50).state.status).toBe('active');
-  });
-});
-
-describe('row 3: banned --duration elapses--> active', () => {
-  it('stays banned until bannedUntil, then emits rule.unbanned', () => {
-    const { state, ban } = banAt(initialBanState(), T0);
-    expect(isBanned(state, ban.bannedUntil - 1)).toBe(true);
-    expect(expireBan(state, ban.bannedUntil - 1)).toEqual({ state, events: [] });
-    const step = expireBan(state, ban.bannedUntil);
-    expect(step.state.status).toBe('active');
-    expect(step.state.bannedUntil).toBeNull();
-    expect(step.state.banCount).toBe(1);
-    expect(step.events).toEqual([{ type: 'rule.unbanned', at: ban.bannedUntil, banCount: 1 }]);
-    expect(isBanned(step.state, ban.bannedUntil)).toBe(false);
-  });
-
-  it('nothing observed during the ban counts afterwards (no carry-over, no back-fill)', () => {
-    const { state, ban } = banAt(initialBanState(), T0);
-    const during = feed(state, 'failure', 200, ban.at + 1, 1);
-    expect(during.events).toEqual([]);
-    expect(during.state).toEqual(state);
-    const after = expireBan(during.state, ban.bannedUntil).state;
-    expect(after.failures).toEqual([]);
-    expect(after.overlong).toEqual([]);
-    // 89 more failures after the ban do not re-ban: the window restarted.
-    expect(feed(after, 'failure', 89, ban.bannedUntil, 10).state.status).toBe('active');
-  });
-
-  it('an observation after the end first unbans, then counts', () => {
-    const { state, ban } = banAt(initialBanState(), T0);
-    const step = observe(state, 'failure', ban.bannedUntil + 5);
-    expect(step.events).toEqual([{ type: 'rule.unbanned', at: ban.bannedUntil + 5, banCount: 1 }]);
-    expect(step.state.failures).toEqual([ban.bannedUntil + 5]);
-  });
-});
-
-describe('ban duration = ban count × 5 min, capped at 5, consecutive within 24 h', () => {
+describe('ban duration = ban count × 5 min, capped at 5', () => {
   it('vectors ban_durations_minutes', () => {
     const { ban_durations_minutes } = loadCallbackVectors();
     for (const [n, minutes] of Object.entries(ban_durations_minutes)) expect(banDurationMs(Number(n))).toBe(minutes * MIN);
   });
+});
 
-  it('consecutive bans last 5, 10, 15, 20, 25 then plateau at 25 minutes', () => {
+describe('isBanned', () => {
+  it('holds from the ban until 1 ms before its end', () => {
     let s = initialBanState();
-    let t = T0;
-    const durations: number[] = [];
-    const counts: number[] = [];
-    for (let i = 0; i < 8; i++) {
-      const r = banAt(s, t);
-      durations.push(r.ban.durationMs / MIN);
-      counts.push(r.ban.banCount);
-      s = expireBan(r.state, r.ban.bannedUntil).state;
-      t = r.ban.bannedUntil + 60_000; // next ban one minute after the previous one ended
-    }
-    expect(durations).toEqual([5, 10, 15, 20, 25, 25, 25, 25]);
-    expect(counts).toEqual([1, 2, 3, 4, 5, 5, 5, 5]);
-  });
-
-  it('a ban starting 24 h after the previous ban ended still counts as consecutive', () => {
-    const first = banAt(initialBanState(), T0);
-    const s = expireBan(first.state, first.ban.bannedUntil).state;
-    const start = first.ban.bannedUntil + 24 * 3_600_000 - 89 * 10; // 90th failure lands exactly at +24 h
-    const second = banAt(s, start);
-    expect(second.ban.at).toBe(first.ban.bannedUntil + 24 * 3_600_000);
-    expect(second.ban.banCount).toBe(2);
-    expect(second.ban.durationMs).toBe(10 * MIN);
-  });
-
-  it('resets to count 1 (5 minutes) when more than 24 h passed since the previous ban ended', () => {
-    let s = initialBanState();
-    let t = T0;
-    for (let i = 0; i < 6; i++) {
-      const r = banAt(s, t);
-      s = expireBan(r.state, r.ban.bannedUntil).state;
-      t = r.ban.bannedUntil + MIN;
-    }
-    expect(s.banCount).toBe(5);
-    const quietEnd = (s.lastBanEnd as number) + 24 * 3_600_000 + 1;
-    const next = banAt(s, quietEnd - 89 * 10);
-    expect(next.ban.banCount).toBe(1);
-    expect(next.ban.durationMs).toBe(5 * MIN);
+    for (let i = 0; i < 90; i++) s = observe(s, 'failure', T0 + i).state;
+    const until = s.bannedUntil as number;
+    expect(isBanned(s, T0 + 89)).toBe(true);
+    expect(isBanned(s, until - 1)).toBe(true);
+    expect(isBanned(s, until)).toBe(false);
+    expect(isBanned(initialBanState(), T0)).toBe(false);
   });
 });
 
 describe('state is plain data', () => {
   it('survives JSON and parseBanState unchanged', () => {
-    const r = feed(initialBanState(), 'failure', 40, T0);
-    const banned = banAt(initialBanState(), T0).state;
-    for (const s of [r.state, banned, initialBanState()]) expect(parseBanState(JSON.parse(JSON.stringify(s)))).toEqual(s);
+    let active = initialBanState();
+    for (let i = 0; i < 40; i++) active = observe(active, i % 2 ? 'failure' : 'overlong', T0 + i * 100).state;
+    let banned = initialBanState();
+    for (let i = 0; i < 90; i++) banned = observe(banned, 'failure', T0 + i * 10).state;
+    expect(banned.status).toBe('banned');
+    for (const s of [active, banned, initialBanState()]) expect(parseBanState(JSON.parse(JSON.stringify(s)))).toEqual(s);
   });
 
   it('turns malformed stored state into a fresh one', () => {

@@ -22,6 +22,10 @@
  * - Outcomes observed while banned (attempts that were already in flight) change nothing.
  *
  * The state is plain JSON-serialisable data so it can live in a database row or in Redis.
+ *
+ * The rule is also written in Lua in redis-bans.ts (shared state, applied atomically in Redis).
+ * One table of cases, test/callbacks/ban-cases.ts, runs against both and keeps them equal: a
+ * change to the rule here goes into that script and into the table.
  */
 
 export const BAN_THRESHOLD = 90;

@@ -7,11 +7,14 @@
  *   {prefix}cb:ban:{ruleId}   the rule's BanState as JSON (expires 25 h after its last change)
  *   {prefix}cb:banned         sorted set: banned rule id → ban end, for the expiry task
  *
- * The script mirrors `observe` / `expireBan` line for line (same constants, passed in; a test
- * drives both with the same sequences). Transitions (banned, unbanned) are also saved to the rule
- * row, which seeds the state when Redis has none (first use, Redis flushed). When Redis cannot be
- * reached, the last state this instance saw is used and observations are not counted: deliveries
- * continue rather than stall.
+ * The script applies the rule of `observe` / `expireBan` (same constants, passed in) at the time
+ * the caller passes, from the injected clock; only the key's expiry runs on Redis's own clock.
+ * One table of cases, test/callbacks/ban-cases.ts, runs against the script and ban.ts alike and
+ * keeps the two equal: a change to the rule goes into both and into the table.
+ *
+ * Transitions (banned, unbanned) are also saved to the rule row, which seeds the state when Redis
+ * has none (first use, Redis flushed). When Redis cannot be reached, the last state this instance
+ * saw is used and observations are not counted: deliveries continue rather than stall.
  */
 import type { Redis } from 'ioredis';
 import type { Clock } from '../../kernel/clock.js';
@@ -101,7 +104,8 @@ export class RedisBanStore implements BanStore {
     private readonly deps: {
       redis: Redis;
       prefix: string;
-      repo: CallbacksRepository;
+      /** Transitions are saved to the rule row. */
+      repo: Pick<CallbacksRepository, 'saveBanState'>;
       clock: Clock;
       events: CallbackEvents;
       /** App and name of a rule, for events of the expiry task. */
