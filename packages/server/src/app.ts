@@ -28,7 +28,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   // The send-message lane is set once the channel module exists (composition/routes.ts).
   const lane: LaneSlot = {};
   const trusted = trustProxy(config.trustProxy);
-  const app = createFastify(config, deps, lane, trusted);
+  const app = createFastify(config, deps, clock, lane, trusted);
 
   const modules = await buildModules({ config, deps, clock, storage, redis, log: app.log });
   const { presence: _presence, ...parley } = modules;

@@ -12,9 +12,10 @@ import { buildValidatorPerPart } from '../http/input-guard.js';
 import { MAX_PARAM_LENGTH } from '../http/failures.js';
 import { schemaErrorFormatter } from '../http/validation-messages.js';
 import { requestIdOf } from '../http/pipeline.js';
-import { frameworkError } from '../http/plugins/errors.js';
+import { frameworkErrors } from '../http/plugins/errors.js';
 import { PipelineLogController } from '../http/plugins/pipeline.js';
 import type { SendMessageLane } from '../http/send-message/lane.js';
+import type { Clock } from '../kernel/clock.js';
 import { loggerOptions } from '../kernel/logger.js';
 import type { AppDeps } from './parley.js';
 
@@ -42,7 +43,7 @@ export interface LaneSlot {
  * before Fastify sees the request (http/send-message/lane.ts); until `lane.current` is set every
  * request goes to Fastify.
  */
-export function createFastify(config: Config, deps: AppDeps, lane: LaneSlot, trusted: ReturnType<typeof trustProxy>) {
+export function createFastify(config: Config, deps: AppDeps, clock: Clock, lane: LaneSlot, trusted: ReturnType<typeof trustProxy>) {
   return Fastify({
     logger: deps.logStream ? { ...loggerOptions(config.logLevel), stream: deps.logStream } : loggerOptions(config.logLevel),
     genReqId: (req) => requestIdOf(req.headers),
@@ -52,7 +53,7 @@ export function createFastify(config: Config, deps: AppDeps, lane: LaneSlot, tru
     }),
     requestIdHeader: false,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
-    frameworkErrors: frameworkError,
+    frameworkErrors: frameworkErrors(clock),
     bodyLimit: config.bodyLimitBytes,
     // Per-IP limits need the client's address, not a load balancer's (http/client-address.ts).
     trustProxy: trusted ? (address: string) => trusted(address) : false,

@@ -30,8 +30,8 @@ import type { LaneSlot, ParleyFastify } from './http-server.js';
 
 /** The pipeline every route shares (the lane too), the input guard, OpenAPI and health. */
 async function registerCommon(app: ParleyFastify): Promise<HttpPipeline> {
-  const { storage, metrics, redis, membership } = app.parley;
-  const pipeline = new HttpPipeline(httpMetrics(metrics));
+  const { storage, metrics, redis, membership, clock } = app.parley;
+  const pipeline = new HttpPipeline(httpMetrics(metrics), clock);
   registerPipeline(app, pipeline);
   app.decorateRequest('principal', null);
   // Only JSON is accepted on generic routes; text/plain would otherwise be parsed as a string.

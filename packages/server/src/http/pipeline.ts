@@ -20,6 +20,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
+import type { Clock } from '../kernel/clock.js';
 import { AppError } from '../kernel/errors.js';
 import { requestId } from '../kernel/ids.js';
 import { renderError, toAppError } from './failures.js';
@@ -35,8 +36,10 @@ export type ObserveRequest = (method: string, route: string, status: number, sec
 export interface RequestFacts {
   /** Its id (step 1). */
   readonly id: string;
-  /** Date.now() when it arrived. */
+  /** When it arrived, on the app's clock. */
   readonly startedAt: number;
+  /** The app's clock (kernel/clock.ts): error envelopes read the time on it. */
+  readonly clock: Clock;
   readonly log: Logger;
   /**
    * The id again when `log` does not carry it: the lane writes on the app's logger rather than
@@ -119,7 +122,11 @@ export function logCompleted(log: Logger, status: number, milliseconds: number, 
 export class HttpPipeline {
   #closing = false;
 
-  constructor(readonly observe: ObserveRequest) {}
+  /** `clock` is the app's: requests' arrival times are read on it. */
+  constructor(
+    readonly observe: ObserveRequest,
+    readonly clock: Clock,
+  ) {}
 
   /** From now on every request is answered 503 and its connection closed (the app is shutting down). */
   close(): void {

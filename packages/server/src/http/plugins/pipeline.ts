@@ -28,9 +28,11 @@ export class PipelineLogController extends LogController {
 }
 
 export function registerPipeline(app: FastifyInstance, pipeline: HttpPipeline): void {
+  const clock = pipeline.clock;
+  app.decorateRequest('clock', { getter: () => clock });
   app.decorateRequest('startedAt', 0);
   app.addHook('onRequest', async (request, reply) => {
-    request.startedAt = Date.now();
+    request.startedAt = clock.now();
     reply.header('x-request-id', request.id);
     pipeline.arrive();
   });

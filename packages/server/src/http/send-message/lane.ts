@@ -49,7 +49,8 @@ export class SendMessageLane {
     const id = requestIdOf(req.headers);
     const input: SendMessageInput = {
       id,
-      startedAt: Date.now(),
+      startedAt: pipeline.clock.now(),
+      clock: pipeline.clock,
       log,
       reqId: id,
       tenantId,

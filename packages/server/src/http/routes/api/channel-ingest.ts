@@ -54,6 +54,7 @@ export const channelIngestRoutes: FastifyPluginAsyncTypebox<ChannelIngestOptions
       const answer = await serveSendMessage(route, {
         id: request.id,
         startedAt: request.startedAt,
+        clock: request.clock,
         log: request.log,
         tenantId: request.params.tenantId,
         channelId: request.params.channelId,
