@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Config } from './config/index.js';
-import { trustProxy } from './http/client-address.js';
+import { clientAddressOf, trustProxy } from './http/client-address.js';
 import { systemClock } from './kernel/clock.js';
 import { createFastify, type LaneSlot } from './composition/http-server.js';
 import { registerLifecycle, schedulePeriodicTasks } from './composition/lifecycle.js';
@@ -34,7 +34,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const { presence: _presence, ...parley } = modules;
   app.decorate('parley', parley);
   schedulePeriodicTasks(modules);
-  await registerSurfaces(app, lane, trusted);
+  await registerSurfaces(app, lane, clientAddressOf(trusted));
   registerLifecycle(app, modules, ownsStorage);
   return app;
 }

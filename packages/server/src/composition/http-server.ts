@@ -55,7 +55,8 @@ export function createFastify(config: Config, deps: AppDeps, clock: Clock, lane:
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkErrors(clock),
     bodyLimit: config.bodyLimitBytes,
-    // Per-IP limits need the client's address, not a load balancer's (http/client-address.ts).
+    // X-Forwarded-Proto and -Host only from the trusted proxies (request.protocol, request.host).
+    // The client's address is request.clientAddress, read as the lane reads it (http/client-address.ts).
     trustProxy: trusted ? (address: string) => trusted(address) : false,
     // The pipeline's closing step answers instead, in the surface's envelope (http/pipeline.ts).
     return503OnClosing: false,

@@ -3,7 +3,7 @@
  * the console API, media, the send-message route and lane, IM, and the web console.
  */
 import { AUTH_FAILURE_WINDOW_MS } from '../http/auth-failures.js';
-import { clientAddress, type trustProxy } from '../http/client-address.js';
+import type { ClientAddressOf } from '../http/client-address.js';
 import { memoryWindow, redisWindow } from '../http/fixed-window.js';
 import { registerInputGuard } from '../http/input-guard.js';
 import { registerOpenApi } from '../http/openapi.js';
@@ -29,9 +29,9 @@ import '../http/types.js';
 import type { LaneSlot, ParleyFastify } from './http-server.js';
 
 /** The pipeline every route shares (the lane too), the input guard, OpenAPI and health. */
-async function registerCommon(app: ParleyFastify): Promise<HttpPipeline> {
+async function registerCommon(app: ParleyFastify, clientAddress: ClientAddressOf): Promise<HttpPipeline> {
   const { storage, metrics, redis, membership, clock } = app.parley;
-  const pipeline = new HttpPipeline(httpMetrics(metrics), clock);
+  const pipeline = new HttpPipeline(httpMetrics(metrics), clock, clientAddress);
   registerPipeline(app, pipeline);
   app.decorateRequest('principal', null);
   // Only JSON is accepted on generic routes; text/plain would otherwise be parsed as a string.
@@ -52,8 +52,8 @@ async function registerCommon(app: ParleyFastify): Promise<HttpPipeline> {
 }
 
 /** Registers every surface on `app` (its `parley` decorated) and sets the send-message lane. */
-export async function registerSurfaces(app: ParleyFastify, lane: LaneSlot, trusted: ReturnType<typeof trustProxy>): Promise<void> {
-  const pipeline = await registerCommon(app);
+export async function registerSurfaces(app: ParleyFastify, lane: LaneSlot, clientAddress: ClientAddressOf): Promise<void> {
+  const pipeline = await registerCommon(app, clientAddress);
   const { config, clock, redis, accounts, channel, im, callbacks } = app.parley;
 
   // Fixed windows on the injected clock, or in Redis (shared by instances) when it is configured.
@@ -86,12 +86,7 @@ export async function registerSurfaces(app: ParleyFastify, lane: LaneSlot, trust
     failures: failureWindow('rl-channel-fail-'),
   });
   await app.register(channelIngestRoutes, { route: sendMessage });
-  lane.current = new SendMessageLane({
-    pipeline,
-    route: sendMessage,
-    log: app.log,
-    clientAddress: (req) => clientAddress(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'], trusted),
-  });
+  lane.current = new SendMessageLane({ pipeline, route: sendMessage, log: app.log });
 
   // IM surface: /management/apps and /{org}/{app}/... with its own auth and per-app rate limit.
   await app.register(imRoutes, {

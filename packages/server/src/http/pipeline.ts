@@ -23,6 +23,7 @@ import type { Readable } from 'node:stream';
 import type { Clock } from '../kernel/clock.js';
 import { AppError } from '../kernel/errors.js';
 import { requestId } from '../kernel/ids.js';
+import type { ClientAddressOf } from './client-address.js';
 import { renderError, toAppError } from './failures.js';
 import { CSRF_HEADER } from './plugins/session-cookie.js';
 import type { Surface } from './surface.js';
@@ -78,7 +79,8 @@ export interface LoggedRequest {
   method?: string;
   url?: string;
   host?: string;
-  ip?: string;
+  /** The client's address (http/client-address.ts). */
+  clientAddress?: string;
   headers?: IncomingHttpHeaders;
   socket?: { remoteAddress?: string; remotePort?: number };
 }
@@ -122,10 +124,14 @@ export function logCompleted(log: Logger, status: number, milliseconds: number, 
 export class HttpPipeline {
   #closing = false;
 
-  /** `clock` is the app's: requests' arrival times are read on it. */
+  /**
+   * `clock` is the app's: requests' arrival times are read on it. `clientAddress` reads a
+   * request's client (http/client-address.ts) for both transports.
+   */
   constructor(
     readonly observe: ObserveRequest,
     readonly clock: Clock,
+    readonly clientAddress: ClientAddressOf,
   ) {}
 
   /** From now on every request is answered 503 and its connection closed (the app is shutting down). */

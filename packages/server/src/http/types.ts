@@ -7,6 +7,8 @@ declare module 'fastify' {
     startedAt: number;
     /** The app's clock (kernel/clock.ts), the same for every request. */
     readonly clock: Clock;
+    /** The client's address behind trusted proxies (http/client-address.ts), as the send-message lane reads it. */
+    readonly clientAddress: string;
     /** The authenticated console user on /api routes, set by the bearer hook. */
     principal: Principal | null;
   }

@@ -28,8 +28,13 @@ export class PipelineLogController extends LogController {
 }
 
 export function registerPipeline(app: FastifyInstance, pipeline: HttpPipeline): void {
-  const clock = pipeline.clock;
+  const { clock, clientAddress } = pipeline;
   app.decorateRequest('clock', { getter: () => clock });
+  app.decorateRequest('clientAddress', {
+    getter(this: FastifyRequest) {
+      return clientAddress(this.raw);
+    },
+  });
   app.decorateRequest('startedAt', 0);
   app.addHook('onRequest', async (request, reply) => {
     request.startedAt = clock.now();

@@ -21,8 +21,6 @@ export interface SendMessageLaneOptions {
   pipeline: HttpPipeline;
   route: SendMessageRoute;
   log: Logger;
-  /** The client's address for per-IP failure counts (as Fastify's `request.ip`). */
-  clientAddress: (req: IncomingMessage) => string;
 }
 
 export class SendMessageLane {
@@ -58,7 +56,7 @@ export class SendMessageLane {
       url,
       headers: req.headers,
       body: req,
-      ip: this.options.clientAddress(req),
+      clientAddress: pipeline.clientAddress(req),
     };
     logIncoming(log, req, id);
     let answer: Answer;

@@ -61,7 +61,7 @@ export const channelIngestRoutes: FastifyPluginAsyncTypebox<ChannelIngestOptions
         url: request.raw.url ?? request.url,
         headers: request.headers,
         body: request.raw,
-        ip: request.ip,
+        clientAddress: request.clientAddress,
       }).catch((error: unknown) => {
         if (error instanceof ClientGone) return undefined;
         throw error;
