@@ -11,11 +11,9 @@ import type { trustProxy } from '../http/client-address.js';
 import { buildValidatorPerPart } from '../http/input-guard.js';
 import { MAX_PARAM_LENGTH } from '../http/failures.js';
 import { schemaErrorFormatter } from '../http/validation-messages.js';
-import { requestIdOf } from '../http/pipeline.js';
-import { frameworkErrors } from '../http/plugins/errors.js';
-import { PipelineLogController } from '../http/plugins/pipeline.js';
+import { requestIdOf, type HttpPipeline } from '../http/pipeline.js';
+import { frameworkErrors, PipelineLogController } from '../http/plugins/pipeline.js';
 import type { SendMessageLane } from '../http/send-message/lane.js';
-import type { Clock } from '../kernel/clock.js';
 import { loggerOptions } from '../kernel/logger.js';
 import type { AppDeps } from './parley.js';
 
@@ -43,17 +41,17 @@ export interface LaneSlot {
  * before Fastify sees the request (http/send-message/lane.ts); until `lane.current` is set every
  * request goes to Fastify.
  */
-export function createFastify(config: Config, deps: AppDeps, clock: Clock, lane: LaneSlot, trusted: ReturnType<typeof trustProxy>) {
+export function createFastify(config: Config, deps: AppDeps, pipeline: HttpPipeline, lane: LaneSlot, trusted: ReturnType<typeof trustProxy>) {
   return Fastify({
     logger: deps.logStream ? { ...loggerOptions(config.logLevel), stream: deps.logStream } : loggerOptions(config.logLevel),
     genReqId: (req) => requestIdOf(req.headers),
-    logController: new PipelineLogController(),
+    logController: new PipelineLogController(pipeline),
     serverFactory: (handler) => createHttpServer(config.server, (req, res) => {
       if (!lane.current?.handle(req, res)) handler(req, res);
     }),
     requestIdHeader: false,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
-    frameworkErrors: frameworkErrors(clock),
+    frameworkErrors: frameworkErrors(pipeline),
     bodyLimit: config.bodyLimitBytes,
     // X-Forwarded-Proto and -Host only from the trusted proxies (request.protocol, request.host).
     // The client's address is request.clientAddress, read as the lane reads it (http/client-address.ts).

@@ -3,14 +3,12 @@
  * the console API, media, the send-message route and lane, IM, and the web console.
  */
 import { AUTH_FAILURE_WINDOW_MS } from '../http/auth-failures.js';
-import type { ClientAddressOf } from '../http/client-address.js';
 import { memoryWindow, redisWindow } from '../http/fixed-window.js';
 import { registerInputGuard } from '../http/input-guard.js';
 import { registerOpenApi } from '../http/openapi.js';
 import { registerBearerAuth } from '../http/plugins/bearer.js';
-import { HttpPipeline } from '../http/pipeline.js';
+import type { HttpPipeline } from '../http/pipeline.js';
 import { registerErrorHandling } from '../http/plugins/errors.js';
-import { httpMetrics } from '../http/plugins/metrics.js';
 import { registerPipeline } from '../http/plugins/pipeline.js';
 import { registerRateLimit } from '../http/plugins/rate-limit.js';
 import { accountsRoutes, TAKEN_NAMES_PER_HOUR, TAKEN_NAMES_WINDOW_MS } from '../http/routes/api/accounts.js';
@@ -28,10 +26,9 @@ import { sendMessageRoute } from '../http/send-message/serve.js';
 import '../http/types.js';
 import type { LaneSlot, ParleyFastify } from './http-server.js';
 
-/** The pipeline every route shares (the lane too), the input guard, OpenAPI and health. */
-async function registerCommon(app: ParleyFastify, clientAddress: ClientAddressOf): Promise<HttpPipeline> {
-  const { storage, metrics, redis, membership, clock } = app.parley;
-  const pipeline = new HttpPipeline(httpMetrics(metrics), clock, clientAddress);
+/** The pipeline every route shares (the lane runs it too), the input guard, OpenAPI and health. */
+async function registerCommon(app: ParleyFastify, pipeline: HttpPipeline): Promise<void> {
+  const { storage, metrics, redis, membership } = app.parley;
   registerPipeline(app, pipeline);
   app.decorateRequest('principal', null);
   // Only JSON is accepted on generic routes; text/plain would otherwise be parsed as a string.
@@ -48,12 +45,11 @@ async function registerCommon(app: ParleyFastify, clientAddress: ClientAddressOf
     extraChecks: redis ? [async function redis_ping() { await redis.ping(); }] : [],
     instances: () => membership.view(),
   });
-  return pipeline;
 }
 
-/** Registers every surface on `app` (its `parley` decorated) and sets the send-message lane. */
-export async function registerSurfaces(app: ParleyFastify, lane: LaneSlot, clientAddress: ClientAddressOf): Promise<void> {
-  const pipeline = await registerCommon(app, clientAddress);
+/** Registers every surface on `app` (its `parley` decorated) and sets the send-message lane, both on `pipeline`. */
+export async function registerSurfaces(app: ParleyFastify, pipeline: HttpPipeline, lane: LaneSlot): Promise<void> {
+  await registerCommon(app, pipeline);
   const { config, clock, redis, accounts, channel, im, callbacks } = app.parley;
 
   // Fixed windows on the injected clock, or in Redis (shared by instances) when it is configured.

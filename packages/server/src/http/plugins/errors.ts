@@ -1,29 +1,14 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
-import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
-import { renderError, type EnvelopeFacts } from '../failures.js';
+import { renderError } from '../failures.js';
 import { failure } from '../pipeline.js';
 import { requestSurface } from '../surface.js';
 
-/** Sends `error` in the request's envelope; `facts` are the request's own unless given. */
-export function sendError(reply: FastifyReply, request: FastifyRequest, error: AppError, facts: EnvelopeFacts = request): FastifyReply {
+export function sendError(reply: FastifyReply, request: FastifyRequest, error: AppError): FastifyReply {
   const surface = requestSurface(request);
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
-  return reply.code(error.status).type('application/json; charset=utf-8').send(renderError(error, facts, surface));
-}
-
-/**
- * Fastify's `frameworkErrors`: what its router rejects before any route or hook runs (a path
- * segment over MAX_PARAM_LENGTH, a malformed percent-encoding), answered in the envelope. Such a
- * request is not one of the app's decorated requests: its facts are made here, on `clock`.
- */
-export function frameworkErrors(clock: Clock) {
-  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
-    const facts = { id: request.id, startedAt: clock.now(), clock, log: request.log };
-    reply.header('x-request-id', request.id);
-    return sendError(reply, request, failure(error, facts, requestSurface(request)), facts);
-  };
+  return reply.code(error.status).type('application/json; charset=utf-8').send(renderError(error, request, surface));
 }
 
 /**

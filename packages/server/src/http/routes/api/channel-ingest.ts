@@ -53,6 +53,7 @@ export const channelIngestRoutes: FastifyPluginAsyncTypebox<ChannelIngestOptions
     async (request, reply) => {
       const answer = await serveSendMessage(route, {
         id: request.id,
+        method: request.method,
         startedAt: request.startedAt,
         clock: request.clock,
         log: request.log,
