@@ -15,6 +15,18 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  // A request's client address has one reading, the one the send-message lane makes too.
+  {
+    files: ['packages/server/src/**/*.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        ...['request', 'req'].flatMap((object) =>
+          ['ip', 'ips'].map((property) => ({ object, property, message: 'Read request.clientAddress (http/client-address.ts).' })),
+        ),
+      ],
+    },
+  },
   // The web console runs in the browser.
   { files: ['packages/console/src/**/*.{ts,tsx}'], languageOptions: { globals: { ...globals.browser } } },
 );

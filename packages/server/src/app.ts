@@ -6,7 +6,9 @@
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Config } from './config/index.js';
-import { trustProxy } from './http/client-address.js';
+import { clientAddressOf, trustProxy } from './http/client-address.js';
+import { createMetricsRegistry, httpMetrics } from './http/plugins/metrics.js';
+import { HttpPipeline } from './http/pipeline.js';
 import { systemClock } from './kernel/clock.js';
 import { createFastify, type LaneSlot } from './composition/http-server.js';
 import { registerLifecycle, schedulePeriodicTasks } from './composition/lifecycle.js';
@@ -25,16 +27,19 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false }) : undefined;
   redis?.on('error', () => undefined); // reported through /readyz, not as an unhandled event
 
-  // The send-message lane is set once the channel module exists (composition/routes.ts).
-  const lane: LaneSlot = {};
+  // The pipeline both transports run (http/pipeline.ts); the send-message lane is set once the
+  // channel module exists (composition/routes.ts).
+  const metrics = createMetricsRegistry();
   const trusted = trustProxy(config.trustProxy);
-  const app = createFastify(config, deps, lane, trusted);
+  const pipeline = new HttpPipeline(httpMetrics(metrics), clock, clientAddressOf(trusted));
+  const lane: LaneSlot = {};
+  const app = createFastify(config, deps, pipeline, lane, trusted);
 
-  const modules = await buildModules({ config, deps, clock, storage, redis, log: app.log });
+  const modules = await buildModules({ config, deps, clock, storage, redis, metrics, log: app.log });
   const { presence: _presence, ...parley } = modules;
   app.decorate('parley', parley);
   schedulePeriodicTasks(modules);
-  await registerSurfaces(app, lane, trusted);
+  await registerSurfaces(app, pipeline, lane);
   registerLifecycle(app, modules, ownsStorage);
   return app;
 }

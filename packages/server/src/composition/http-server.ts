@@ -11,9 +11,8 @@ import type { trustProxy } from '../http/client-address.js';
 import { buildValidatorPerPart } from '../http/input-guard.js';
 import { MAX_PARAM_LENGTH } from '../http/failures.js';
 import { schemaErrorFormatter } from '../http/validation-messages.js';
-import { requestIdOf } from '../http/pipeline.js';
-import { frameworkError } from '../http/plugins/errors.js';
-import { PipelineLogController } from '../http/plugins/pipeline.js';
+import { requestIdOf, type HttpPipeline } from '../http/pipeline.js';
+import { frameworkErrors, PipelineLogController } from '../http/plugins/pipeline.js';
 import type { SendMessageLane } from '../http/send-message/lane.js';
 import { loggerOptions } from '../kernel/logger.js';
 import type { AppDeps } from './parley.js';
@@ -42,19 +41,20 @@ export interface LaneSlot {
  * before Fastify sees the request (http/send-message/lane.ts); until `lane.current` is set every
  * request goes to Fastify.
  */
-export function createFastify(config: Config, deps: AppDeps, lane: LaneSlot, trusted: ReturnType<typeof trustProxy>) {
+export function createFastify(config: Config, deps: AppDeps, pipeline: HttpPipeline, lane: LaneSlot, trusted: ReturnType<typeof trustProxy>) {
   return Fastify({
     logger: deps.logStream ? { ...loggerOptions(config.logLevel), stream: deps.logStream } : loggerOptions(config.logLevel),
     genReqId: (req) => requestIdOf(req.headers),
-    logController: new PipelineLogController(),
+    logController: new PipelineLogController(pipeline),
     serverFactory: (handler) => createHttpServer(config.server, (req, res) => {
       if (!lane.current?.handle(req, res)) handler(req, res);
     }),
     requestIdHeader: false,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
-    frameworkErrors: frameworkError,
+    frameworkErrors: frameworkErrors(pipeline),
     bodyLimit: config.bodyLimitBytes,
-    // Per-IP limits need the client's address, not a load balancer's (http/client-address.ts).
+    // X-Forwarded-Proto and -Host only from the trusted proxies (request.protocol, request.host).
+    // The client's address is request.clientAddress, read as the lane reads it (http/client-address.ts).
     trustProxy: trusted ? (address: string) => trusted(address) : false,
     // The pipeline's closing step answers instead, in the surface's envelope (http/pipeline.ts).
     return503OnClosing: false,

@@ -10,7 +10,6 @@ import type { Config } from '../config/index.js';
 import type { Clock } from '../kernel/clock.js';
 import { randomHex } from '../kernel/ids.js';
 import { loadOrCreateSecretKey, secretBox } from '../kernel/secret-box.js';
-import { createMetricsRegistry } from '../http/plugins/metrics.js';
 import { bootstrapAccounts } from '../modules/accounts/bootstrap.js';
 import { LoginBackoff } from '../modules/accounts/login-backoff.js';
 import { Passwords } from '../modules/accounts/password.js';
@@ -43,6 +42,8 @@ export interface Foundation {
   clock: Clock;
   storage: Storage;
   redis: Redis | undefined;
+  /** The app's metrics registry (the HTTP pipeline counts into it too). */
+  metrics: Registry;
   log: FastifyBaseLogger;
 }
 
@@ -50,8 +51,7 @@ export interface Foundation {
 export type Modules = Parley & { presence: RedisPresence | undefined };
 
 export async function buildModules(base: Foundation): Promise<Modules> {
-  const { config, deps, clock, storage, redis, log } = base;
-  const metrics = createMetricsRegistry();
+  const { config, deps, clock, storage, redis, metrics, log } = base;
   const { accounts, passwords, bootstrap } = await buildAccounts(base);
   const onSingletonError = (name: string, error: unknown) => log.error({ err: error, task: name }, 'periodic task failed');
   const onSettingsError = (error: unknown) => log.warn({ err: error }, 'settings versions: Redis unreachable, cached settings are read afresh');

@@ -3,14 +3,12 @@
  * the console API, media, the send-message route and lane, IM, and the web console.
  */
 import { AUTH_FAILURE_WINDOW_MS } from '../http/auth-failures.js';
-import { clientAddress, type trustProxy } from '../http/client-address.js';
 import { memoryWindow, redisWindow } from '../http/fixed-window.js';
 import { registerInputGuard } from '../http/input-guard.js';
 import { registerOpenApi } from '../http/openapi.js';
 import { registerBearerAuth } from '../http/plugins/bearer.js';
-import { HttpPipeline } from '../http/pipeline.js';
+import type { HttpPipeline } from '../http/pipeline.js';
 import { registerErrorHandling } from '../http/plugins/errors.js';
-import { httpMetrics } from '../http/plugins/metrics.js';
 import { registerPipeline } from '../http/plugins/pipeline.js';
 import { registerRateLimit } from '../http/plugins/rate-limit.js';
 import { accountsRoutes, TAKEN_NAMES_PER_HOUR, TAKEN_NAMES_WINDOW_MS } from '../http/routes/api/accounts.js';
@@ -28,10 +26,9 @@ import { sendMessageRoute } from '../http/send-message/serve.js';
 import '../http/types.js';
 import type { LaneSlot, ParleyFastify } from './http-server.js';
 
-/** The pipeline every route shares (the lane too), the input guard, OpenAPI and health. */
-async function registerCommon(app: ParleyFastify): Promise<HttpPipeline> {
+/** The pipeline every route shares (the lane runs it too), the input guard, OpenAPI and health. */
+async function registerCommon(app: ParleyFastify, pipeline: HttpPipeline): Promise<void> {
   const { storage, metrics, redis, membership } = app.parley;
-  const pipeline = new HttpPipeline(httpMetrics(metrics));
   registerPipeline(app, pipeline);
   app.decorateRequest('principal', null);
   // Only JSON is accepted on generic routes; text/plain would otherwise be parsed as a string.
@@ -48,12 +45,11 @@ async function registerCommon(app: ParleyFastify): Promise<HttpPipeline> {
     extraChecks: redis ? [async function redis_ping() { await redis.ping(); }] : [],
     instances: () => membership.view(),
   });
-  return pipeline;
 }
 
-/** Registers every surface on `app` (its `parley` decorated) and sets the send-message lane. */
-export async function registerSurfaces(app: ParleyFastify, lane: LaneSlot, trusted: ReturnType<typeof trustProxy>): Promise<void> {
-  const pipeline = await registerCommon(app);
+/** Registers every surface on `app` (its `parley` decorated) and sets the send-message lane, both on `pipeline`. */
+export async function registerSurfaces(app: ParleyFastify, pipeline: HttpPipeline, lane: LaneSlot): Promise<void> {
+  await registerCommon(app, pipeline);
   const { config, clock, redis, accounts, channel, im, callbacks } = app.parley;
 
   // Fixed windows on the injected clock, or in Redis (shared by instances) when it is configured.
@@ -86,12 +82,7 @@ export async function registerSurfaces(app: ParleyFastify, lane: LaneSlot, trust
     failures: failureWindow('rl-channel-fail-'),
   });
   await app.register(channelIngestRoutes, { route: sendMessage });
-  lane.current = new SendMessageLane({
-    pipeline,
-    route: sendMessage,
-    log: app.log,
-    clientAddress: (req) => clientAddress(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'], trusted),
-  });
+  lane.current = new SendMessageLane({ pipeline, route: sendMessage, log: app.log });
 
   // IM surface: /management/apps and /{org}/{app}/... with its own auth and per-app rate limit.
   await app.register(imRoutes, {

@@ -1,13 +1,18 @@
 /**
- * The client's address for per-IP limits. Without trusted proxies it is the socket's peer.
- * Behind a load balancer every request would come from the balancer's address, so one stranger
- * could exhaust a limit shared by everyone: the balancers' addresses are configured
+ * The client's address for per-IP limits and the access log. Without trusted proxies it is the
+ * socket's peer. Behind a load balancer every request would come from the balancer's address, so
+ * one stranger could exhaust a limit shared by everyone: the balancers' addresses are configured
  * (PARLEY_TRUST_PROXY) and then the client is the nearest address in `X-Forwarded-For` that is
- * not one of them, as Fastify's `trustProxy` reads it (the same rule serves both).
+ * not one of them. `clientAddressOf` is the one reading of it: the send-message lane calls it, and
+ * Fastify requests carry it as `request.clientAddress` (http/plugins/pipeline.ts).
  */
+import type { IncomingMessage } from 'node:http';
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 
 export type TrustProxy = (address: string) => boolean;
+
+/** The client address of a request as it arrived on the socket. */
+export type ClientAddressOf = (req: IncomingMessage) => string;
 
 const MAPPED_V4 = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i;
 
@@ -41,4 +46,9 @@ export function clientAddress(peer: string, forwardedFor: string | string[] | un
     if (!trusted(hop)) break;
   }
   return client;
+}
+
+/** The client address of any request, behind the `trusted` proxies (none: the socket's peer). */
+export function clientAddressOf(trusted: TrustProxy | undefined): ClientAddressOf {
+  return (req) => clientAddress(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'], trusted);
 }

@@ -5,6 +5,7 @@
  */
 import type { FastifyError } from 'fastify';
 import { ERRORS, type ApiErrorBody, type ErrorCode, type ImErrorBody } from '@parley/protocol';
+import type { Clock } from '../kernel/clock.js';
 import { AppError } from '../kernel/errors.js';
 import { isUnavailable } from '../storage/errors.js';
 import type { Surface } from './surface.js';
@@ -57,10 +58,11 @@ export function toAppError(error: unknown, surface: Surface, bodyLimit?: number)
   return new AppError('internal_error', {}, { cause: error });
 }
 
-/** What an error envelope tells of its request: its id, and when it arrived (Date.now()). */
+/** What an error envelope tells of its request: its id, and when it arrived on the app's clock. */
 export interface EnvelopeFacts {
   readonly id: string;
   readonly startedAt: number;
+  readonly clock: Clock;
 }
 
 export function renderError(error: AppError, request: EnvelopeFacts, surface: Surface): ApiErrorBody | ImErrorBody {
@@ -68,7 +70,7 @@ export function renderError(error: AppError, request: EnvelopeFacts, surface: Su
   if (surface === 'api') {
     return { status: 'FAIL', errorCode: error.code, errorDescription: message, requestId: String(request.id) };
   }
-  const now = Date.now();
+  const now = request.clock.now();
   return {
     error: error.code,
     error_description: message,

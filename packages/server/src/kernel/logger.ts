@@ -57,21 +57,21 @@ interface RawRequest {
   method?: string;
   url?: string;
   host?: string;
-  ip?: string;
+  clientAddress?: string;
   headers?: { host?: string };
   socket?: { remoteAddress?: string; remotePort?: number };
 }
 
 /**
- * Fastify's request serializer, with the URL's credentials redacted. A plain node:http request
- * (the send-message lane's) has no `host` or `ip`: its Host header and socket peer stand in.
+ * Fastify's request serializer, with the URL's credentials redacted. The address is the client's
+ * behind trusted proxies (`clientAddress`, http/client-address.ts); without it, the socket's peer.
  */
 export function serializeRequest(req: RawRequest): Record<string, unknown> {
   return {
     method: req.method,
     url: redactUrl(req.url ?? ''),
     host: req.host ?? req.headers?.host,
-    remoteAddress: req.ip ?? req.socket?.remoteAddress,
+    remoteAddress: req.clientAddress ?? req.socket?.remoteAddress,
     remotePort: req.socket?.remotePort,
   };
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, call, createTenant, createTestApp, login, type TestApp } from '../helpers/app.js';
 import { createAssociation, customerMessage, postRaw, sendCustomerMessage, type TestAssociation } from '../helpers/channel.js';
+import type { FakeClock } from '../helpers/clock.js';
 import { ENGINES } from '../helpers/engines.js';
 
 /**
@@ -144,6 +145,18 @@ describe.each(TRANSPORTS)('send-message API on %s over %s', (engine, transport) 
       for (const expires of [t.clock.now() + 60_000, 0, -1]) {
         expect((await postRaw(t.app, assoc, customerMessage({ from: 'x-exp' }), { expires })).status).toBe(200);
       }
+    });
+    it('X-Auth-Expires is compared with the app clock: the same signature expires once that clock passes it', async () => {
+      const clock = t.clock as FakeClock;
+      // Ten minutes ahead of the app clock, and still ahead of the system clock when the request is refused.
+      const expires = clock.now() + 10 * 60_000;
+      const body = customerMessage({ from: 'x-clock', msg_id: 'x-clock-1' });
+      expect((await postRaw(t.app, assoc, body, { expires })).status).toBe(200);
+      clock.advance(10 * 60_000 + 1);
+      expect(Date.now()).toBeLessThan(expires);
+      const late = await postRaw(t.app, assoc, body, { expires });
+      expect(late.status).toBe(401);
+      expect(late.body.errorCode).toBe('signature_expired');
     });
     it('X-Auth-Expires missing or not a number: missing_authorization', async () => {
       const res = await postRaw(t.app, assoc, customerMessage({ from: 'x' }), { expires: 'soon' });

@@ -51,8 +51,8 @@ async function imGet(app: FastifyInstance, url: string, ip: string, token: strin
   return { status: res.statusCode, code: res.json().error, retryAfter: res.headers['retry-after'] as string | undefined };
 }
 
-function signed(assoc: TestAssociation, body: string, secret = assoc.clientSecret): Record<string, string> {
-  const signature = signSendMessage(secret, { method: 'POST', path: assoc.postMessageUrl, expires: -1, body });
+function signed(assoc: TestAssociation, body: string, secret = assoc.clientSecret, path = assoc.postMessageUrl): Record<string, string> {
+  const signature = signSendMessage(secret, { method: 'POST', path, expires: -1, body });
   return { 'content-type': 'application/json', 'x-auth-expires': '-1', authorization: sendMessageAuthorization(assoc.clientId, signature) };
 }
 
@@ -61,11 +61,14 @@ async function injectPost(app: FastifyInstance, assoc: TestAssociation, ip: stri
   return { status: res.statusCode, code: res.json().errorCode, retryAfter: res.headers['retry-after'] as string | undefined };
 }
 
-/** A real request to the lane from `localAddress` (any 127.x address reaches a server on 127.0.0.1). */
-function socketPost(port: number, localAddress: string, assoc: TestAssociation, body: string, secret?: string, forwardedFor?: string): Promise<Answer> {
-  const headers = { ...signed(assoc, body, secret), ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) };
+/**
+ * A real request to the lane from `localAddress` (any 127.x address reaches a server on 127.0.0.1);
+ * to Fastify's route instead with `path` (`fastifyPath`).
+ */
+function socketPost(port: number, localAddress: string, assoc: TestAssociation, body: string, secret?: string, forwardedFor?: string, path = assoc.postMessageUrl): Promise<Answer> {
+  const headers = { ...signed(assoc, body, secret, path), ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) };
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, localAddress, method: 'POST', path: assoc.postMessageUrl, headers, agent: false }, (res) => {
+    const req = request({ host: '127.0.0.1', port, localAddress, method: 'POST', path, headers, agent: false }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
@@ -75,6 +78,10 @@ function socketPost(port: number, localAddress: string, assoc: TestAssociation, 
     req.end(body);
   });
 }
+
+/** The association's URL with the tenant id's first digit percent-encoded: the lane leaves it to Fastify's route. */
+const fastifyPath = (assoc: TestAssociation): string =>
+  assoc.postMessageUrl.replace(`/tenants/${assoc.tenantId}/`, `/tenants/${String(assoc.tenantId).replace(/\d/, (d) => `%3${d}`)}/`);
 
 function expectFloodRefused(answers: Answer[], failure: { status: number; code: string }, limited: string): void {
   expect(answers.slice(0, FAILURES).every((a) => a.status === failure.status && a.code === failure.code)).toBe(true);
@@ -167,6 +174,46 @@ describe('behind a load balancer (PARLEY_TRUST_PROXY)', () => {
     expect(clientAddress('198.51.100.1', '203.0.113.9', trusted)).toBe('198.51.100.1');
     expect(clientAddress('127.0.0.1', undefined, trusted)).toBe('127.0.0.1');
     expect(clientAddress('127.0.0.1', '203.0.113.9', undefined)).toBe('127.0.0.1');
+  });
+
+  it('reads one client address on the lane and on Fastify: a failure counted on either counts on both', async () => {
+    const t = await createTestApp('sqlite', { env: { ...ENV, PARLEY_TRUST_PROXY: '127.0.0.1' } });
+    try {
+      await listen(t.app);
+      const { port } = t.app.server.address() as { port: number };
+      const root = await login(t.app, ADMIN.username, ADMIN.password);
+      const tenant = await createTenant(t.app, root, 'OneAddress');
+      const assoc = await createAssociation(t.app, tenant.adminToken, tenant.tenantId, 'http://127.0.0.1:9/hook');
+      const lane = (peer: string, forwardedFor: string | undefined, secret?: string) =>
+        socketPost(port, peer, assoc, customerMessage({ from: 'c-one' }), secret, forwardedFor);
+      const fastify = (peer: string, forwardedFor: string | undefined, secret?: string) =>
+        socketPost(port, peer, assoc, customerMessage({ from: 'c-one' }), secret, forwardedFor, fastifyPath(assoc));
+      const wrong = 'f'.repeat(32);
+      // [who, the socket's peer, X-Forwarded-For]: a direct client (its forwarded header is not
+      // believed), and a client behind the trusted proxy.
+      const clients: Array<[string, string, string | undefined]> = [
+        ['direct', '127.0.0.5', STRANGER],
+        ['through the proxy', '127.0.0.1', STRANGER],
+      ];
+      for (const [who, peer, forwardedFor] of clients) {
+        const failed: number[] = [];
+        for (let i = 0; i < FAILURES / 2; i++) {
+          failed.push((await lane(peer, forwardedFor, wrong)).status, (await fastify(peer, forwardedFor, wrong)).status);
+        }
+        expect(failed, who).toEqual(Array(FAILURES).fill(401));
+        for (const transport of [lane, fastify]) {
+          const refused = await transport(peer, forwardedFor);
+          expect([who, refused.status, refused.code]).toEqual([who, 429, 'rate_limited']);
+        }
+      }
+      // The same forwarded address from a peer that is not a proxy is that peer, and another client behind the proxy is itself.
+      for (const transport of [lane, fastify]) {
+        expect((await transport('127.0.0.6', STRANGER)).status).toBe(200);
+        expect((await transport('127.0.0.1', CLIENT)).status).toBe(200);
+      }
+    } finally {
+      await t.close();
+    }
   });
 
   it('counts failures per forwarded client on the lane and on Fastify routes, so one stranger does not block everyone', async () => {

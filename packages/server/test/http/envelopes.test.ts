@@ -8,8 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/kernel/errors.js';
 import { registerErrorHandling } from '../../src/http/plugins/errors.js';
 import { registerRateLimit } from '../../src/http/plugins/rate-limit.js';
+import { FakeClock } from '../helpers/clock.js';
 
 let app: FastifyInstance;
+/** The app's clock: IM error envelopes read their timestamp on it. */
+const clock = new FakeClock();
 
 const bodySchema = {
   body: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, kind: { type: 'string', enum: ['a', 'b'] } } },
@@ -17,9 +20,10 @@ const bodySchema = {
 
 beforeAll(async () => {
   app = Fastify({ bodyLimit: 1024 });
+  app.decorateRequest('clock', { getter: () => clock });
   app.decorateRequest('startedAt', 0);
   app.addHook('onRequest', async (request) => {
-    request.startedAt = Date.now();
+    request.startedAt = clock.now();
   });
   app.removeContentTypeParser('text/plain');
   registerErrorHandling(app);
@@ -82,7 +86,8 @@ describe.each([
       expect(Object.keys(body).sort()).toEqual(['duration', 'error', 'error_description', 'exception', 'timestamp']);
       expect(body.error).toBe(code.im);
       expect(body.exception).toMatch(/Exception$/);
-      expect(typeof body.timestamp).toBe('number');
+      expect(body.timestamp).toBe(clock.now());
+      expect(body.duration).toBe(0);
     }
     // Never a stack trace or internal detail.
     expect(res.body).not.toContain('exploded');

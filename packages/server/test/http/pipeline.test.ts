@@ -3,13 +3,17 @@
  * sockets: the send-message lane in front of Fastify (the path with decimal ids) and Fastify's
  * own route (the same path with a percent-encoded id, which the lane leaves to Fastify). Each step
  * must show the same on both: the request id, the security headers, the metrics under the route
- * pattern, the access log and the failure line, and the 503 while the app closes.
+ * pattern, the access log (with the client's address) and the failure line, and the 503 while the
+ * app closes. First, how one list orders the phases, and that a request Fastify's router refuses
+ * meets the list too.
  */
 import net from 'node:net';
 import { sendMessageAuthorization, signSendMessage } from '@parley/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, createTenant, createTestApp, login, type TestApp } from '../helpers/app.js';
 import { createAssociation, customerMessage, postRaw, type TestAssociation } from '../helpers/channel.js';
+import { FakeClock } from '../helpers/clock.js';
+import { HttpPipeline, PIPELINE_STEPS, type PipelineStep, type RequestFacts } from '../../src/http/pipeline.js';
 
 const ROUTE = '/api/tenants/:tenantId/rest/channels/:channelId/messages';
 const DATA_POLICY = "default-src 'none'; frame-ancestors 'none'";
@@ -29,6 +33,28 @@ async function until(check: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 100 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
   if (!check()) throw new Error(`timed out waiting for ${what}`);
 }
+
+describe('the pipeline list', () => {
+  it('runs arrive in list order, answer and complete in reverse: the first step to see a request is the last to see its answer', () => {
+    const seen: string[] = [];
+    const step = (name: string): PipelineStep => ({
+      name,
+      arrive: () => void seen.push(`arrive ${name}`),
+      answer: () => void seen.push(`answer ${name}`),
+      complete: () => void seen.push(`complete ${name}`),
+    });
+    const pipeline = new HttpPipeline(() => undefined, new FakeClock(), () => '', [step('a'), { name: 'b' }, step('c')]);
+    const request = { id: 'r', method: 'POST', url: '/', startedAt: 0 } as RequestFacts;
+    pipeline.arrive(request);
+    pipeline.answer(request, {}, false);
+    pipeline.complete(request, '/', 200, 1);
+    expect(seen).toEqual(['arrive a', 'arrive c', 'answer c', 'answer a', 'complete c', 'complete a']);
+  });
+
+  it('is the list the app runs, in this order', () => {
+    expect(PIPELINE_STEPS.map((s) => s.name)).toEqual(['request id', 'access log', 'closing', 'security headers', 'metrics']);
+  });
+});
 
 describe('the HTTP pipeline on both transports', () => {
   let t: TestApp;
@@ -94,6 +120,51 @@ describe('the HTTP pipeline on both transports', () => {
     expect(incoming).toMatchObject({ msg: 'incoming request', level: 30, req: { method: 'POST', url: url(assoc) } });
     expect(failed).toMatchObject({ level: 30, code: 'missing_authorization', status: 401 });
     expect(completed).toMatchObject({ msg: 'request completed', level: 30, res: { statusCode: 401 }, responseTime: expect.any(Number) });
+  });
+
+  it('runs the list for a request that Fastify\'s router refuses before any route', async () => {
+    const id = 'refused-by-router';
+    const unmatched = async () => {
+      const text = (await t.app.inject('/metrics')).body;
+      const line = text.split('\n').find((l) => l.startsWith('parley_http_requests_total{method="GET",route="unmatched",status="414"}'));
+      return Number(line?.split(' ').pop() ?? 0);
+    };
+    const before = await unmatched();
+    const res = await t.app.inject({ method: 'GET', url: `/api/tenants/${'9'.repeat(120)}`, headers: { 'x-request-id': id } });
+    expect(res.statusCode).toBe(414);
+    expect(res.headers['x-request-id']).toBe(id);
+    expect(res.headers['content-security-policy']).toBe(DATA_POLICY);
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(await unmatched()).toBe(before + 1);
+    const mine = () => lines.filter((l) => l.reqId === id);
+    await until(() => mine().some((l) => l.msg === 'request completed'), 'the access log line');
+    expect(mine().map((l) => l.msg)).toEqual(['incoming request', expect.any(String), 'request completed']);
+  });
+});
+
+describe.each(TRANSPORTS)('the client address on %s, behind a trusted proxy', (name, url) => {
+  it('is logged as the same address: the peer when it comes direct, the forwarded client through the proxy', async () => {
+    const lines: LogLine[] = [];
+    const t = await createTestApp('sqlite', {
+      env: { PARLEY_API_RATE_LIMIT: '100000', LOG_LEVEL: 'info', PARLEY_TRUST_PROXY: '127.0.0.1' },
+      deps: { logStream: { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) } },
+    });
+    try {
+      const root = await login(t.app, ADMIN.username, ADMIN.password);
+      const tenant = await createTenant(t.app, root, 'Address');
+      const assoc = await createAssociation(t.app, tenant.adminToken, tenant.tenantId, 'http://127.0.0.1:9/hook');
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      for (const [forwardedFor, address] of [[undefined, '127.0.0.1'], ['203.0.113.9', '203.0.113.9'], ['198.51.100.7, 127.0.0.1', '198.51.100.7']] as const) {
+        const id = `address-${name.replace(/\W/g, '')}-${address}`;
+        const headers = { 'x-request-id': id, ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) };
+        expect((await postRaw(t.app, assoc, customerMessage({ from: 'address' }), { url: url(assoc), headers })).status).toBe(200);
+        const incoming = () => lines.find((l) => l.reqId === id && l.msg === 'incoming request');
+        await until(() => incoming() !== undefined, 'the access log line');
+        expect(incoming()).toMatchObject({ req: { remoteAddress: address } });
+      }
+    } finally {
+      await t.close();
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { AppError } from '../../kernel/errors.js';
 import { renderError } from '../failures.js';
@@ -9,16 +9,6 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: A
   const surface = requestSurface(request);
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   return reply.code(error.status).type('application/json; charset=utf-8').send(renderError(error, request, surface));
-}
-
-/**
- * Fastify's `frameworkErrors`: what its router rejects before any route or hook runs (a path
- * segment over MAX_PARAM_LENGTH, a malformed percent-encoding), answered in the envelope.
- */
-export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  request.startedAt = Date.now();
-  reply.header('x-request-id', request.id);
-  return sendError(reply, request, failure(error, request, requestSurface(request)));
 }
 
 /**

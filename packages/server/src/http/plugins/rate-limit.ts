@@ -26,7 +26,7 @@ export async function registerRateLimit(app: FastifyInstance, options: RateLimit
     timeWindow: options.timeWindowMs,
     ...(options.redis ? { redis: options.redis } : {}),
     nameSpace: options.nameSpace ?? 'parley-rl-',
-    ...(options.keyGenerator ? { keyGenerator: options.keyGenerator } : {}),
+    keyGenerator: options.keyGenerator ?? ((request) => request.clientAddress),
     errorResponseBuilder: (request, context) => {
       const retryAfter = Math.max(1, Math.ceil(context.ttl / 1000));
       return new AppError(

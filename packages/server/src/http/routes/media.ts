@@ -50,7 +50,7 @@ export async function mediaRoutes(app: FastifyInstance, opts: { channel: Channel
     '/media/:id',
     {
       onRequest: async (request) => {
-        const retryAfter = await opts.limit.take(request.ip);
+        const retryAfter = await opts.limit.take(request.clientAddress);
         if (retryAfter > 0) throw tooMany('reach_limit', retryAfter);
       },
       schema: {

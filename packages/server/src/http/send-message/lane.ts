@@ -4,14 +4,14 @@
  * Customers' servers post every message here, so this one route is the hot path of Area A.
  * Fastify's per-request work (request and reply objects, hook chains, schema validation of
  * params and headers, serializer) cost about a quarter of the CPU of a request on the benchmark
- * machine. The lane matches the route's path with decimal ids and runs the pipeline's steps
+ * machine. The lane matches the route's path with decimal ids and runs the pipeline's list
  * (http/pipeline.ts) around `serveSendMessage` itself, in plain `node:http`; everything else,
  * including this path with ids that need decoding, goes to Fastify, whose route calls the same
  * `serveSendMessage` (routes/api/channel-ingest.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { ClientGone, failureAnswer, logCompleted, logIncoming, requestIdOf, securityHeaders, type Answer, type HttpPipeline, type Logger } from '../pipeline.js';
+import { ClientGone, failureAnswer, requestIdOf, type Answer, type HttpPipeline, type Logger, type OutgoingHeaders } from '../pipeline.js';
 import { SEND_MESSAGE_ROUTE, serveSendMessage, type SendMessageInput, type SendMessageRoute } from './serve.js';
 
 const PATH = /^\/api\/tenants\/(\d{1,15})\/rest\/channels\/(\d{1,15})\/messages(?:\?|$)/;
@@ -21,8 +21,6 @@ export interface SendMessageLaneOptions {
   pipeline: HttpPipeline;
   route: SendMessageRoute;
   log: Logger;
-  /** The client's address for per-IP failure counts (as Fastify's `request.ip`). */
-  clientAddress: (req: IncomingMessage) => string;
 }
 
 export class SendMessageLane {
@@ -42,27 +40,29 @@ export class SendMessageLane {
     return true;
   }
 
-  /** The pipeline's steps in order around `serveSendMessage`. */
+  /** The pipeline's list (http/pipeline.ts) around `serveSendMessage`, phase by phase. */
   async #serve(req: IncomingMessage, res: ServerResponse, url: string, tenantId: number, channelId: number): Promise<void> {
     const started = performance.now();
     const { pipeline, route, log } = this.options;
     const id = requestIdOf(req.headers);
     const input: SendMessageInput = {
       id,
-      startedAt: Date.now(),
+      method: 'POST',
+      url,
+      headers: req.headers,
+      socket: req.socket,
+      clientAddress: pipeline.clientAddress(req),
+      startedAt: pipeline.clock.now(),
+      clock: pipeline.clock,
       log,
       reqId: id,
       tenantId,
       channelId,
-      url,
-      headers: req.headers,
       body: req,
-      ip: this.options.clientAddress(req),
     };
-    logIncoming(log, req, id);
     let answer: Answer;
     try {
-      pipeline.arrive();
+      pipeline.arrive(input);
       answer = await serveSendMessage(route, input);
     } catch (error) {
       if (error instanceof ClientGone) return;
@@ -70,16 +70,10 @@ export class SendMessageLane {
     }
     // An error met after the client left has nobody to go to.
     if (answer.status >= 400 && res.destroyed) return;
-    res.writeHead(answer.status, {
-      ...answer.headers,
-      'content-type': JSON_TYPE,
-      'content-length': Buffer.byteLength(answer.body),
-      'x-request-id': id,
-      ...securityHeaders(false),
-    });
+    const headers: OutgoingHeaders = { ...answer.headers, 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(answer.body) };
+    pipeline.answer(input, headers, false);
+    res.writeHead(answer.status, headers);
     res.end(answer.body);
-    const seconds = (performance.now() - started) / 1000;
-    pipeline.observe('POST', SEND_MESSAGE_ROUTE, answer.status, seconds);
-    logCompleted(log, answer.status, seconds * 1000, id);
+    pipeline.complete(input, SEND_MESSAGE_ROUTE, answer.status, performance.now() - started);
   }
 }

@@ -51,8 +51,8 @@ export interface SendMessageInput extends RequestFacts {
   readonly headers: IncomingHttpHeaders;
   /** The body, unread: read here once the headers pass, at most SEND_MESSAGE_MAX_BYTES of it. */
   readonly body: Readable;
-  /** The client's address, for the per-IP failure counts. */
-  readonly ip: string;
+  /** The client's address (http/client-address.ts), for the per-IP failure counts. */
+  readonly clientAddress: string;
 }
 
 type Credentials = NonNullable<SendMessageRequest['credentials']>;
@@ -89,7 +89,7 @@ const headerValue = (v: string | string[] | undefined) => (Array.isArray(v) ? v[
  */
 function admitSendMessage(limits: GuardedLimits, input: SendMessageInput): Credentials | Promise<Credentials> {
   const key = `${input.tenantId}/${input.channelId}`;
-  const failed = limits.failures.peek(failureKey(input.ip, key));
+  const failed = limits.failures.peek(failureKey(input.clientAddress, key));
   const full = limits.own.peek(key);
   if (typeof failed === 'number' && typeof full === 'number') return admitted(failed || full, input.headers);
   return Promise.all([failed, full]).then(([f, a]) => admitted(f || a, input.headers));
@@ -105,7 +105,7 @@ const SEND_MESSAGE_AUTH_FAILURES = new Set(['missing_authorization', 'invalid_cl
 
 /** Counts `error` against the caller's IP at the association when it is an authentication failure. */
 function noteSendMessageFailure(limits: GuardedLimits, input: SendMessageInput, error: unknown): void {
-  if (error instanceof AppError && SEND_MESSAGE_AUTH_FAILURES.has(error.code)) noteFailure(limits, input.ip, `${input.tenantId}/${input.channelId}`);
+  if (error instanceof AppError && SEND_MESSAGE_AUTH_FAILURES.has(error.code)) noteFailure(limits, input.clientAddress, `${input.tenantId}/${input.channelId}`);
 }
 
 /**

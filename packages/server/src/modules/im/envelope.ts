@@ -35,7 +35,7 @@ function base(request: FastifyRequest, app: EnvelopeApp): ImEnvelopeBase {
     organization: app.orgName,
     application: app.id,
     action: request.method.toLowerCase(),
-    duration: Math.max(0, Date.now() - request.startedAt),
+    duration: Math.max(0, request.clock.now() - request.startedAt),
     applicationName: app.appName,
   };
 }
@@ -61,7 +61,7 @@ export function imManagementEntities<T>(request: FastifyRequest, entities: T[]) 
     uri: `${request.protocol}://${request.host}${url}`,
     timestamp: request.startedAt,
     action: request.method.toLowerCase(),
-    duration: Math.max(0, Date.now() - request.startedAt),
+    duration: Math.max(0, request.clock.now() - request.startedAt),
     entities,
     count: entities.length,
   };

@@ -72,7 +72,7 @@ function tenantEditRoutes(app: ApiApp, accounts: AccountsService): void {
     },
     async (request) => {
       const { current_password, new_password } = request.body;
-      return ok(await accounts.admin.changeOwnPassword(principalOf(request), current_password, new_password, request.ip, requestToken(request)));
+      return ok(await accounts.admin.changeOwnPassword(principalOf(request), current_password, new_password, request.clientAddress, requestToken(request)));
     },
   );
 }

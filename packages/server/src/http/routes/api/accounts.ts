@@ -65,7 +65,7 @@ function sessionRoutes(app: ApiApp, accounts: AccountsService): void {
       schema: { tags: ['accounts'], summary: 'Sign in and get a bearer token', security: PUBLIC, body: LoginRequest, response: { 200: ApiEntity(LoginResult), ...apiErrors(400, 401, 429) } },
     },
     async (request, reply) => {
-      const result = await accounts.login(request.body.username, request.body.password, request.ip);
+      const result = await accounts.login(request.body.username, request.body.password, request.clientAddress);
       // The console signs in through the HttpOnly cookie; integrators use the returned token.
       setSessionCookie(request, reply, result.access_token, result.expires_in);
       return ok(result);

@@ -53,14 +53,16 @@ export const channelIngestRoutes: FastifyPluginAsyncTypebox<ChannelIngestOptions
     async (request, reply) => {
       const answer = await serveSendMessage(route, {
         id: request.id,
+        method: request.method,
         startedAt: request.startedAt,
+        clock: request.clock,
         log: request.log,
         tenantId: request.params.tenantId,
         channelId: request.params.channelId,
         url: request.raw.url ?? request.url,
         headers: request.headers,
         body: request.raw,
-        ip: request.ip,
+        clientAddress: request.clientAddress,
       }).catch((error: unknown) => {
         if (error instanceof ClientGone) return undefined;
         throw error;

@@ -41,7 +41,7 @@ export function registerImContext(app: FastifyInstance, apps: ImAppsService, lim
     if (!params.org || !params.app) throw new AppError('organization_application_not_found', { org: params.org ?? '', app: params.app ?? '' });
     const imApp = await apps.requireApp(params.org, params.app);
     request.imApp = imApp;
-    const blocked = await limits.failures.peek(failureKey(request.ip, imApp.appkey));
+    const blocked = await limits.failures.peek(failureKey(request.clientAddress, imApp.appkey));
     if (blocked > 0) throw tooMany('reach_limit', blocked);
     const auth = request.routeOptions.config.imAuth ?? 'admin';
     if (auth === 'public') return;
@@ -51,7 +51,7 @@ export function registerImContext(app: FastifyInstance, apps: ImAppsService, lim
     try {
       principal = await apps.authenticate(imApp, token);
     } catch (error) {
-      if (isCredentialFailure(error)) noteFailure(limits, request.ip, imApp.appkey);
+      if (isCredentialFailure(error)) noteFailure(limits, request.clientAddress, imApp.appkey);
       throw error;
     }
     await chargeApp(limits, imApp);

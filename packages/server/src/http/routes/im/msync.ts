@@ -79,7 +79,7 @@ export async function msyncRoutes(app: FastifyInstance, options: MsyncRoutesOpti
   app.addHook('onClose', async () => clearInterval(sweep));
 
   const handler = (socket: WebSocket, request: FastifyRequest) => {
-    const ip = request.ip;
+    const ip = request.clientAddress;
     pending.set(ip, (pending.get(ip) ?? 0) + 1);
     let counted = true;
     const loggedInOrGone = () => {
@@ -120,7 +120,7 @@ export async function msyncRoutes(app: FastifyInstance, options: MsyncRoutesOpti
         websocket: true,
         onRequest: websocketOnly,
         preValidation: async (request: FastifyRequest) => {
-          if ((pending.get(request.ip) ?? 0) >= pendingPerIp) throw tooMany('reach_limit', Math.max(1, Math.ceil(provisionTimeoutMs / 1000)));
+          if ((pending.get(request.clientAddress) ?? 0) >= pendingPerIp) throw tooMany('reach_limit', Math.max(1, Math.ceil(provisionTimeoutMs / 1000)));
         },
         config: { swaggerTransform: ({ schema, url: path }) => ({ schema: { ...schema, hide: false }, url: path }) },
         schema: {

@@ -54,9 +54,9 @@ function tokenRoute(app: ImApp, im: ImModule, limits: GuardedLimits): void {
       const admit = () => chargeApp(limits, imApp);
       try {
         if (body.grant_type === 'client_credentials') return await im.apps.appToken(imApp, body.client_id, body.client_secret, body.ttl, admit);
-        return await im.apps.userToken(imApp, body.username, body.password, body.ttl, request.ip, admit);
+        return await im.apps.userToken(imApp, body.username, body.password, body.ttl, request.clientAddress, admit);
       } catch (error) {
-        if (isCredentialFailure(error)) noteFailure(limits, request.ip, imApp.appkey);
+        if (isCredentialFailure(error)) noteFailure(limits, request.clientAddress, imApp.appkey);
         throw error;
       }
     },
