@@ -164,8 +164,7 @@ export class SqlJobQueue implements JobQueue, JobQueueAdapter {
   }
 
   /**
-   * Wakes the loop on the next turn of the event loop rather than now: the wake-ups of one turn
-   * (several commits notifying, a burst of jobs finishing) then lead to one claim, not one each.
+   * Wakes the loop on the next turn rather than now: the wake-ups of one turn lead to one claim.
    * Not the kernel batcher: nothing is carried out per wake-up, it only sets a flag the loop reads.
    */
   private wakeSoon(reg: Registration): void {
