@@ -7,7 +7,11 @@
 //   repositories and the composition root (server app.ts and the composition/ folder whose
 //   steps it runs); modules get them as ports;
 // - the SQL job queue (server storage/jobs/) is imported only by the composition root; modules
-//   get it as the JobQueue port.
+//   get it as the JobQueue port;
+// - modules (server modules/) import nothing of storage/ and not `kysely`: they write through the
+//   unit of work and the repository ports the composition root hands them;
+// - the engine-neutral files of storage/ (its top level) do not import an engine's folder
+//   (storage/sqlite/, storage/postgres/); only the factory (storage/index.ts) chooses one.
 // `node scripts/check-imports.mjs [root]` checks another tree (the tests use fixtures).
 //
 // `import type` / `export type` edges count too: a type-only cycle is harmless at run time but
@@ -37,10 +41,29 @@ const BOUNDARIES = [
   },
   {
     target: `${SERVER}storage/jobs/`,
-    from: (file) => file === `${SERVER}app.ts` || file.startsWith(`${SERVER}composition/`),
+    from: (file) => file === `${SERVER}app.ts` || file.startsWith(`${SERVER}composition/`) || file.startsWith(`${SERVER}storage/jobs/`),
     rule: 'the SQL job queue is built only in the composition root (app.ts, composition/); modules use the JobQueue port',
   },
+  {
+    target: `${SERVER}storage/`,
+    from: (file) => !file.startsWith(`${SERVER}modules/`),
+    rule: 'modules write through the unit of work and the repository ports the composition root gives them, never storage itself',
+  },
+  ...['sqlite', 'postgres'].map((engine) => ({
+    target: `${SERVER}storage/${engine}/`,
+    from: (file) => !isNeutralStorageFile(file),
+    rule: "engine-neutral storage files do not import an engine's folder; only the factory (storage/index.ts) chooses the engine",
+  })),
 ];
+
+/** A file at the top level of storage/, which serves either engine (the factory aside). */
+function isNeutralStorageFile(file) {
+  if (!file.startsWith(`${SERVER}storage/`) || file === `${SERVER}storage/index.ts`) return false;
+  return !file.slice(`${SERVER}storage/`.length).includes('/');
+}
+
+/** Bare packages a file may not import: the module folders never see the query builder. */
+const FORBIDDEN_PACKAGES = [{ from: `${SERVER}modules/`, name: 'kysely', rule: 'modules do not import kysely: they get transactions from the unit of work' }];
 
 
 /** Resolves a relative specifier the way TypeScript's NodeNext/bundler resolution does for our code. */
@@ -53,7 +76,7 @@ function resolveSpecifier(from, specifier) {
   return undefined;
 }
 
-function importsOf(file) {
+function importsOf(file, bare = false) {
   const text = readFileSync(file, 'utf8');
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
   const specifiers = [];
@@ -68,6 +91,7 @@ function importsOf(file) {
     ts.forEachChild(node, visit);
   };
   visit(source);
+  if (bare) return specifiers.filter((s) => !s.startsWith('.'));
   return specifiers
     .filter((s) => s.startsWith('.'))
     .map((s) => resolveSpecifier(file, s))
@@ -165,6 +189,15 @@ for (const [file, targets] of graph) {
       if (imported.startsWith(boundary.target) && !boundary.from(importer)) {
         failures.push(`${importer} imports ${imported}: ${boundary.rule}`);
       }
+    }
+  }
+}
+
+for (const file of files) {
+  const importer = show(file);
+  for (const rule of FORBIDDEN_PACKAGES) {
+    if (importer.startsWith(rule.from) && importsOf(file, true).some((name) => name === rule.name || name.startsWith(`${rule.name}/`))) {
+      failures.push(`${importer} imports ${rule.name}: ${rule.rule}`);
     }
   }
 }

@@ -29,7 +29,9 @@ import { RedisPresence } from '../modules/im/redis-presence.js';
 import type { OutboundSender } from '../modules/outbound/ports.js';
 import { UndiciOutboundSender } from '../modules/outbound/sender.js';
 import { ThreadedOutboundSender } from '../modules/outbound/threaded.js';
+import type { UnitOfWork } from '../kernel/unit-of-work.js';
 import type { Storage } from '../storage/index.js';
+import type { StorageTransaction } from '../storage/repositories/transaction.js';
 import { SqlJobQueue } from '../storage/jobs/sql-queue.js';
 import { kyselyInstancesRepository } from '../storage/repositories/instances.js';
 import type { AppDeps, Parley } from './parley.js';
@@ -52,16 +54,17 @@ export type Modules = Parley & { presence: RedisPresence | undefined };
 
 export async function buildModules(base: Foundation): Promise<Modules> {
   const { config, deps, clock, storage, redis, metrics, log } = base;
-  const { accounts, passwords, bootstrap } = await buildAccounts(base);
   const onSingletonError = (name: string, error: unknown) => log.error({ err: error, task: name }, 'periodic task failed');
   const onSettingsError = (error: unknown) => log.warn({ err: error }, 'settings versions: Redis unreachable, cached settings are read afresh');
   const coordination = redis ? redisCoordination(redis, onSingletonError, config.redisPrefix, onSettingsError) : inProcessCoordination(onSingletonError);
   const { jobs, membership } = buildJobQueue(base, coordination, metrics);
-  const outbound = deps.outbound ?? outboundSender(config, log);
   const secrets = secretBox(loadOrCreateSecretKey(config.secretKey, config.dataDir));
-  const repositories = storageRepositories(storage, secrets);
+  const repositories = storageRepositories(storage, secrets, jobs);
+  const { uow } = repositories;
+  const { accounts, passwords, bootstrap } = await buildAccounts(base, uow);
+  const outbound = deps.outbound ?? outboundSender(config, log);
   const callbacks = createCallbacks({
-    db: storage.db,
+    uow,
     repo: repositories.callbacks,
     config: config.callbacks,
     clock,
@@ -78,14 +81,17 @@ export async function buildModules(base: Foundation): Promise<Modules> {
   membership.onTakeOver((queues) => queues.forEach((queue) => callbacks.delivery.adoptQueue(queue)));
   const presence = redisPresence(base, coordination);
   const im = createImModule({
-    db: storage.db,
+    uow,
     repositories: repositories.im,
+    instanceId: membership.id,
+    // On one writer (SQLite) no other instance exists: a message recorded by another id was pushed
+    // (or not) by a process that has since stopped.
+    ...(storage.capabilities.multiWriter ? { instanceAlive: (id: string) => membership.isAlive(id) } : {}),
     clock,
     jobs,
     tokenTtlSeconds: config.imTokenTtlSeconds,
     passwords,
     sockets: deps.imSockets ?? { bufferBytes: config.imSocketBufferBytes, perUser: config.imSocketsPerUser, perApp: config.imSocketsPerApp },
-    commitConcurrency: storage.capabilities.multiWriter ? 4 : 1,
     postSend: deps.postSend ?? callbacks.hook,
     metrics: promImMetrics(metrics),
     logger: log,
@@ -97,6 +103,7 @@ export async function buildModules(base: Foundation): Promise<Modules> {
 
   const channel = createChannelModule({
     repositories: repositories.channel,
+    uow,
     clock,
     accounts,
     jobs,
@@ -115,8 +122,8 @@ export async function buildModules(base: Foundation): Promise<Modules> {
     if (status === 'online') await channel.dispatcher.agentAvailable(tenantId, agentId);
   });
   // Deleting an agent puts their open conversations back in their queues, in the same transaction.
-  accounts.admin.onAgentRemoval((db, tenantId, agentId) => channel.conversations.requeueAgent(db, tenantId, agentId));
-  return { config, clock, storage, metrics, redis, accounts, passwords, bootstrap, jobs, outbound, coordination, membership, channel, im, imDemoApp, callbacks, presence };
+  accounts.admin.onAgentRemoval((tx, tenantId, agentId) => channel.conversations.requeueAgent(tx, tenantId, agentId));
+  return { config, clock, storage, metrics, redis, uow, accounts, passwords, bootstrap, jobs, outbound, coordination, membership, channel, im, imDemoApp, callbacks, presence };
 }
 
 /**
@@ -148,7 +155,7 @@ function buildJobQueue({ config, clock, storage, log }: Foundation, coordination
 }
 
 /** Accounts, the password pool and back-off, and the bootstrap admin (and demo tenant). */
-async function buildAccounts({ config, clock, storage }: Foundation) {
+async function buildAccounts({ config, clock, storage }: Foundation, uow: UnitOfWork<StorageTransaction>) {
   const accountsRepo = accountsRepository(storage);
   // One pool bounds every password hash of the process; one back-off covers console logins and
   // IM password grants, so an IP guessing at both is counted once.
@@ -156,7 +163,7 @@ async function buildAccounts({ config, clock, storage }: Foundation) {
     new PasswordPool({ concurrency: config.passwordHashConcurrency, queue: config.passwordHashQueue }),
     new LoginBackoff(clock),
   );
-  const accounts = new AccountsService(accountsRepo, clock, config.tokenTtlSeconds, passwords);
+  const accounts = new AccountsService(accountsRepo, uow, clock, config.tokenTtlSeconds, passwords);
   const bootstrap = await bootstrapAccounts(accountsRepo, clock, {
     adminUsername: config.adminUsername,
     adminPassword: config.adminPassword,

@@ -20,7 +20,9 @@ import type { PostSendHook } from '../modules/im/post-send.js';
 import type { SocketLimits } from '../modules/im/socket-limits.js';
 import type { JobQueue } from '../modules/jobs/ports.js';
 import type { OutboundSender } from '../modules/outbound/ports.js';
+import type { UnitOfWork } from '../kernel/unit-of-work.js';
 import type { Storage } from '../storage/index.js';
+import type { StorageTransaction } from '../storage/repositories/transaction.js';
 
 export interface AppDeps {
   clock?: Clock;
@@ -46,6 +48,8 @@ export interface Parley {
   /** Password hashing pool and login back-off, shared by console logins and IM password grants. */
   passwords: Passwords;
   bootstrap: BootstrapResult;
+  /** Transactions over every module's writes and the job queue (storage/unit-of-work.ts). */
+  uow: UnitOfWork<StorageTransaction>;
   /** Durable hand-off for work after a request; workers start when the app is ready. */
   jobs: JobQueue & { notifyAll(): void };
   /** The shared sender for customer-controlled URLs. */

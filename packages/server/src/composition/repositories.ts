@@ -7,39 +7,49 @@ import type { SecretBox } from '../kernel/secret-box.js';
 import type { Storage } from '../storage/index.js';
 import { kyselyAccountsRepository } from '../storage/repositories/accounts.js';
 import { kyselyCallbacksRepository } from '../storage/repositories/callbacks.js';
-import { kyselyArrivalStore } from '../storage/repositories/channel-arrivals.js';
+import { kyselyArrivals } from '../storage/repositories/channel-arrivals.js';
 import { kyselyAssociationsRepository, kyselyRoutingDirectory } from '../storage/repositories/channel-associations.js';
 import { kyselyConversationsRepository } from '../storage/repositories/channel-conversations.js';
 import { kyselyDeliveriesRepository } from '../storage/repositories/channel-deliveries.js';
 import { kyselyMediaRepository } from '../storage/repositories/channel-media.js';
 import { kyselyImAppsRepository, kyselyImUsersRepository } from '../storage/repositories/imApps.js';
 import { kyselyImGroupsRepository } from '../storage/repositories/imGroups.js';
-import { kyselyImMessagesRepository } from '../storage/repositories/imMessages.js';
+import { kyselyImMessages } from '../storage/repositories/imMessages.js';
+import { storageTransaction, type StorageTransaction } from '../storage/repositories/transaction.js';
 import { OpenConversations } from '../storage/sqlite/open-conversations.js';
-import { directRunnerOf } from '../storage/sqlite/direct-runner.js';
+import { withDomainErrors } from '../storage/errors.js';
+import type { JobQueueAdapter } from '../storage/jobs/sql-queue.js';
+import { KyselyUnitOfWork } from '../storage/unit-of-work.js';
 
 /** The accounts repository, built first: bootstrap needs it before the other modules exist. */
 export function accountsRepository(storage: Storage) {
-  return kyselyAccountsRepository(storage.db);
+  return withDomainErrors(kyselyAccountsRepository(storage.db));
 }
 
-export function storageRepositories(storage: Storage, secrets: SecretBox) {
+/** The repositories of the modules, and the unit of work whose transactions hold their writes and jobs. */
+export function storageRepositories(storage: Storage, secrets: SecretBox, jobs: JobQueueAdapter) {
   const { db } = storage;
   // A single writer (SQLite, whose migration 040 keeps the conversation epoch) may remember known
   // customers' open conversations, and needs no per-tenant lock around a media upload's quota check.
   const singleWriter = !storage.capabilities.multiWriter;
+  const imMessages = kyselyImMessages(db);
+  const transaction = storageTransaction({
+    jobs: (trx) => jobs.inTransaction(trx),
+    im: imMessages.writes,
+    arrivals: kyselyArrivals({ openConversations: singleWriter ? new OpenConversations() : undefined }),
+  });
   return {
+    uow: new KyselyUnitOfWork<StorageTransaction>(db, storage.capabilities, transaction),
     callbacks: kyselyCallbacksRepository(db, secrets),
     im: {
-      apps: kyselyImAppsRepository(db),
-      users: kyselyImUsersRepository(db, storage.capabilities.engine),
+      apps: withDomainErrors(kyselyImAppsRepository(db)),
+      users: withDomainErrors(kyselyImUsersRepository(db, storage.capabilities.engine)),
       groups: kyselyImGroupsRepository(db, storage.capabilities.engine),
-      messages: kyselyImMessagesRepository(db),
+      messages: imMessages.repository,
     },
     channel: {
-      associations: kyselyAssociationsRepository(db),
+      associations: withDomainErrors(kyselyAssociationsRepository(db)),
       directory: kyselyRoutingDirectory(db),
-      arrivals: kyselyArrivalStore(db, { openConversations: singleWriter ? new OpenConversations() : undefined, direct: storage.capabilities.directStatements ? directRunnerOf(db) : undefined }),
       conversations: kyselyConversationsRepository(db, { engine: storage.capabilities.engine }),
       deliveries: kyselyDeliveriesRepository(db),
       media: kyselyMediaRepository(db, { lockTenant: !singleWriter }),

@@ -14,9 +14,6 @@ import type { Clock } from './clock.js';
 export class TtlCache<K, V> {
   private readonly entries = new Map<K, { value: V; loadedAt: number }>();
   private readonly loading = new Map<K, Promise<V>>();
-  /** Counts invalidations: an unshared load that one overtook is not kept. */
-  private invalidations = 0;
-
   constructor(
     private readonly clock: Clock,
     private readonly ttlMs: number,
@@ -24,24 +21,11 @@ export class TtlCache<K, V> {
     private readonly maxEntries = 10_000,
   ) {}
 
-  /**
-   * The cached value of `key` if still fresh; otherwise the (shared) result of `load`. With
-   * `share: false` the load is the caller's own: it neither waits for a load in flight nor is
-   * waited for. That is for a read inside the caller's transaction: a load started outside it
-   * may be waiting for the connection the transaction holds (SQLite has one), and callers
-   * outside it must not wait for a transaction. Its result is kept like any other.
-   */
-  get(key: K, load: () => Promise<V>, options: { share?: boolean } = {}): Promise<V> {
+  /** The cached value of `key` if still fresh; otherwise the (shared) result of `load`. */
+  get(key: K, load: () => Promise<V>): Promise<V> {
     const now = this.clock.now();
     const hit = this.fresh(key, now);
     if (hit) return Promise.resolve(hit.value);
-    if (options.share === false) {
-      const invalidations = this.invalidations;
-      return load().then((value) => {
-        if (this.invalidations === invalidations) this.set(key, value, now);
-        return value;
-      });
-    }
     const pending = this.loading.get(key);
     if (pending) return pending;
     const loaded: Promise<V> = load().then(
@@ -80,7 +64,6 @@ export class TtlCache<K, V> {
 
   /** Drops `key`, and any load of it in flight from the cache's point of view. */
   delete(key: K): void {
-    this.invalidations++;
     this.entries.delete(key);
     this.loading.delete(key);
   }

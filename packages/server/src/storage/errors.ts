@@ -1,3 +1,5 @@
+import { Conflict } from '../kernel/unit-of-work.js';
+
 /** Recognises a unique-constraint violation from either engine. */
 export function isUniqueViolation(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
@@ -35,4 +37,36 @@ export function isUnavailable(error: unknown): boolean {
   if (e.name === 'MaxRetriesPerRequestError') return true;
   if (typeof e.message === 'string' && /Connection terminated|Connection is closed|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test(e.message)) return true;
   return e.cause !== undefined && e.cause !== error && isUnavailable(e.cause);
+}
+
+/** The engine's conflict errors as the domain's Conflict (kernel/unit-of-work.ts); anything else as it is. */
+export function asDomainError(error: unknown): unknown {
+  if (error instanceof Conflict) return error;
+  if (isUniqueViolation(error)) return new Conflict('unique', { cause: error });
+  const code = (error as { code?: unknown } | null)?.code;
+  // PostgreSQL: deadlock detected, serialization failure.
+  if (code === '40P01' || code === '40001') return new Conflict('contention', { cause: error });
+  return error;
+}
+
+/**
+ * A repository whose methods report conflicts as the domain's Conflict: each method's rejection
+ * goes through asDomainError. For the repositories whose writes can meet a unique key (names).
+ */
+export function withDomainErrors<R extends object>(repo: R): R {
+  const wrapped: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(repo)) {
+    wrapped[name] =
+      typeof value === 'function'
+        ? (...args: unknown[]) => {
+            try {
+              const out: unknown = (value as (...a: unknown[]) => unknown).apply(repo, args);
+              return out instanceof Promise ? out.catch((error: unknown) => Promise.reject(asDomainError(error))) : out;
+            } catch (error) {
+              throw asDomainError(error);
+            }
+          }
+        : value;
+  }
+  return wrapped as R;
 }

@@ -3,11 +3,11 @@
  * per-call building and compiling costs several times what the statement itself does.
  * `build` uses placeholder values; the parameters passed at run time must follow the order in
  * which they appear in the compiled SQL (their count is checked). On a transaction that has a
- * direct runner (storage/sqlite/direct-runner.ts) they go straight to the driver.
+ * direct runner (direct-statements.ts) they go straight to the driver.
  */
 import { CompiledQuery, sql, type Compilable, type InsertQueryBuilder, type InsertResult, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from './schema.js';
-import { directRunnerIn } from './sqlite/direct-runner.js';
+import { directRunnerIn } from './direct-statements.js';
 
 /** Refuses `params` that do not match the compiled statement's placeholders in number. */
 function checkParams(compiled: CompiledQuery<unknown>, params: readonly unknown[], size?: number): void {

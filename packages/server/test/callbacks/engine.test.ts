@@ -43,8 +43,9 @@ describe.each(ENGINES)('callback delivery engine on %s', (engine) => {
 
   /** What the IM fan-out does: call the hook in its transaction, then wake the queues. */
   async function send(event: MessageEvent): Promise<void> {
-    const { notify } = await t.app.parley.storage.db.transaction().execute((trx) => cb().hook.onMessages(trx, [event]));
-    for (const q of notify) t.app.parley.jobs.notify(q);
+    const jobs = (await cb().hook.jobsFor([event])).flat();
+    await t.app.parley.uow.run((tx) => tx.jobs.enqueue(jobs));
+    cb().hook.committed(jobs);
   }
 
   async function settle(): Promise<void> {
@@ -102,16 +103,21 @@ describe.each(ENGINES)('callback delivery engine on %s', (engine) => {
     expect(await metric('parley_callback_records_total')).toContain('parley_callback_records_total{result="succeeded"} 6');
   });
 
-  it('turns a fan-out batch of messages into its callback jobs at once, in message order, waking the rule queue once', async () => {
+  it('turns a fan-out batch of messages into its callback jobs at once, in message order, for one rule queue', async () => {
     await setup(false);
     const batch = [message(), message(), message({ appId: 'app-other' }), message()];
-    const { notify } = await t.app.parley.storage.db.transaction().execute((trx) => cb().hook.onMessages(trx, batch));
-    expect(notify).toHaveLength(1);
-    expect(notify[0]).toMatch(/^callbacks\.rule\.\d+$/);
-    const jobs = await t.app.parley.storage.db.selectFrom('jobs').select('payload').where('queue', '=', notify[0]!).orderBy('id').execute();
+    const perMessage = await cb().hook.jobsFor(batch);
     // The other app has no rule: its message makes no job.
-    expect(jobs.map((j) => (JSON.parse(j.payload) as { record: { msg_id: string } }).record.msg_id)).toEqual([batch[0], batch[1], batch[3]].map((m) => m!.msgId));
-    for (const q of notify) t.app.parley.jobs.notify(q);
+    expect(perMessage.map((jobs) => jobs.length)).toEqual([1, 1, 0, 1]);
+    const jobs = perMessage.flat();
+    const queues = new Set(jobs.map((j) => j.queue));
+    expect(queues.size).toBe(1);
+    expect([...queues][0]).toMatch(/^callbacks\.rule\.\d+$/);
+    expect(jobs.map((j) => (j.payload as { record: { msg_id: string } }).record.msg_id)).toEqual([batch[0], batch[1], batch[3]].map((m) => m!.msgId));
+    // Written by the fan-out's transaction; nothing is written by the hook itself.
+    expect(await t.app.parley.jobs.depth([...queues][0])).toBe(0);
+    await t.app.parley.uow.run((tx) => tx.jobs.enqueue(jobs));
+    cb().hook.committed(jobs);
     await settle();
     expect(receiver.bodies<CallbackRecord>().map((b) => b.msg_id).sort()).toEqual([batch[0], batch[1], batch[3]].map((m) => m!.msgId).sort());
   });

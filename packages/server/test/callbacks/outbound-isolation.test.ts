@@ -59,8 +59,9 @@ describe.each(ENGINES)('callback rules sharing a receiver origin on %s', (engine
 
   async function send(events: MessageEvent[]): Promise<void> {
     const cb = t.app.parley.callbacks;
-    const { notify } = await t.app.parley.storage.db.transaction().execute((trx) => cb.hook.onMessages(trx, events));
-    for (const q of notify) t.app.parley.jobs.notify(q);
+    const jobs = (await cb.hook.jobsFor(events)).flat();
+    await t.app.parley.uow.run((tx) => tx.jobs.enqueue(jobs));
+    cb.hook.committed(jobs);
   }
 
   it("delivers one app's callbacks while another app's rule on the same host and port hangs", async () => {

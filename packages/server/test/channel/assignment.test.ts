@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 import type { ChannelEvent } from '@parley/protocol';
 import { chooseAgent, claimAgent, Dispatcher } from '../../src/modules/channel/assignment.js';
 import type { ChannelEventBus } from '../../src/modules/channel/events.js';
-import type { AgentClaims, AgentLoad, ConversationsRepository, RoutingDirectory } from '../../src/modules/channel/ports.js';
+import type { UnitOfWork } from '../../src/kernel/unit-of-work.js';
+import type { AgentClaims, AgentLoad, AssignmentTransaction, ConversationsRepository, RoutingDirectory } from '../../src/modules/channel/ports.js';
+import type { ChannelTransaction } from '../../src/modules/channel/transaction.js';
 import { FakeClock } from '../helpers/clock.js';
 
 describe('choosing an agent', () => {
@@ -59,6 +61,10 @@ describe('claiming an agent at open', () => {
   });
 });
 
+/** A unit of work whose transactions hold these assignment steps. */
+const inAssignment = (assignment: AssignmentTransaction) =>
+  ({ run: (work) => work({ channel: { assignment } } as unknown as ChannelTransaction) }) as UnitOfWork<ChannelTransaction>;
+
 describe('the dispatcher', () => {
   it('hands each waiting head to the chosen agent while both last, under the agent’s lock', async () => {
     const waiting = [101, 102, 103];
@@ -70,22 +76,21 @@ describe('the dispatcher', () => {
     const repo = {
       nextWaiting: async () => waiting[0],
       agentLoads: async () => [...agents.values()].map((a) => ({ ...a })),
-      inAssignment: async (step) =>
-        step({
-          agentLoads: async () => [],
-          lockAgent: async (id) => agents.get(id),
-          move: async (id, from, to, now) => {
-            moves.push([id, from, to, now]);
-            waiting.shift();
-            (agents.get(to.agentId as number) as AgentLoad).load++;
-            return true;
-          },
-        }),
     } as Partial<ConversationsRepository> as ConversationsRepository;
+    const uow = inAssignment({
+      agentLoads: async () => [],
+      lockAgent: async (id) => agents.get(id),
+      move: async (id, from, to, now) => {
+        moves.push([id, from, to, now]);
+        waiting.shift();
+        (agents.get(to.agentId as number) as AgentLoad).load++;
+        return true;
+      },
+    });
     const events: ChannelEvent[] = [];
     const bus = { publish: (e: ChannelEvent) => events.push(e) } as unknown as ChannelEventBus;
     const clock = new FakeClock(9_000);
-    await new Dispatcher(repo, {} as RoutingDirectory, bus, clock).dispatchQueues(1, [10, 10]);
+    await new Dispatcher(repo, uow, {} as RoutingDirectory, bus, clock).dispatchQueues(1, [10, 10]);
 
     // Agent 1 (load 0) first; then agent 1 is full and agent 2 has room for one more.
     expect(moves).toEqual([
@@ -104,11 +109,11 @@ describe('the dispatcher', () => {
     const repo = {
       nextWaiting: async () => (asked++ < 1 ? 101 : undefined),
       agentLoads: async () => [{ id: 1, max: 1, load: 0 }],
-      inAssignment: async (step) => step({ agentLoads: async () => [], lockAgent: async () => ({ id: 1, max: 1, load: 1 }), move: async () => expect.unreachable() }),
     } as Partial<ConversationsRepository> as ConversationsRepository;
+    const uow = inAssignment({ agentLoads: async () => [], lockAgent: async () => ({ id: 1, max: 1, load: 1 }), move: async () => expect.unreachable() });
     const events: ChannelEvent[] = [];
     const bus = { publish: (e: ChannelEvent) => events.push(e) } as unknown as ChannelEventBus;
-    await new Dispatcher(repo, {} as RoutingDirectory, bus, new FakeClock()).dispatchQueues(1, [10]);
+    await new Dispatcher(repo, uow, {} as RoutingDirectory, bus, new FakeClock()).dispatchQueues(1, [10]);
     expect(events).toEqual([]);
   });
 });

@@ -8,9 +8,9 @@ import { FANOUT_QUEUE, MessageCommitter, type FanoutPayload } from '../../src/mo
 import { IdGenerator } from '../../src/modules/im/msg-id.js';
 import type { StoredMessage } from '../../src/modules/im/ports.js';
 import type { Storage } from '../../src/storage/index.js';
-import { kyselyImMessagesRepository } from '../../src/storage/repositories/imMessages.js';
 import { FakeClock } from '../helpers/clock.js';
 import { createTestStorage, ENGINES } from '../helpers/engines.js';
+import { testUnitOfWork } from '../helpers/unit-of-work.js';
 
 describe.each(ENGINES)('IM message committer on %s', (engine) => {
   let storage: Storage;
@@ -27,7 +27,7 @@ describe.each(ENGINES)('IM message committer on %s', (engine) => {
       .execute();
     const jobs = new SqlJobQueue({ db: storage.db, capabilities: storage.capabilities, clock });
     ids = new IdGenerator(clock);
-    committer = new MessageCommitter(storage.db, kyselyImMessagesRepository(storage.db), jobs, ids, 1);
+    committer = new MessageCommitter(testUnitOfWork(storage, jobs).uow, ids);
   });
   afterAll(async () => cleanup?.());
 

@@ -1,9 +1,9 @@
 /**
- * The fan-out's contract with the post-send seam: the hook sees every accepted message once, with
- * the offline receivers it stored, inside the fan-out transaction; never a moderated message; and
- * a re-run of a finished fan-out job changes nothing.
+ * The fan-out's contract with the post-send seam: the jobs the hook decides for each accepted
+ * message (seeing its offline receivers) are written by the fan-out's transaction and handed to
+ * `committed` once per message; never for a moderated message; and a re-run of a finished fan-out
+ * job changes nothing.
  */
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MessageEvent, PostSendHook } from '../../src/modules/im/post-send.js';
 import type { FanoutPayload } from '../../src/modules/im/commit.js';
@@ -16,17 +16,18 @@ describe.each(ENGINES)('IM post-send hook and fan-out idempotency on %s', (engin
   let im: ImAppHandle;
   let url: string;
   const events: MessageEvent[] = [];
-  const inTransaction: boolean[] = [];
+  /** What jobsFor was shown, by msg_id: `committed` reports the ones written. */
+  const shown = new Map<string, MessageEvent>();
   const api = (method: 'GET' | 'POST' | 'PUT', path: string, payload?: unknown) => call(t.app, im.adminToken, method, `${im.base}${path}`, payload);
 
   beforeAll(async () => {
     const hook: PostSendHook = {
-      async onMessages(db, batch) {
-        events.push(...batch);
-        inTransaction.push(db.isTransaction);
-        // Work written here commits with the fan-out.
-        await sql`SELECT 1`.execute(db);
-        return { notify: [] };
+      async jobsFor(batch) {
+        for (const event of batch) shown.set(event.msgId, event);
+        return batch.map((event) => [{ queue: 'test.post-send', payload: { msgId: event.msgId } }]);
+      },
+      committed(jobs) {
+        for (const job of jobs) events.push(shown.get((job.payload as { msgId: string }).msgId)!);
       },
     };
     t = await createTestApp(engine, { deps: { postSend: hook } });
@@ -38,7 +39,7 @@ describe.each(ENGINES)('IM post-send hook and fan-out idempotency on %s', (engin
 
   const settle = () => t.app.parley.jobs.idle('im.fanout');
 
-  it('reports each message once with its offline receivers, inside the fan-out transaction', async () => {
+  it('writes the jobs of each message once, deciding them with its offline receivers, in the fan-out transaction', async () => {
     const ben = await SocketClient.connect(url, im.base, await userToken(t.app, im, 'ben'));
     await waitFor(() => t.app.parley.im.presence.size(), (n) => n === 1);
     await waitFor(async () => (await t.app.parley.im.presence.onlineAmong((await t.app.parley.im.apps.requireApp(im.org, im.name)).id, ['ben'])).size, (n) => n === 1);
@@ -66,7 +67,8 @@ describe.each(ENGINES)('IM post-send hook and fan-out idempotency on %s', (engin
     expect(roomEvent).toMatchObject({ chatType: 'chatroom', groupId: roomId, offlineReceivers: [] });
     expect(byText('blocked words')).toHaveLength(0);
     expect(events).toHaveLength(4);
-    expect(inTransaction.every(Boolean)).toBe(true);
+    // Written by the fan-out's transactions (no worker takes this queue).
+    expect(await t.app.parley.jobs.depth('test.post-send')).toBe(4);
     await ben.close();
   });
 

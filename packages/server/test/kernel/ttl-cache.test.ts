@@ -69,30 +69,6 @@ describe('TtlCache', () => {
     expect(await cache.get('k', async () => 'back')).toBe('back');
   });
 
-  it('runs an unshared load on its own: it neither joins a load in flight nor is joined, and keeps its result', async () => {
-    const cache = new TtlCache<string, string>(new FakeClock(0), 5_000);
-    const shared = gatedLoad<string>();
-    const first = cache.get('k', shared.load);
-    const own = gatedLoad<string>();
-    const mine = cache.get('k', own.load, { share: false });
-    const second = cache.get('k', shared.load);
-    expect([shared.starts(), own.starts()]).toEqual([1, 1]);
-    own.release('read in my transaction');
-    expect(await mine).toBe('read in my transaction');
-    shared.release('read outside');
-    expect([await first, await second]).toEqual(['read outside', 'read outside']);
-  });
-
-  it('does not keep an unshared load that an invalidation overtook', async () => {
-    const cache = new TtlCache<string, string>(new FakeClock(0), 5_000);
-    const own = gatedLoad<string>();
-    const mine = cache.get('k', own.load, { share: false });
-    cache.delete('k');
-    own.release('read before the change');
-    expect(await mine).toBe('read before the change');
-    expect(await cache.get('k', async () => 'read after the change')).toBe('read after the change');
-  });
-
   it('treats an entry loaded in the future (the clock went back) as expired', async () => {
     const clock = new FakeClock(10_000);
     const cache = new TtlCache<string, number>(clock, 2_000);

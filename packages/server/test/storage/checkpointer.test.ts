@@ -8,7 +8,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BackgroundCheckpointer, SAFETY_NET_PAGES, WAL_SIZE_LIMIT_BYTES } from '../../src/storage/sqlite/checkpointer.js';
-import { directRunnerOf } from '../../src/storage/sqlite/direct-runner.js';
+import { directRunnerOf } from '../../src/storage/direct-statements.js';
 import { openSqlite } from '../../src/storage/sqlite/open.js';
 
 describe('background WAL checkpointer', () => {

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { copies, precompiledInsertId, precompiledSized } from '../../src/storage/precompiled.js';
-import { directRunnerOf, runDirectly, type DirectRunner } from '../../src/storage/sqlite/direct-runner.js';
+import { directRunnerOf, runDirectly, type DirectRunner } from '../../src/storage/direct-statements.js';
 import type { Storage } from '../../src/storage/index.js';
 import { FakeClock } from '../helpers/clock.js';
 import { ENGINES, createTestStorage } from '../helpers/engines.js';

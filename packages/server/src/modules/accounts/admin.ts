@@ -6,20 +6,17 @@
 import type { AgentDeleted, AgentView, PasswordChanged, SkillGroupView, TenantView, UpdateAgentRequest, UpdateTenantRequest } from '@parley/protocol';
 import { AppError } from '../../kernel/errors.js';
 import { sha256Hex } from '../../kernel/ids.js';
-import { isUniqueViolation } from '../../storage/errors.js';
+import { isConflict } from '../../kernel/unit-of-work.js';
 import type { Passwords } from './password.js';
-import type { AccountsRepository, InTransaction, SkillGroupHolders, User, UserPatch } from './ports.js';
+import type { UnitOfWork } from '../../kernel/unit-of-work.js';
+import type { AccountsRepository, AccountsTransaction, SkillGroupHolders, User, UserPatch } from './ports.js';
 import { agentView, tenantView, type Principal } from './views.js';
 
 /**
  * What the channel does when an agent is deleted: inside the deletion's transaction it puts the
  * agent's processing conversations back in their queues as waiting; `afterCommit` hands them out.
  */
-export type AgentRemovalHook = (
-  db: Parameters<InTransaction>[0],
-  tenantId: number,
-  agentId: number,
-) => Promise<{ requeued: number; afterCommit: () => Promise<void> }>;
+export type AgentRemovalHook<Tx> = (tx: Tx, tenantId: number, agentId: number) => Promise<{ requeued: number; afterCommit: () => Promise<void> }>;
 
 /** Called when an online agent may take more conversations (new skill groups, more sessions). */
 export type AgentCapacityListener = (tenantId: number, agentId: number) => Promise<void>;
@@ -41,18 +38,21 @@ const isAdmin = (p: Principal) => p.role === 'admin' || p.role === 'system_admin
 /** Fields an agent may change on their own account. */
 const SELF_EDITABLE = new Set(['nickname', 'avatar']);
 
-export class AccountsAdmin {
-  private removal: AgentRemovalHook | undefined;
+/** `Tx`: the transaction object an agent's deletion runs in, which the removal hook gets too. */
+export class AccountsAdmin<Tx extends AccountsTransaction = AccountsTransaction> {
+  /** The hook, held as a method (so an admin of a wider transaction still types as one of AccountsTransaction). */
+  private removal: { run(tx: Tx, tenantId: number, agentId: number): ReturnType<AgentRemovalHook<Tx>> } | undefined;
 
   constructor(
     private readonly repo: AccountsRepository,
+    private readonly uow: UnitOfWork<Tx>,
     private readonly passwords: Passwords,
     private readonly capacity: AgentCapacityListener,
   ) {}
 
   /** Set by the composition root: the channel's part of deleting an agent. */
-  onAgentRemoval(hook: AgentRemovalHook): void {
-    this.removal = hook;
+  onAgentRemoval(hook: AgentRemovalHook<Tx>): void {
+    this.removal = { run: hook };
   }
 
   async updateTenant(tenantId: number, input: UpdateTenantRequest): Promise<TenantView> {
@@ -71,18 +71,20 @@ export class AccountsAdmin {
       if (!group) throw new AppError('not_found', { resource: `Skill group ${queueId}` });
       return { queue_id: String(group.id), queue_name: group.name };
     } catch (error) {
-      if (isUniqueViolation(error)) throw new AppError('duplicate_name', { resource: 'Skill group', name }, { cause: error });
+      if (isConflict(error, 'unique')) throw new AppError('duplicate_name', { resource: 'Skill group', name }, { cause: error });
       throw error;
     }
   }
 
   /** Refused with 409 `in_use` while anything holds the group (skillGroupHeldBy); nothing moves. */
   async deleteSkillGroup(tenantId: number, queueId: number): Promise<void> {
-    const found = await this.repo.deleteSkillGroup(tenantId, queueId, (holders) => {
+    await this.uow.run(async ({ accounts }) => {
+      const holders = await accounts.lockSkillGroup(tenantId, queueId);
+      if (!holders) throw new AppError('not_found', { resource: `Skill group ${queueId}` });
       const heldBy = skillGroupHeldBy(holders);
       if (heldBy) throw new AppError('in_use', { resource: `Skill group ${queueId}`, detail: heldBy });
+      await accounts.deleteSkillGroup(queueId);
     });
-    if (!found) throw new AppError('not_found', { resource: `Skill group ${queueId}` });
   }
 
   private async requireMember(tenantId: number, agentId: number): Promise<User> {
@@ -139,11 +141,13 @@ export class AccountsAdmin {
   async deleteAgent(tenantId: number, agentId: number, principal: Principal): Promise<AgentDeleted> {
     await this.requireMember(tenantId, agentId);
     if (principal.userId === agentId) throw new AppError('own_account', { action: 'delete' });
-    let removed: Awaited<ReturnType<AgentRemovalHook>> | undefined;
-    const found = await this.repo.deleteUser(agentId, async (db) => {
-      removed = this.removal ? await this.removal(db, tenantId, agentId) : undefined;
+    // The row lock first, so that no claim (which locks the agent's row too) hands them a conversation meanwhile.
+    const removed = await this.uow.run(async (tx) => {
+      if (!(await tx.accounts.lockUserOffline(agentId))) throw new AppError('not_found', { resource: `Agent ${agentId}` });
+      const outcome = await this.removal?.run(tx, tenantId, agentId);
+      await tx.accounts.deleteUser(agentId);
+      return outcome;
     });
-    if (!found) throw new AppError('not_found', { resource: `Agent ${agentId}` });
     await removed?.afterCommit();
     return { deleted: true, id: agentId, requeued_conversations: removed?.requeued ?? 0 };
   }

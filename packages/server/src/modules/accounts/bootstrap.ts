@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../kernel/clock.js';
-import { isUniqueViolation } from '../../storage/errors.js';
+import { isConflict } from '../../kernel/unit-of-work.js';
 import { hashPassword } from './password.js';
 import type { AccountsRepository } from './ports.js';
 
@@ -51,7 +51,7 @@ export async function bootstrapAccounts(
     );
   } catch (error) {
     // Several instances booting on one empty database: another one created the admin first.
-    if (isUniqueViolation(error)) return { createdAdmin: false };
+    if (isConflict(error, 'unique')) return { createdAdmin: false };
     throw error;
   }
   const result: BootstrapResult = { createdAdmin: true };

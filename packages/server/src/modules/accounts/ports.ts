@@ -1,6 +1,4 @@
-import type { Kysely } from 'kysely';
 import type { AgentStatus, Edition, Role } from '@parley/protocol';
-import type { Database } from '../../storage/schema.js';
 
 export interface Tenant {
   id: number;
@@ -60,9 +58,6 @@ export interface SkillGroupHolders {
   openConversations: number;
 }
 
-/** Work another module does inside a write of this one (the caller's transaction). */
-export type InTransaction = (db: Kysely<Database>) => Promise<void>;
-
 /** Storage port of the accounts module. Implementations must be atomic per method. */
 export interface AccountsRepository {
   /** Creates tenant, its default skill group and its first admin in one transaction. */
@@ -88,26 +83,32 @@ export interface AccountsRepository {
    * no such user.
    */
   updateUser(userId: number, patch: UserPatch, revokeTokens?: { keepHash: string | undefined }): Promise<{ user: User; revokedTokens: number } | undefined>;
-  /**
-   * One transaction: locks the user's row, runs `inTransaction` (the channel puts the user's open
-   * conversations back in their queues), deletes its tokens, its skill-group links and the user.
-   * False when there was no such user.
-   */
-  deleteUser(userId: number, inTransaction: InTransaction): Promise<boolean>;
-
   createSkillGroup(tenantId: number, name: string, now: number): Promise<SkillGroup>;
   listSkillGroups(tenantId: number): Promise<SkillGroup[]>;
   /** Returns those of `ids` that are skill groups of `tenantId`. */
   existingSkillGroupIds(tenantId: number, ids: number[]): Promise<number[]>;
   renameSkillGroup(tenantId: number, id: number, name: string): Promise<SkillGroup | undefined>;
-  /**
-   * One transaction: reads what holds the group, calls `check` (which throws to refuse), then
-   * deletes it with its agents' links. False when there was no such group.
-   */
-  deleteSkillGroup(tenantId: number, id: number, check: (holders: SkillGroupHolders) => void): Promise<boolean>;
-
   saveToken(tokenHash: string, userId: number, expiresAt: number): Promise<void>;
   findToken(tokenHash: string): Promise<{ userId: number; expiresAt: number } | undefined>;
   deleteToken(tokenHash: string): Promise<void>;
   deleteExpiredTokens(now: number): Promise<number>;
+}
+
+/** The accounts writes of one transaction (the unit of work's `accounts`). */
+export interface AccountsWrites {
+  /**
+   * Sets the user offline, which locks their row (a row lock on PostgreSQL, the write lock on
+   * SQLite), so that no claim hands them a conversation meanwhile; false when there is no such user.
+   */
+  lockUserOffline(userId: number): Promise<boolean>;
+  /** Deletes the user with their tokens and skill-group links. */
+  deleteUser(userId: number): Promise<void>;
+  /** Locks the skill group's row and answers what holds it; undefined when there is no such group. */
+  lockSkillGroup(tenantId: number, id: number): Promise<SkillGroupHolders | undefined>;
+  /** Deletes the skill group with its agents' links. */
+  deleteSkillGroup(id: number): Promise<void>;
+}
+
+export interface AccountsTransaction {
+  readonly accounts: AccountsWrites;
 }

@@ -11,10 +11,11 @@ import type {
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import { randomToken, sha256Hex } from '../../kernel/ids.js';
-import { isUniqueViolation } from '../../storage/errors.js';
+import { isConflict } from '../../kernel/unit-of-work.js';
 import { AccountsAdmin } from './admin.js';
 import type { Passwords } from './password.js';
-import type { AccountsRepository, Tenant } from './ports.js';
+import type { UnitOfWork } from '../../kernel/unit-of-work.js';
+import type { AccountsRepository, AccountsTransaction, Tenant } from './ports.js';
 import { agentView, tenantView, userView, type Principal } from './views.js';
 
 export { agentView, tenantView, userView, type Principal } from './views.js';
@@ -27,19 +28,21 @@ export const normaliseUsername = (username: string) => username.trim().toLowerCa
 /** Called after an agent's status changed (the channel assigns waiting conversations). */
 export type AgentStatusListener = (tenantId: number, agentId: number, status: AgentStatus) => Promise<void>;
 
-export class AccountsService {
+/** `Tx`: the transaction object of the accounts' atomic writes (admin.ts). */
+export class AccountsService<Tx extends AccountsTransaction = AccountsTransaction> {
   private readonly statusListeners: AgentStatusListener[] = [];
   /** Editing and deleting tenants, skill groups and agents (admin.ts). */
-  readonly admin: AccountsAdmin;
+  readonly admin: AccountsAdmin<Tx>;
 
   constructor(
     private readonly repo: AccountsRepository,
+    uow: UnitOfWork<Tx>,
     private readonly clock: Clock,
     private readonly tokenTtlSeconds: number,
     private readonly passwords: Passwords,
   ) {
     // An online agent who got more room is, for the channel, an agent who came online.
-    this.admin = new AccountsAdmin(repo, passwords, async (tenantId, agentId) => {
+    this.admin = new AccountsAdmin(repo, uow, passwords, async (tenantId, agentId) => {
       for (const listener of this.statusListeners) await listener(tenantId, agentId, 'online');
     });
   }
@@ -89,7 +92,7 @@ export class AccountsService {
       );
       return tenantView(tenant);
     } catch (error) {
-      if (isUniqueViolation(error)) throw new AppError('conflict', { resource: 'User', detail: `username ${input.admin.username}` });
+      if (isConflict(error, 'unique')) throw new AppError('conflict', { resource: 'User', detail: `username ${input.admin.username}` });
       throw error;
     }
   }
@@ -120,7 +123,7 @@ export class AccountsService {
       const group = await this.repo.createSkillGroup(tenantId, queueName.trim(), this.clock.now());
       return { queue_id: String(group.id), queue_name: group.name };
     } catch (error) {
-      if (isUniqueViolation(error)) throw new AppError('conflict', { resource: 'Skill group', detail: `queue_name ${queueName}` });
+      if (isConflict(error, 'unique')) throw new AppError('conflict', { resource: 'Skill group', detail: `queue_name ${queueName}` });
       throw error;
     }
   }
@@ -152,7 +155,7 @@ export class AccountsService {
       );
       return agentView(user, existing.sort((a, b) => a - b));
     } catch (error) {
-      if (isUniqueViolation(error)) throw new AppError('conflict', { resource: 'User', detail: `username ${input.username}` });
+      if (isConflict(error, 'unique')) throw new AppError('conflict', { resource: 'User', detail: `username ${input.username}` });
       throw error;
     }
   }

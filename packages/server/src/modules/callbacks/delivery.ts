@@ -8,8 +8,7 @@
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { dateKey } from '@parley/protocol';
-import type { Kysely } from 'kysely';
-import type { Database } from '../../storage/schema.js';
+import type { UnitOfWork } from '../../kernel/unit-of-work.js';
 import type { Clock } from '../../kernel/clock.js';
 import type { Job, JobQueue, JobResult } from '../jobs/ports.js';
 import type { OutboundSender } from '../outbound/ports.js';
@@ -17,7 +16,7 @@ import type { BanStore } from './ban-registry.js';
 import type { RuleDirectory } from './directory.js';
 import type { CallbackEvents, RuleRef } from './events.js';
 import { classifyAttempt, MAX_ANSWER_BYTES, nextStep, type AttemptOutcome } from './policy.js';
-import type { CallbackRule, CallbacksRepository, StoredRecord } from './ports.js';
+import type { CallbackRule, CallbacksRepository, CallbacksTransaction, StoredRecord } from './ports.js';
 import { ResendPacer } from './resend-pacer.js';
 import type { UnsignedRecord } from './record.js';
 import { signedRequest } from './record-signing.js';
@@ -62,7 +61,8 @@ export interface DeliveryOptions {
 
 /** What the callbacks engine and service both work with. */
 export interface CallbacksCore {
-  db: Kysely<Database>;
+  /** Transactions that write jobs (a re-send's next page), and the exception store's key with a job. */
+  uow: UnitOfWork<CallbacksTransaction>;
   repo: CallbacksRepository;
   directory: RuleDirectory;
   bans: BanStore;
@@ -246,7 +246,7 @@ export class CallbackDelivery {
     const last = records[records.length - 1];
     if (last && fetched.length > records.length) {
       const payload: ResendPayload = { ...job.payload, afterId: last.id };
-      await this.deps.jobs.enqueue(this.deps.db, { queue: RESEND_QUEUE, payload, runAt: pace.nextAt, orderingKey: resendOrderingKey(appId) });
+      await this.deps.uow.run((tx) => tx.jobs.enqueue({ queue: RESEND_QUEUE, payload, runAt: pace.nextAt, orderingKey: resendOrderingKey(appId) }));
       this.wakeAt(pace.nextAt);
     }
     return { status: 'done' };

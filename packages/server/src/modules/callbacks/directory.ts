@@ -5,10 +5,8 @@
  * instance drops its copies before its next use (coordination/settings-versions.ts). The TTL
  * bounds the rest (a change made behind Parley's back, a bump Redis did not take).
  */
-import type { Kysely } from 'kysely';
 import type { Clock } from '../../kernel/clock.js';
 import { TtlCache } from '../../kernel/ttl-cache.js';
-import type { Database } from '../../storage/schema.js';
 import { afterCheck, InProcessSettingsVersions, type SettingsScope, type SettingsVersions } from '../coordination/settings-versions.js';
 import type { CallbackRule, CallbacksRepository, CallbackSettings } from './ports.js';
 
@@ -37,12 +35,9 @@ export class RuleDirectory {
     this.shared = versions.shared;
   }
 
-  /**
-   * Settings and rules of an app. `db` is the caller's transaction when there is one: the read
-   * then runs in it, on its own (see TtlCache); otherwise concurrent misses share one read.
-   */
-  app(appId: string, db?: Kysely<Database>): Promise<AppEntry> {
-    return afterCheck(this.versions.check(appId), () => this.loadApp(appId, db));
+  /** Settings and rules of an app; concurrent misses share one read. */
+  app(appId: string): Promise<AppEntry> {
+    return afterCheck(this.versions.check(appId), () => this.loadApp(appId));
   }
 
   rule(id: number): Promise<CallbackRule | undefined> {
@@ -50,9 +45,9 @@ export class RuleDirectory {
   }
 
   /** `app` without the version check, for a caller that has just made it (`check`). */
-  loadApp(appId: string, db?: Kysely<Database>): Promise<AppEntry> {
-    const load = async (): Promise<AppEntry> => ({ settings: await this.repo.getSettings(appId, db), rules: await this.repo.listRules(appId, db) });
-    return this.apps.get(appId, load, { share: db === undefined });
+  loadApp(appId: string): Promise<AppEntry> {
+    const load = async (): Promise<AppEntry> => ({ settings: await this.repo.getSettings(appId), rules: await this.repo.listRules(appId) });
+    return this.apps.get(appId, load);
   }
 
   /** `rule` without the version check, for a caller that has just made it (`check`). */

@@ -1,10 +1,9 @@
 /**
- * The callbacks side of the IM post-send seam: inside the fan-out transaction, turn the accepted
- * messages into one durable delivery job per (record, matching rule). Nothing is sent here.
+ * The callbacks side of the IM post-send seam: before the fan-out's transaction, turn the messages
+ * into one durable delivery job per (record, matching rule); after it committed, start the rules'
+ * workers and wake them. Nothing is sent here, and nothing is written: the fan-out writes the jobs.
  */
-import type { Kysely } from 'kysely';
 import { uuid } from '../../kernel/ids.js';
-import type { Database } from '../../storage/schema.js';
 import type { MessageEvent, PostSendHook } from '../im/post-send.js';
 import type { JobQueue, NewJob } from '../jobs/ports.js';
 import { ruleQueue, type CallbackDelivery, type DeliverPayload } from './delivery.js';
@@ -14,30 +13,33 @@ import { routeRecords } from './record.js';
 export class CallbacksPostSendHook implements PostSendHook {
   constructor(
     private readonly directory: RuleDirectory,
-    private readonly jobs: JobQueue,
+    private readonly jobs: Pick<JobQueue, 'notify'>,
     private readonly delivery: CallbackDelivery,
   ) {}
 
-  async onMessages(db: Kysely<Database>, events: readonly MessageEvent[]): Promise<{ notify: string[] }> {
-    const jobs: NewJob[] = [];
-    const ruleIds = new Set<number>();
+  async jobsFor(events: readonly MessageEvent[]): Promise<NewJob[][]> {
     // Each app's settings and rules once per batch (one version check, not one per message).
     const apps = new Map<string, Promise<AppEntry>>();
+    const out: NewJob[][] = [];
     for (const event of events) {
-      // Reads go through `db`: on SQLite the fan-out transaction holds the only connection.
       let app = apps.get(event.appId);
-      if (!app) apps.set(event.appId, (app = this.directory.app(event.appId, db)));
+      if (!app) apps.set(event.appId, (app = this.directory.app(event.appId)));
       const { settings, rules } = await app;
-      if (!settings.enabled || rules.length === 0) continue;
-      for (const { rule, record } of routeRecords(event, rules, uuid)) {
-        jobs.push({ queue: ruleQueue(rule.id), payload: { ruleId: rule.id, record } satisfies DeliverPayload });
-        ruleIds.add(rule.id);
+      if (!settings.enabled || rules.length === 0) {
+        out.push([]);
+        continue;
       }
+      out.push(routeRecords(event, rules, uuid).map(({ rule, record }) => ({ queue: ruleQueue(rule.id), payload: { ruleId: rule.id, record } satisfies DeliverPayload })));
     }
-    if (jobs.length === 0) return { notify: [] };
-    // One statement for the whole fan-out batch, in its order (so callbacks keep message order).
-    await this.jobs.enqueue(db, jobs);
-    for (const id of ruleIds) this.delivery.ensureWorker(id);
-    return { notify: [...ruleIds].map(ruleQueue) };
+    return out;
+  }
+
+  committed(jobs: readonly NewJob[]): void {
+    const ruleIds = new Set<number>();
+    for (const job of jobs) ruleIds.add((job.payload as DeliverPayload).ruleId);
+    for (const id of ruleIds) {
+      this.delivery.ensureWorker(id);
+      this.jobs.notify(ruleQueue(id));
+    }
   }
 }

@@ -2,12 +2,11 @@
  * The callbacks module assembled over the repository the composition root passes in: rule cache, ban store,
  * delivery engine, post-send hook, service, metrics and the periodic ban/retention tick.
  */
-import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { CallbacksConfig } from '../../config/index.js';
 import type { Clock } from '../../kernel/clock.js';
-import type { Database } from '../../storage/schema.js';
+import type { UnitOfWork } from '../../kernel/unit-of-work.js';
 import type { Singletons } from '../coordination/ports.js';
 import type { SettingsVersions } from '../coordination/settings-versions.js';
 import type { JobQueue } from '../jobs/ports.js';
@@ -20,7 +19,7 @@ import { RuleDirectory } from './directory.js';
 import { CallbackEvents } from './events.js';
 import { CallbacksPostSendHook } from './hook.js';
 import { observeCallbacks } from './metrics.js';
-import type { CallbacksRepository } from './ports.js';
+import type { CallbacksRepository, CallbacksTransaction } from './ports.js';
 import { RecentAttempts } from './recent.js';
 import { CallbacksService } from './service.js';
 
@@ -46,7 +45,8 @@ export interface CallbacksModule {
 }
 
 export interface CallbacksDeps {
-  db: Kysely<Database>;
+  /** Transactions of the exception store's re-sends (the composition's unit of work). */
+  uow: UnitOfWork<CallbacksTransaction>;
   /** The storage port (the composition root builds it; rule secrets are sealed at rest inside it). */
   repo: CallbacksRepository;
   config: CallbacksConfig;
@@ -64,7 +64,7 @@ export interface CallbacksDeps {
 }
 
 export function createCallbacks(deps: CallbacksDeps): CallbacksModule {
-  const { db, repo, config, clock, jobs, outbound, logger } = deps;
+  const { uow, repo, config, clock, jobs, outbound, logger } = deps;
   const events = new CallbackEvents();
   observeCallbacks(events, deps.metrics, logger);
   const recent = new RecentAttempts(clock);
@@ -73,7 +73,7 @@ export function createCallbacks(deps: CallbacksDeps): CallbacksModule {
   const onBanError = (error: unknown) => logger.error({ err: error }, 'callback rule ban state: storage failed');
   const bans = createBanStore(deps, events, directory, onBanError);
   const delivery = new CallbackDelivery(
-    { db, repo, directory, bans, jobs, outbound, clock, events },
+    { uow, repo, directory, bans, jobs, outbound, clock, events },
     {
       attemptTimeoutMs: config.attemptTimeoutMs,
       ruleConcurrency: config.ruleConcurrency,
@@ -82,7 +82,7 @@ export function createCallbacks(deps: CallbacksDeps): CallbacksModule {
     },
   );
   const hook = new CallbacksPostSendHook(directory, jobs, delivery);
-  const service = new CallbacksService({ db, repo, directory, bans, jobs, outbound, clock, retentionMs: config.storeRetentionMs, dateKeyZone: config.dateKeyZone });
+  const service = new CallbacksService({ uow, repo, directory, bans, jobs, outbound, clock, retentionMs: config.storeRetentionMs, dateKeyZone: config.dateKeyZone });
 
   let timer: NodeJS.Timeout | undefined;
   const sweep = async () => {

@@ -1,8 +1,7 @@
 /**
  * Domain types and the storage port of the callbacks module.
  */
-import type { Kysely } from 'kysely';
-import type { Database } from '../../storage/schema.js';
+import type { TransactionJobs } from '../jobs/ports.js';
 import type { BanState } from './ban.js';
 import type { RuleFilters, UnsignedRecord } from './record.js';
 
@@ -63,13 +62,13 @@ export interface StoredKey {
   retry: number;
 }
 
-/** Storage port. Every method is atomic; `db` arguments let callers join their transaction. */
+/** Storage port. Every method is atomic. */
 export interface CallbacksRepository {
   /** Settings of an app; an app never configured is disabled with the store off. */
-  getSettings(appId: string, db?: Kysely<Database>): Promise<CallbackSettings>;
+  getSettings(appId: string): Promise<CallbackSettings>;
   putSettings(appId: string, patch: { enabled?: boolean; storeFailed?: boolean }, now: number): Promise<CallbackSettings>;
 
-  listRules(appId: string, db?: Kysely<Database>): Promise<CallbackRule[]>;
+  listRules(appId: string): Promise<CallbackRule[]>;
   allRuleIds(): Promise<number[]>;
   getRule(appId: string, name: string): Promise<CallbackRule | undefined>;
   getRuleById(id: number): Promise<CallbackRule | undefined>;
@@ -80,15 +79,21 @@ export interface CallbacksRepository {
   /** Persists the ban machine's state (and its visible columns). */
   saveBanState(ruleId: number, state: BanState, now: number): Promise<void>;
 
-  storeRecords(records: NewStoredRecord[], now: number, db?: Kysely<Database>): Promise<void>;
+  storeRecords(records: NewStoredRecord[], now: number): Promise<void>;
   /** Keys of the app with records, ascending, with their size and re-send count. */
   storedKeys(appId: string): Promise<StoredKey[]>;
   /** Up to `limit` records of a key with an id above `afterId`, in id order (keyset paging). */
-  storedPage(appId: string, dateKey: string, afterId: number, limit: number, db?: Kysely<Database>): Promise<StoredRecord[]>;
+  storedPage(appId: string, dateKey: string, afterId: number, limit: number): Promise<StoredRecord[]>;
   /** Adds one to the key's re-send count; returns the new count. */
-  bumpKeyRetry(appId: string, dateKey: string, now: number, db?: Kysely<Database>): Promise<number>;
+  bumpKeyRetry(appId: string, dateKey: string, now: number): Promise<number>;
   /** Records a re-send's outcome; a failure also replaces the last error, a success keeps it. */
   noteResend(id: number, outcome: ResendOutcome): Promise<void>;
   /** Deletes records stored at or before `cutoff` and keys left empty, a chunk per transaction; returns records deleted. */
   deleteStoredUpTo(cutoff: number): Promise<number>;
+}
+
+/** What a callbacks transaction holds: the exception store's key reads and writes, and its jobs. */
+export interface CallbacksTransaction {
+  readonly callbacks: Pick<CallbacksRepository, 'storedPage' | 'bumpKeyRetry'>;
+  readonly jobs: TransactionJobs;
 }

@@ -170,11 +170,11 @@ export class CallbacksService {
     const targetUrl = body.targetUrl?.trim() || undefined;
     if (targetUrl) await this.deps.outbound.assertAllowedUrl(targetUrl);
     const now = this.deps.clock.now();
-    const started = await this.deps.db.transaction().execute(async (trx) => {
-      if ((await this.deps.repo.storedPage(appId, body.date, 0, 1, trx)).length === 0) return false;
-      await this.deps.repo.bumpKeyRetry(appId, body.date, now, trx);
+    const started = await this.deps.uow.run(async (tx) => {
+      if ((await tx.callbacks.storedPage(appId, body.date, 0, 1)).length === 0) return false;
+      await tx.callbacks.bumpKeyRetry(appId, body.date, now);
       const payload: ResendPayload = { appId, dateKey: body.date, ...(targetUrl ? { targetUrl } : {}) };
-      await this.deps.jobs.enqueue(trx, { queue: RESEND_QUEUE, payload, orderingKey: resendOrderingKey(appId) });
+      await tx.jobs.enqueue({ queue: RESEND_QUEUE, payload, orderingKey: resendOrderingKey(appId) });
       return true;
     });
     if (started) this.deps.jobs.notify(RESEND_QUEUE);

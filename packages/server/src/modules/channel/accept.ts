@@ -1,16 +1,20 @@
 /**
  * Accepting a customer message (spec 4.1, contract 3.2), once ingest.ts has authenticated and
  * validated it. In the message's transaction, in this order:
- *   tenant and edition -> a known customer's fast path -> de-duplication by msg_id -> the visitor
- *   (insert, or merge the profile and tags) -> the VIP flag -> the open conversation, or a new one
- *   (routed by routing.ts, its agent claimed by assignment.ts) -> the message appended.
- * The writes go through the ArrivalStore port (arrival-store.ts); how they are batched and made
- * fast is the adapter's business.
+ *   tenant and edition -> de-duplication by msg_id -> the visitor (insert, or merge the profile
+ *   and tags) -> the VIP flag -> the open conversation, or a new one (routed by routing.ts, its
+ *   agent claimed by assignment.ts) -> the message appended.
+ * Concurrent messages share one transaction (the unit of work's group commit); a message that
+ * meets a concurrent one's unique key (the same visitor, open conversation or msg_id) is written
+ * again alone, and then finds their rows. The steps are the ArrivalTransaction's
+ * (arrival-store.ts); how they are made fast is storage's business.
  */
 import { AppError } from '../../kernel/errors.js';
-import type { AcceptedMessage, ArrivalStore, ArrivalTransaction, IncomingMessage, KnownArrival } from './arrival-store.js';
+import type { GroupWriter, UnitOfWork } from '../../kernel/unit-of-work.js';
+import type { AcceptedMessage, ArrivalTransaction, IncomingMessage } from './arrival-store.js';
 import { claimAgent } from './assignment.js';
 import type { TenantInfo, VisitorProfile } from './ports.js';
+import type { ChannelTransaction } from './transaction.js';
 import { resolveRoute } from './routing.js';
 
 /** Where a new conversation goes: routing.ts's order over the directory of the message's transaction. */
@@ -35,46 +39,40 @@ export function sameTags(a: readonly string[], b: readonly string[]): boolean {
 }
 
 export class CustomerMessageAcceptor {
-  /** Stores a customer message; settles once it is committed. */
-  readonly accept: (input: IncomingMessage) => Promise<AcceptedMessage>;
+  private readonly writer: GroupWriter<IncomingMessage, AcceptedMessage>;
 
   constructor(
-    store: ArrivalStore,
+    uow: UnitOfWork<ChannelTransaction>,
     private readonly route: ResolveRoute = resolveRoute,
   ) {
-    this.accept = store.inBatches((tx, input) => this.acceptIn(tx, input));
+    this.writer = uow.groupCommit<IncomingMessage, AcceptedMessage>(async (tx, inputs) => {
+      const out: AcceptedMessage[] = [];
+      for (const input of inputs) out.push(await this.acceptIn(tx.channel.arrivals, input));
+      return out;
+    });
   }
 
+  /** Stores a customer message; settles once it is committed. */
+  readonly accept = (input: IncomingMessage): Promise<AcceptedMessage> => this.writer.submit(input);
+
   private async acceptIn(tx: ArrivalTransaction, input: IncomingMessage): Promise<AcceptedMessage> {
-    const read = tx.tenant(input.tenantId);
-    const tenant = read instanceof Promise ? await read : read;
+    const tenant = await tx.tenant(input.tenantId);
     if (!tenant) throw new AppError('not_found', { resource: `Tenant ${input.tenantId}` });
-    if (tenant.edition !== 'flagship') throw new AppError('edition_not_supported', { edition: tenant.edition, feature: 'the REST channel', tenantId: tenant.id });
-    if (tx.remembers) {
-      const known = await tx.knownArrival(input.channelId, input.customerId);
-      if (known) {
-        const accepted = await this.acceptKnown(tx, input, tenant.vipTags, known);
-        if (accepted) return accepted;
-      }
-    }
+    if (tenant.edition !== 'flagship') throw new AppError('edition_not_supported', { edition: tenant.edition, feature: 'the REST channel' });
 
     const found = await tx.arrival(input);
-    if (found.seenConversationId !== null) {
-      return { duplicate: true, msgId: input.msgId, conversation: await tx.conversation(found.seenConversationId), opened: false };
-    }
+    if (found.seenConversationId !== null) return this.duplicate(tx, input);
     const stored = found.visitor;
     let visitorId: number;
-    let profile: VisitorProfile;
     let tags: string[];
     if (!stored) {
       // A new visitor has no conversation (conversations are deleted with their visitor).
-      profile = input.profile;
       tags = input.tags ?? [];
       visitorId = await tx.insertVisitor(input, tags);
     } else {
       visitorId = stored.id;
       const profileChanges = changesProfile(stored.profile, input.profile);
-      profile = profileChanges ? { ...stored.profile, ...input.profile } : stored.profile;
+      const profile = profileChanges ? { ...stored.profile, ...input.profile } : stored.profile;
       tags = input.tags ?? stored.tags;
       if (profileChanges || !sameTags(tags, stored.tags)) await tx.updateVisitor(visitorId, profile, tags, input.now);
     }
@@ -87,27 +85,12 @@ export class CustomerMessageAcceptor {
       opened = true;
     }
     const appended = await tx.appendMessage(conversation.id, input, conversation.vip === vip ? undefined : vip);
-    if (tx.remembers) tx.remember(input.channelId, input.customerId, { profile, tags, conversation: appended });
+    if (!appended) return this.duplicate(tx, input);
     return { duplicate: false, msgId: input.msgId, conversation: appended, opened };
   }
 
-  /**
-   * A message from a known customer whose profile, tags and VIP flag it leaves as they are: one
-   * insert, one update. Undefined when it does not apply (the msg_id was seen before, or the
-   * visitor or the VIP flag changes): the full sequence then handles the message.
-   */
-  private async acceptKnown(tx: ArrivalTransaction, input: IncomingMessage, vipTags: string[], known: KnownArrival): Promise<AcceptedMessage | undefined> {
-    if (changesProfile(known.profile, input.profile)) return undefined;
-    if (input.tags && !sameTags(input.tags, known.tags)) return undefined;
-    if (isVip(known.tags, vipTags) !== known.conversation.vip) return undefined;
-    const conversation = known.conversation;
-    const messageId = await tx.insertMessageIfNew(conversation.id, input);
-    if (messageId === undefined) return undefined;
-    await tx.touchConversation(conversation.id, messageId, input.now);
-    // The same entry is remembered again: a message changes only the conversation's
-    // bookkeeping, which nothing reads from it (arrival-store.ts, KnownArrival).
-    tx.remember(input.channelId, input.customerId, known);
-    return { duplicate: false, msgId: input.msgId, conversation: { ...conversation, updatedAt: input.now }, opened: false };
+  private async duplicate(tx: ArrivalTransaction, input: IncomingMessage): Promise<AcceptedMessage> {
+    return { duplicate: true, msgId: input.msgId, conversation: await tx.duplicateOf(input), opened: false };
   }
 
   /** Opens the customer's conversation: routed, and given to an agent when one is named or can be claimed. */

@@ -1,9 +1,9 @@
 /**
- * The port accept.ts writes a customer message through. The adapter (storage/repositories/
- * channel-arrivals.ts) groups concurrent messages into one transaction and hands each message's
- * decision sequence a transaction object whose steps are the statements that sequence needs.
- * Whatever the adapter does for speed (reading a tenant once per batch, remembering known
- * customers on a single writer, precompiled statements) stays behind these methods.
+ * The steps accept.ts writes a customer message with: the `arrivals` of a channel transaction
+ * (the unit of work's group commit puts concurrent messages in one). Whatever the adapter
+ * (storage/repositories/channel-arrivals.ts) does for speed stays behind these methods: reading a
+ * tenant once per transaction, precompiled statements, and on a single writer answering a known
+ * customer's arrival from memory (then `appendMessage` is the one that finds a reused msg_id).
  */
 import type { MessageBody } from '@parley/protocol';
 import type { AgentClaims, Conversation, RoutingDirectory, TenantInfo, VisitorProfile } from './ports.js';
@@ -52,17 +52,6 @@ export interface Arrival {
   open: Conversation | undefined;
 }
 
-/**
- * A known customer's open conversation as remembered: the visitor's profile and tags as stored,
- * and the conversation as it was learnt. Its bookkeeping (`updatedAt`, the last message) is not
- * kept current: a message changes only those, and accept.ts reads neither from here.
- */
-export interface KnownArrival {
-  readonly profile: VisitorProfile;
-  readonly tags: string[];
-  readonly conversation: Conversation;
-}
-
 /** A new conversation's row. */
 export interface NewConversation {
   tenantId: number;
@@ -77,44 +66,26 @@ export interface NewConversation {
 }
 
 /**
- * The steps of one message inside the batch's transaction. Agent loads and locks (AgentClaims)
- * are read in the same transaction, so the claim at open holds until it commits.
+ * The steps of one message inside its transaction. Agent loads and locks (AgentClaims) are read
+ * in the same transaction, so the claim at open holds until it commits.
  */
 export interface ArrivalTransaction extends AgentClaims {
   /** Skill groups and agents, read in this transaction. */
   readonly directory: RoutingDirectory;
-  /** The tenant (undefined: none); answers at once when this batch read it already. */
-  tenant(id: number): TenantInfo | undefined | Promise<TenantInfo | undefined>;
-  /**
-   * Whether this store remembers known customers' open conversations (a single writer does):
-   * only then are `knownArrival` and `remember` used.
-   */
-  readonly remembers: boolean;
-  /** The customer's open conversation if it is remembered and still valid in this transaction. */
-  knownArrival(channelId: number, customerId: string): Promise<KnownArrival | undefined>;
-  /** Remembers the customer's open conversation as it now is, once this batch has committed. */
-  remember(channelId: number, customerId: string, arrival: KnownArrival): void;
+  /** The tenant (undefined: none). */
+  tenant(id: number): Promise<TenantInfo | undefined>;
   /** The msg_id, the visitor and their open conversation, in one read. */
   arrival(input: IncomingMessage): Promise<Arrival>;
-  /** A conversation by id (the one a duplicate went to). */
-  conversation(id: number): Promise<Conversation>;
+  /** The conversation an earlier message with this msg_id went to (the message is a duplicate). */
+  duplicateOf(input: IncomingMessage): Promise<Conversation>;
   /** Stores a new visitor; answers its id. */
   insertVisitor(input: IncomingMessage, tags: string[]): Promise<number>;
   updateVisitor(id: number, profile: VisitorProfile, tags: string[], now: number): Promise<void>;
   openConversation(row: NewConversation): Promise<Conversation>;
-  /** Stores the message and makes it the conversation's last (and sets its VIP flag when given); answers the conversation. */
-  appendMessage(conversationId: number, input: IncomingMessage, vip: boolean | undefined): Promise<Conversation>;
-  /** Stores the message unless its msg_id was seen before (then undefined); answers its id. */
-  insertMessageIfNew(conversationId: number, input: IncomingMessage): Promise<number | undefined>;
-  /** Makes the message the conversation's last, without reading the conversation back. */
-  touchConversation(conversationId: number, messageId: number, now: number): Promise<unknown>;
-}
-
-export interface ArrivalStore {
   /**
-   * Answers a function that runs `step` for a message inside a group-committed write and settles
-   * once that write has committed. A write that meets a concurrent one's unique key (the same
-   * visitor, open conversation or msg_id) is run again, and then finds their rows. Called once.
+   * Stores the message and makes it the conversation's last (and sets its VIP flag when given);
+   * answers the conversation, or undefined when the msg_id was taken already (a duplicate the
+   * arrival read could not tell).
    */
-  inBatches(step: (tx: ArrivalTransaction, input: IncomingMessage) => Promise<AcceptedMessage>): (input: IncomingMessage) => Promise<AcceptedMessage>;
+  appendMessage(conversationId: number, input: IncomingMessage, vip: boolean | undefined): Promise<Conversation | undefined>;
 }

@@ -11,8 +11,10 @@
  * Storage only answers loads and locks or moves rows (AgentClaims, ports.ts).
  */
 import type { Clock } from '../../kernel/clock.js';
+import type { UnitOfWork } from '../../kernel/unit-of-work.js';
 import type { ChannelEventBus } from './events.js';
 import type { AgentClaims, AgentLoad, ConversationsRepository, RoutingDirectory } from './ports.js';
+import type { ChannelTransaction } from './transaction.js';
 
 /** Tries of the claim at open before the conversation is left waiting. */
 const CLAIM_TRIES = 3;
@@ -45,6 +47,7 @@ export class Dispatcher {
 
   constructor(
     private readonly conversations: ConversationsRepository,
+    private readonly uow: UnitOfWork<ChannelTransaction>,
     private readonly directory: RoutingDirectory,
     private readonly events: ChannelEventBus,
     private readonly clock: Clock,
@@ -79,9 +82,9 @@ export class Dispatcher {
    * another instance may have filled it since the choice, and then nothing moves.
    */
   private assignWithinCapacity(conversationId: number, agentId: number, now: number): Promise<boolean> {
-    return this.conversations.inAssignment(async (tx) => {
-      if (!hasRoom(await tx.lockAgent(agentId))) return false;
-      return tx.move(conversationId, ['waiting'], { state: 'processing', agentId }, now);
+    return this.uow.run(async ({ channel: { assignment } }) => {
+      if (!hasRoom(await assignment.lockAgent(agentId))) return false;
+      return assignment.move(conversationId, ['waiting'], { state: 'processing', agentId }, now);
     });
   }
 }

@@ -10,7 +10,7 @@ import { AppError } from '../../kernel/errors.js';
 import { randomHex } from '../../kernel/ids.js';
 import type { SecretBox } from '../../kernel/secret-box.js';
 import { TtlCache } from '../../kernel/ttl-cache.js';
-import { isUniqueViolation } from '../../storage/errors.js';
+import { isConflict } from '../../kernel/unit-of-work.js';
 import type { AccountsService } from '../accounts/service.js';
 import { afterCheck, InProcessSettingsVersions, type SettingsScope, type SettingsVersions } from '../coordination/settings-versions.js';
 import type { OutboundUrlGuard } from './url-guard.js';
@@ -38,7 +38,7 @@ async function uniqueName<T>(name: string, write: () => Promise<T>): Promise<T> 
   try {
     return await write();
   } catch (error) {
-    if (isUniqueViolation(error)) throw new AppError('duplicate_name', { resource: 'Association', name }, { cause: error });
+    if (isConflict(error, 'unique')) throw new AppError('duplicate_name', { resource: 'Association', name }, { cause: error });
     throw error;
   }
 }

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { CONVERSATION_PAGE_DEFAULT, type AgentReplyBody, type ConversationQuery, type ConversationView, type MessageView, type SendReplyResult, type TransferRequest } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
+import type { UnitOfWork } from '../../kernel/unit-of-work.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Principal } from '../accounts/service.js';
 import type { JobQueue } from '../jobs/ports.js';
@@ -15,6 +16,7 @@ import type { ChannelEventBus } from './events.js';
 import { decodeConversationCursor, encodeConversationCursor } from './conversation-cursor.js';
 import type { AgentInfo, Conversation, ConversationDetails, ConversationFilter, ConversationOrder, ConversationsRepository, RoutingDirectory, StoredMessage } from './ports.js';
 import { CHANNEL_PUSH_QUEUE, pushOrderingKey, type PushJob } from './push.js';
+import type { ChannelTransaction } from './transaction.js';
 import { buildReplyPush, profileWithNulls } from './reply-body.js';
 
 const agentRef = (a: AgentInfo | undefined) => (a ? { id: a.id, username: a.username, nickname: a.nickname, avatar: a.avatar } : null);
@@ -36,6 +38,7 @@ export function messageView(m: StoredMessage & { delivery: { id: string; status:
 export class ConversationsService {
   constructor(
     private readonly repo: ConversationsRepository,
+    private readonly uow: UnitOfWork<ChannelTransaction>,
     private readonly directory: RoutingDirectory,
     private readonly dispatcher: Dispatcher,
     private readonly events: ChannelEventBus,
@@ -193,9 +196,10 @@ export class ConversationsService {
       queue,
     });
     const now = this.clock.now();
-    await this.repo.storeAgentReply({ conversation: conv, agentId: agent.id, msgId, bodies, deliveryId, pushBody: JSON.stringify(push), now }, (trx) =>
-      this.jobs.enqueue(trx, { queue: CHANNEL_PUSH_QUEUE, payload: { deliveryId } satisfies PushJob, orderingKey: pushOrderingKey(conv.channelId, conv.customerId) }),
-    );
+    await this.uow.run(async (tx) => {
+      await tx.channel.storeAgentReply({ conversation: conv, agentId: agent.id, msgId, bodies, deliveryId, pushBody: JSON.stringify(push), now });
+      await tx.jobs.enqueue({ queue: CHANNEL_PUSH_QUEUE, payload: { deliveryId } satisfies PushJob, orderingKey: pushOrderingKey(conv.channelId, conv.customerId) });
+    });
     this.jobs.notify(CHANNEL_PUSH_QUEUE);
     this.events.publish({ type: 'new_message', tenantId, conversationId: id, queueId: conv.queueId, agentId: conv.agentId, msg_id: msgId, direction: 'agent' });
     return { msg_id: msgId, delivery: { id: deliveryId, status: 'pending' } };
@@ -209,11 +213,11 @@ export class ConversationsService {
   }
 
   /**
-   * Inside an agent's deletion (its transaction `db`): their processing conversations wait in
+   * Inside an agent's deletion (its transaction `tx`): their processing conversations wait in
    * their queues again; `afterCommit` tells the workspaces and hands them out.
    */
-  async requeueAgent(db: Parameters<ConversationsRepository['requeueAgent']>[0], tenantId: number, agentId: number) {
-    const moved = await this.repo.requeueAgent(db, agentId, this.clock.now());
+  async requeueAgent(tx: ChannelTransaction, tenantId: number, agentId: number) {
+    const moved = await tx.channel.requeueAgent(agentId, this.clock.now());
     return {
       requeued: moved.length,
       afterCommit: async () => {

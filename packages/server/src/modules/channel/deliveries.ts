@@ -4,12 +4,14 @@
  */
 import type { DeliveryStatus, DeliveryView } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
+import type { UnitOfWork } from '../../kernel/unit-of-work.js';
 import { AppError } from '../../kernel/errors.js';
 import type { JobQueue } from '../jobs/ports.js';
 import type { AssociationsService } from './associations.js';
 import type { ChannelEventBus } from './events.js';
 import type { DeliveriesRepository, Delivery, DeliveryAttempt } from './ports.js';
 import { CHANNEL_PUSH_QUEUE, pushOrderingKey, type PushJob } from './push.js';
+import type { ChannelTransaction } from './transaction.js';
 
 const LIST_LIMIT = 500;
 
@@ -28,6 +30,7 @@ const deliveryView = (d: Delivery & { attemptLog: DeliveryAttempt[] }): Delivery
 export class DeliveriesService {
   constructor(
     private readonly repo: DeliveriesRepository,
+    private readonly uow: UnitOfWork<ChannelTransaction>,
     private readonly associations: AssociationsService,
     private readonly jobs: JobQueue,
     private readonly events: ChannelEventBus,
@@ -45,13 +48,15 @@ export class DeliveriesService {
     const delivery = await this.repo.get(deliveryId);
     if (!delivery || delivery.channelId !== association.id) throw new AppError('not_found', { resource: `Delivery ${deliveryId}` });
     if (delivery.status !== 'pending') {
-      await this.repo.requeue(delivery.id, this.clock.now(), (trx) =>
-        this.jobs.enqueue(trx, {
+      const now = this.clock.now();
+      await this.uow.run(async (tx) => {
+        if (!(await tx.channel.requeueDelivery(delivery.id, now))) return;
+        await tx.jobs.enqueue({
           queue: CHANNEL_PUSH_QUEUE,
           payload: { deliveryId: delivery.id } satisfies PushJob,
           orderingKey: pushOrderingKey(delivery.channelId, delivery.customerId),
-        }),
-      );
+        });
+      });
       this.jobs.notify(CHANNEL_PUSH_QUEUE);
       this.events.publish({
         type: 'delivery_status',

@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import type { Clock } from '../../kernel/clock.js';
+import type { UnitOfWork } from '../../kernel/unit-of-work.js';
 import type { SecretBox } from '../../kernel/secret-box.js';
 import type { AccountsService } from '../accounts/service.js';
 import type { SettingsVersions } from '../coordination/settings-versions.js';
@@ -12,7 +13,6 @@ import type { OutboundSender } from '../outbound/ports.js';
 import type { Registry } from 'prom-client';
 import { countingEventBus } from './metrics.js';
 import { CustomerMessageAcceptor } from './accept.js';
-import type { ArrivalStore } from './arrival-store.js';
 import { Dispatcher } from './assignment.js';
 import { AssociationsService } from './associations.js';
 import { ConversationsService } from './conversations.js';
@@ -29,6 +29,7 @@ import type {
   RoutingDirectory,
 } from './ports.js';
 import { CHANNEL_PUSH_QUEUE, ReplyPusher, type PushJob, type PushSettings } from './push.js';
+import type { ChannelTransaction } from './transaction.js';
 
 export interface ChannelModule {
   associations: AssociationsService;
@@ -46,8 +47,6 @@ export interface ChannelModule {
 export interface ChannelRepositories {
   associations: AssociationsRepository;
   directory: RoutingDirectory;
-  /** Where customer messages are written (group-committed; on a single writer, known customers are remembered). */
-  arrivals: ArrivalStore;
   conversations: ConversationsRepository;
   deliveries: DeliveriesRepository;
   media: MediaRepository;
@@ -55,6 +54,8 @@ export interface ChannelRepositories {
 
 export interface ChannelDeps {
   repositories: ChannelRepositories;
+  /** The channel's transactions: customer messages (group-committed), replies, assignment, re-deliveries. */
+  uow: UnitOfWork<ChannelTransaction>;
   clock: Clock;
   accounts: AccountsService;
   jobs: JobQueue;
@@ -81,7 +82,7 @@ export function createChannelModule(deps: ChannelDeps): ChannelModule {
   const events = deps.metrics ? countingEventBus(bus, deps.metrics) : bus;
   const { directory, conversations: conversationsRepo, deliveries: deliveriesRepo } = deps.repositories;
   const associations = new AssociationsService(deps.repositories.associations, directory, deps.accounts, deps.secrets, deps.outbound, deps.clock, deps.settings);
-  const dispatcher = new Dispatcher(conversationsRepo, directory, events, deps.clock);
+  const dispatcher = new Dispatcher(conversationsRepo, deps.uow, directory, events, deps.clock);
   const pusher = new ReplyPusher(deliveriesRepo, associations, deps.outbound, events, deps.clock, deps.push);
   // The lease covers one attempt (10 s timeout plus two small writes) with room to spare; it is
   // also the longest a push in flight during a crash waits before another run picks it up (the
@@ -89,9 +90,9 @@ export function createChannelModule(deps: ChannelDeps): ChannelModule {
   deps.jobs.work<PushJob>(CHANNEL_PUSH_QUEUE, pusher.handle, { concurrency: deps.pushConcurrency ?? 8, leaseMs: 30_000 });
   return {
     associations,
-    ingest: new IngestService(new SendMessageSignature(associations, deps.clock), new CustomerMessageAcceptor(deps.repositories.arrivals), events, deps.clock),
-    conversations: new ConversationsService(conversationsRepo, directory, dispatcher, events, deps.jobs, deps.clock),
-    deliveries: new DeliveriesService(deliveriesRepo, associations, deps.jobs, events, deps.clock),
+    ingest: new IngestService(new SendMessageSignature(associations, deps.clock), new CustomerMessageAcceptor(deps.uow), events, deps.clock),
+    conversations: new ConversationsService(conversationsRepo, deps.uow, directory, dispatcher, events, deps.jobs, deps.clock),
+    deliveries: new DeliveriesService(deliveriesRepo, deps.uow, associations, deps.jobs, events, deps.clock),
     dispatcher,
     directory,
     events,

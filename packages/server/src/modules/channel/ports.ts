@@ -3,9 +3,7 @@
  * Each method is atomic; the Kysely implementations live in src/storage/repositories/channel*.ts
  * and work on both engines.
  */
-import type { Kysely } from 'kysely';
 import type { ConversationState, DeliveryStatus, MessageBody, VISITOR_STRING_FIELDS } from '@parley/protocol';
-import type { Database } from '../../storage/schema.js';
 
 export interface Association {
   id: number;
@@ -178,25 +176,10 @@ export interface ConversationsRepository {
   assign(id: number, from: ConversationState[], to: ConversationMove, now: number): Promise<boolean>;
   /** The online agents of a queue with their load (outside any transaction). */
   agentLoads(queueId: number): Promise<AgentLoad[]>;
-  /** Runs `step` in one transaction (assignment.ts: lock the agent, check its room, move the conversation). */
-  inAssignment<T>(step: (tx: AssignmentTransaction) => Promise<T>): Promise<T>;
   /** The head of a queue's waiting line. */
   nextWaiting(queueId: number): Promise<number | undefined>;
-  /**
-   * Inside the caller's transaction `db` (an agent's deletion): the agent's processing
-   * conversations wait in their queues again, keeping their queue time. Answers which moved.
-   */
-  requeueAgent(db: Kysely<Database>, agentId: number, now: number): Promise<Array<{ id: number; queueId: number }>>;
   history(conversationId: number): Promise<Array<StoredMessage & { delivery: { id: string; status: DeliveryStatus; lastError: string | null } | null }>>;
   visitorOf(conversationId: number): Promise<{ customerId: string; profile: VisitorProfile; tags: string[] } | undefined>;
-  /**
-   * Stores an agent reply and its delivery in one transaction; `inTransaction` runs inside it
-   * (the caller enqueues the push job there so that both commit or neither does).
-   */
-  storeAgentReply(
-    input: { conversation: Conversation; agentId: number; msgId: string; bodies: MessageBody[]; deliveryId: string; pushBody: string; now: number },
-    inTransaction: (db: Kysely<Database>) => Promise<void>,
-  ): Promise<StoredMessage>;
 }
 
 export interface Delivery {
@@ -232,8 +215,6 @@ export interface DeliveriesRepository {
   list(channelId: number, status: DeliveryStatus | undefined, limit: number): Promise<Array<Delivery & { attemptLog: DeliveryAttempt[] }>>;
   /** Appends an attempt and moves the delivery to its new status, in one transaction. */
   recordAttempt(id: string, attempt: Omit<DeliveryAttempt, 'attempt'>, next: { status: DeliveryStatus; nextAttemptAt: number | null }, now: number): Promise<DeliveryAttempt>;
-  /** Sets the delivery back to pending and runs `inTransaction` (the caller enqueues the job). */
-  requeue(id: string, now: number, inTransaction: (db: Kysely<Database>) => Promise<void>): Promise<boolean>;
 }
 
 export interface MediaRecord {

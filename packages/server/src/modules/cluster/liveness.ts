@@ -55,6 +55,11 @@ export class Liveness {
     return this.ageMs(id) < this.deadAfterMs;
   }
 
+  /** Whether a watched instance is alive; undefined for one not watched (never seen, or forgotten). */
+  known(id: string): boolean | undefined {
+    return this.seen.has(id) ? this.alive(id) : undefined;
+  }
+
   /** Forgets an instance (after taking over its jobs). */
   forget(id: string): void {
     this.seen.delete(id);

@@ -108,6 +108,18 @@ export class Membership {
     this.opts.metrics.liveInstances(Math.max(1, live));
   }
 
+  /**
+   * Whether the instance `id` lives: this one; one whose beat this one watches moving; or one not
+   * watched yet whose row is there with a beat younger than the dead-after time by this clock.
+   */
+  async isAlive(id: string): Promise<boolean> {
+    if (id === this.id) return true;
+    const watched = this.liveness.known(id);
+    if (watched !== undefined) return watched;
+    const row = (await this.opts.repo.list()).find((r) => r.id === id);
+    return row !== undefined && this.opts.clock.now() - row.heartbeatAt < (this.opts.deadAfterMs ?? 3_000);
+  }
+
   /** The live instances, this one first. */
   async view(): Promise<InstanceView[]> {
     const rows = await this.opts.repo.list();

@@ -15,6 +15,7 @@
  * dropped (read afresh from the database): correctness wins over speed while Redis is away.
  */
 import type { Redis } from 'ioredis';
+import { Batcher } from '../../kernel/batcher.js';
 
 /** What domain code holds for one kind of cached setting. */
 export interface SettingsScope {
@@ -77,11 +78,6 @@ export interface RedisSettingsOptions {
 /** Past this many known scopes the remembered versions start over (each scope then reloads once). */
 const MAX_SCOPES = 10_000;
 
-interface Waiter {
-  key: string;
-  resolve: () => void;
-}
-
 /** Several instances: a version per scope in Redis. */
 export class RedisSettingsVersions implements SettingsVersions {
   readonly shared = true;
@@ -89,8 +85,8 @@ export class RedisSettingsVersions implements SettingsVersions {
   private readonly seen = new Map<string, string>();
   private readonly drops = new Map<string, (id: string) => void>();
   /** Reads that asked after the MGET in flight was sent: they wait for the next one. */
-  private waiting: Waiter[] = [];
-  private reading = false;
+  /** Every check of one turn shares one MGET (the kernel batcher, started on a microtask); checks during a read wait for the next. */
+  private readonly reads = new Batcher<string>({ run: (keys) => this.read(keys), schedule: queueMicrotask });
   /** Bumps that failed, retried until Redis takes them. */
   private readonly unbumped = new Set<string>();
   private retryTimer: NodeJS.Timeout | undefined;
@@ -155,28 +151,14 @@ export class RedisSettingsVersions implements SettingsVersions {
   }
 
   private check(key: string): Promise<void> {
-    return new Promise<void>((resolve) => {
-      this.waiting.push({ key, resolve });
-      // Every read that asks in this turn of the event loop shares the next MGET.
-      if (!this.reading && this.waiting.length === 1) queueMicrotask(() => void this.read());
-    });
+    return this.reads.join(key);
   }
 
-  /** One MGET for every key waiting; reads that arrive meanwhile wait for the next. */
-  private async read(): Promise<void> {
-    if (this.reading || this.waiting.length === 0) return;
-    this.reading = true;
-    const batch = this.waiting;
-    this.waiting = [];
-    const keys = [...new Set(batch.map((w) => w.key))];
-    try {
-      const versions = await this.fetch(keys);
-      keys.forEach((key, i) => this.observe(key, versions?.[i]));
-    } finally {
-      this.reading = false;
-      for (const w of batch) w.resolve();
-      if (this.waiting.length > 0) void this.read();
-    }
+  /** One MGET for the keys of a batch; never fails (an unreadable version drops the copies). */
+  private async read(batch: string[]): Promise<void> {
+    const keys = [...new Set(batch)];
+    const versions = await this.fetch(keys);
+    keys.forEach((key, i) => this.observe(key, versions?.[i]));
   }
 
   private async fetch(keys: string[]): Promise<Array<string | null> | undefined> {

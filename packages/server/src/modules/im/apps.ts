@@ -8,7 +8,7 @@ import type { AppCreated, AppSummary, AppTokenResult, UserTokenResult } from '@p
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import { randomHex, randomToken, sha256Hex, uuid } from '../../kernel/ids.js';
-import { isUniqueViolation } from '../../storage/errors.js';
+import { isConflict } from '../../kernel/unit-of-work.js';
 import type { Passwords } from '../accounts/password.js';
 import type { ImApp, ImAppsRepository, ImUsersRepository, TokenRecord } from './ports.js';
 import { foldUsername, imUserView } from './users.js';
@@ -68,7 +68,7 @@ export class ImAppsService {
       });
       return { app, created: { appkey: app.appkey, application: app.id, client_id: app.clientId, client_secret: clientSecret } };
     } catch (error) {
-      if (isUniqueViolation(error)) {
+      if (isConflict(error, 'unique')) {
         throw new AppError('duplicate_unique_property_exists', { entity: 'application', property: 'name', value: `${orgName}#${appName}` });
       }
       throw error;

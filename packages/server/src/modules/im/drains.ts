@@ -49,6 +49,13 @@ class SocketFeed {
   private rescanNext = false;
   /** Handed to the socket and not acknowledged yet: never handed to it twice. */
   private readonly inHand = new Set<string>();
+  /**
+   * Acknowledged and marked delivered, with the count of marks done when this one was. A read that
+   * began before its mark committed may still find the row undelivered (another connection of the
+   * pool, on PostgreSQL): it is skipped until a read begun after the mark has ended.
+   */
+  private readonly marked = new Map<string, number>();
+  private marks = 0;
   private last: Promise<void> | undefined;
   private waiting: Promise<void> | undefined;
   private onHanded: (() => void) | undefined;
@@ -96,13 +103,16 @@ class SocketFeed {
       const room = this.open ? await this.connection.room() : 0;
       if (room <= 0 || !this.open) return;
       const limit = room + this.heldAbove(this.cursor);
+      const marksBefore = this.marks;
       const rows = await this.ctx.store.readOffline(this.appId, this.username, this.cursor, limit);
       if (!this.open) return;
       const fresh = [];
       for (const row of rows) {
         if (fresh.length === room) break;
-        if (!this.inHand.has(row.msgId)) fresh.push(row);
+        if (!this.inHand.has(row.msgId) && !this.marked.has(row.msgId)) fresh.push(row);
       }
+      // This read began after these marks committed: it saw those rows delivered.
+      for (const [id, mark] of this.marked) if (mark <= marksBefore) this.marked.delete(id);
       const last = fresh.at(-1) ?? rows.at(-1);
       if (last) this.cursor = last.msgId;
       if (fresh.length > 0) {
@@ -117,14 +127,15 @@ class SocketFeed {
     }
   }
 
-  /** Rows above `cursor` this feed holds: a read skips them, so it reads that many more. */
+  /** Rows above `cursor` this feed holds or has just marked: a read skips them, so it reads that many more. */
   private heldAbove(cursor: string): number {
     let n = 0;
     for (const id of this.inHand) if (Number(id) > Number(cursor)) n++;
+    for (const id of this.marked.keys()) if (Number(id) > Number(cursor)) n++;
     return n;
   }
 
-  /** The client took these: delivered in the store, then forgotten here (so a rescan never re-reads them meanwhile). */
+  /** The client took these: marked delivered in the store, then no longer held (`marked` covers reads under way). */
   private readonly acknowledge = (msgIds: string[]): void => {
     const mine = msgIds.filter((id) => this.inHand.has(id));
     if (mine.length === 0) return;
@@ -134,7 +145,11 @@ class SocketFeed {
         if (marked > 0) this.ctx.metrics.offlineDelivered(marked);
       }, this.ctx.onError)
       .finally(() => {
-        for (const id of mine) this.inHand.delete(id);
+        const mark = ++this.marks;
+        for (const id of mine) {
+          this.inHand.delete(id);
+          this.marked.set(id, mark);
+        }
       });
   };
 }

@@ -3,14 +3,14 @@
  * push and the fan-out handler. app.ts builds it once and exposes it as `app.parley.im`.
  *
  * Built in dependency order, each part getting what it calls in its constructor: the live
- * deliveries first, then the committer (which marks messages in flight) and the messages service
- * (which pushes them after commit), then the fan-out handler (which waits for that push).
+ * deliveries (who gets a message live, recorded before its commit, pushed after), the committer
+ * and the messages service, the drains, the fan-out handler and the offline store.
  */
-import type { Kysely } from 'kysely';
+import { randomUUID } from 'node:crypto';
 import type { ImUserView } from '@parley/protocol';
 import type { Logger } from 'pino';
 import type { Clock } from '../../kernel/clock.js';
-import type { Database } from '../../storage/schema.js';
+import type { UnitOfWork } from '../../kernel/unit-of-work.js';
 import type { Passwords } from '../accounts/password.js';
 import type { PubSub } from '../coordination/ports.js';
 import type { SettingsVersions } from '../coordination/settings-versions.js';
@@ -29,7 +29,7 @@ import { OfflineStore } from './offline-store.js';
 import { noPostSend, type PostSendHook } from './post-send.js';
 import { InProcessPresence, type Presence } from './presence.js';
 import { SocketLimits, type SocketLimitsOptions } from './socket-limits.js';
-import type { ImApp, ImAppsRepository, ImGroupsRepository, ImMessagesRepository, ImUsersRepository } from './ports.js';
+import type { ImApp, ImAppsRepository, ImGroupsRepository, ImMessagesRepository, ImTransaction, ImUsersRepository, MessageRef } from './ports.js';
 import { ImUsersService } from './users.js';
 
 export interface ImModule {
@@ -63,9 +63,16 @@ export interface ImRepositories {
 }
 
 export interface ImModuleOptions {
-  /** For the message commit and the fan-out, which write several tables in one transaction. */
-  db: Kysely<Database>;
+  /** The transactions of the message commit, the fan-out and the offline store. */
+  uow: UnitOfWork<ImTransaction>;
   repositories: ImRepositories;
+  /** This instance's id, recorded with the messages it pushes live (default: a random one). */
+  instanceId?: string;
+  /**
+   * Whether another instance still lives (so pushes what it recorded as pushed live); default: no
+   * other instance ever does (one process).
+   */
+  instanceAlive?: (instanceId: string) => Promise<boolean>;
   clock: Clock;
   jobs: JobQueue;
   tokenTtlSeconds: number;
@@ -76,8 +83,6 @@ export interface ImModuleOptions {
   settings?: SettingsVersions;
   /** The socket bounds, or the options to make them with. */
   sockets: SocketLimits | SocketLimitsOptions;
-  /** Message commits running at once (1 for a single-writer engine). */
-  commitConcurrency?: number;
   /** Fan-out jobs run at once in this process. */
   fanoutConcurrency?: number;
   /** Password hashing and checks (bounded pool, back-off), shared with the accounts module. */
@@ -94,37 +99,45 @@ export interface ImModuleOptions {
 const USER_REMOVED_TOPIC = 'im.user-removed';
 
 export function createImModule(options: ImModuleOptions): ImModule {
-  const { db, clock, jobs } = options;
+  const { uow, clock, jobs } = options;
   const { apps: appsRepo, users: usersRepo, groups: groupsRepo, messages: messagesRepo } = options.repositories;
   const ids = new IdGenerator(clock);
   const presence = options.presence ?? new InProcessPresence();
   const metrics = options.metrics ?? noImMetrics;
   metrics.watchSockets(() => presence.size());
+  const instanceId = options.instanceId ?? randomUUID();
+  const instanceAlive = options.instanceAlive ?? (async () => false);
 
   const apps = new ImAppsService(appsRepo, usersRepo, clock, options.tokenTtlSeconds, options.passwords);
   const users = new ImUsersService(usersRepo, clock, options.passwords);
   const groups = new ImGroupsService(groupsRepo, users, ids, clock);
   const moderation = new ModerationService(appsRepo, clock, options.settings);
-  const live = new LiveDeliveries(presence, groupsRepo, clock, (error) =>
-    options.logger?.error({ err: error }, 'IM live push failed; the fan-out job delivers the messages'),
+  const keep = (missed: Array<MessageRef & { usernames: string[] }>) => offline.keep(missed);
+  const live = new LiveDeliveries(presence, groupsRepo, instanceId, keep, metrics, (error) =>
+    options.logger?.error({ err: error }, 'IM live push failed; its receivers get the message stored'),
   );
-  const committer = new MessageCommitter(db, messagesRepo, jobs, ids, options.commitConcurrency ?? 1, { onCommitting: live.committing, onAborted: live.aborted });
+  const committer = new MessageCommitter(uow, ids);
   const messages = new ImMessagesService(committer, users, groups, moderation, ids, clock, live, metrics);
   const drains = new Drains(messagesRepo, presence, clock, metrics, (error) => options.logger?.error({ err: error }, 'IM: a drain of stored messages failed; they stay stored'));
   const fanout = new Fanout({
-    db,
+    uow,
     messages: messagesRepo,
     groups: groupsRepo,
     presence,
-    jobs,
     postSend: options.postSend ?? noPostSend,
     clock,
     appkeyOf: (appId) => apps.appkeyOf(appId),
-    live,
+    pusherAlive: async (id) => id === instanceId || (await instanceAlive(id)),
+    keep,
     drains,
     metrics,
   });
+  const offline = new OfflineStore(messagesRepo, fanout, uow, clock, drains, presence);
   presence.onDrainRequest((appId, username) => void drains.drain(appId, username));
+  // A socket that closed before a frame pushed to it from another instance arrived.
+  presence.onUnreached((appId, usernames, frame) => {
+    if (frame.op === 'message') void keep([{ appId, msgId: frame.msg_id, usernames }]).catch(() => undefined);
+  });
   jobs.work<FanoutPayload>(FANOUT_QUEUE, fanout.handle, { concurrency: options.fanoutConcurrency ?? 8, leaseMs: 30_000 });
 
   const sockets = options.sockets instanceof SocketLimits ? options.sockets : new SocketLimits(options.sockets);
@@ -148,7 +161,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
     return removed;
   };
 
-  return { apps, users, groups, moderation, messages, offline: new OfflineStore(messagesRepo, fanout, clock, drains, presence), fanout, drains, presence, sockets, removeUser };
+  return { apps, users, groups, moderation, messages, offline, fanout, drains, presence, sockets, removeUser };
 }
 
 function parseUserRemoved(payload: string): { appId?: string; username?: string } {

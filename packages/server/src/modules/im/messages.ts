@@ -63,8 +63,8 @@ export class ImMessagesService {
     private readonly moderation: ModerationService,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
-    /** Pushes committed messages to the receivers online now, before the caller answers. */
-    private readonly live: Pick<LiveDeliveries, 'deliver'>,
+    /** Decides who gets messages live before they commit, and pushes them after, before the caller answers. */
+    private readonly live: Pick<LiveDeliveries, 'decide' | 'deliver'>,
     private readonly metrics: Pick<ImMetrics, 'sent'>,
   ) {}
 
@@ -98,6 +98,7 @@ export class ImMessagesService {
       timestamp,
       payload: { bodies: input.bodies, ext: input.ext },
     }));
+    await this.live.decide(messages);
     const committed = this.committer.commit(messages);
     return { accepted: this.deliver(committed, messages, input, after) };
   }
@@ -106,7 +107,6 @@ export class ImMessagesService {
     await committed;
     this.metrics.sent(input.chatType, input.bodies[0]?.type, messages.length);
     if (after) await after.then(noop, noop);
-    // The committer marked them in flight; deliver releases them for the fan-out job, even when it throws.
     await this.live.deliver(messages);
     return messages.map((m) => ({ target: m.to, msgId: m.msgId, timestamp: m.timestamp }));
   }

@@ -16,8 +16,10 @@ export interface ImMetrics {
   sent(chatType: MessageChatType, bodyType: string | undefined, count: number): void;
   /** `count` offline rows committed by a fan-out. */
   offlineStored(count: number): void;
-  /** `count` offline rows claimed by a drain and pushed to a socket. */
+  /** `count` stored messages acknowledged by a client (delivered). */
   offlineDelivered(count: number): void;
+  /** Messages pushed to `users` receivers online: by the sender's live push, or by the fan-out (those who came online since). */
+  pushed(path: 'live' | 'fanout', users: number): void;
   /** A fan-out job finished, `seconds` after the commit that wrote its messages and enqueued it. */
   fanoutDone(seconds: number): void;
   /** The open sockets of this process, read when the metrics are collected. */
@@ -28,6 +30,7 @@ export const noImMetrics: ImMetrics = {
   sent: () => undefined,
   offlineStored: () => undefined,
   offlineDelivered: () => undefined,
+  pushed: () => undefined,
   fanoutDone: () => undefined,
   watchSockets: () => undefined,
 };
@@ -53,7 +56,15 @@ export function promImMetrics(registry: Registry): ImMetrics {
     byType.set(chatType, children);
   }
   const stored = new Counter({ name: 'parley_im_offline_stored_total', help: 'IM messages stored for offline receivers', registers: [registry] });
-  const delivered = new Counter({ name: 'parley_im_offline_delivered_total', help: 'Stored IM messages pushed to a socket when its user connected', registers: [registry] });
+  const delivered = new Counter({ name: 'parley_im_offline_delivered_total', help: 'Stored IM messages a client acknowledged', registers: [registry] });
+  const pushes = new Counter({
+    name: 'parley_im_pushed_total',
+    help: 'IM messages pushed to online receivers (one per receiver), by the sender instance live or by the fan-out',
+    labelNames: ['path'] as const,
+    registers: [registry],
+  });
+  const pushedLive = pushes.labels('live');
+  const pushedByFanout = pushes.labels('fanout');
   const lag = new Histogram({
     name: 'parley_im_fanout_lag_seconds',
     help: 'Commit of IM messages to the end of their fan-out job (offline rows, post-send work, pushes)',
@@ -76,6 +87,7 @@ export function promImMetrics(registry: Registry): ImMetrics {
     },
     offlineStored: (count) => stored.inc(count),
     offlineDelivered: (count) => delivered.inc(count),
+    pushed: (path, users) => (path === 'live' ? pushedLive : pushedByFanout).inc(users),
     fanoutDone: (seconds) => lag.observe(Math.max(0, seconds)),
     watchSockets(count) {
       sockets = count;

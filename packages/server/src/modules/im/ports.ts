@@ -2,8 +2,7 @@
  * Domain types and the storage port of the IM module. The Kysely implementation lives in
  * src/storage/repositories/im*.ts and works on both engines.
  */
-import type { Kysely } from 'kysely';
-import type { Database } from '../../storage/schema.js';
+import type { TransactionJobs } from '../jobs/ports.js';
 import type { ListKey } from './paging.js';
 import type { MessageBody, MessageChatType, MessageSource } from './post-send.js';
 
@@ -71,6 +70,17 @@ export interface StoredMessage {
   source: MessageSource;
   timestamp: number;
   payload: { bodies: MessageBody[]; ext: Record<string, unknown> };
+  /**
+   * The receivers pushed live right after the commit, decided before it, and the instance that
+   * pushes them (live-deliveries.ts): the fan-out leaves them to it while it lives.
+   */
+  live?: LivePush;
+}
+
+export interface LivePush {
+  /** The instance id of the sender's instance. */
+  by: string;
+  to: string[];
 }
 
 export interface MessageRef {
@@ -86,8 +96,6 @@ export interface TokenRecord {
   username: string | null;
   expiresAt: number;
 }
-
-export type Db = Kysely<Database>;
 
 export interface ImAppsRepository {
   createApp(app: Omit<ImApp, 'appkey'>): Promise<ImApp>;
@@ -147,9 +155,22 @@ export interface ImGroupsRepository {
   updateGroup(group: ImGroup, changes: GroupChanges, now: number): Promise<boolean>;
 }
 
+/** The IM writes of one transaction (the unit of work's `im`). */
+export interface ImMessageWrites {
+  insertMessages(messages: StoredMessage[]): Promise<void>;
+  /** Sets fanout_done; returns the refs (`appId msgId`) this call set, i.e. not done before. */
+  markFanoutDone(refs: MessageRef[]): Promise<Set<string>>;
+  /** Idempotent: a (user, msg_id) pair is stored once. */
+  storeOffline(rows: Array<MessageRef & { username: string }>, now: number): Promise<void>;
+}
+
+/** What an IM transaction holds: its message writes and its jobs. */
+export interface ImTransaction {
+  readonly im: ImMessageWrites;
+  readonly jobs: TransactionJobs;
+}
+
 export interface ImMessagesRepository {
-  /** Writes messages with `db`, the caller's transaction. */
-  insertMessages(db: Db, messages: StoredMessage[]): Promise<void>;
   /** The messages that exist and are not fanned out yet. */
   pendingFanout(refs: MessageRef[]): Promise<StoredMessage[]>;
   /**
@@ -157,10 +178,6 @@ export interface ImMessagesRepository {
    * (`chat`) or to a group they belong to; oldest first.
    */
   pendingFanoutFor(appId: string, username: string, limit: number): Promise<MessageRef[]>;
-  /** Sets fanout_done; returns the refs (`appId msgId`) this call set, i.e. not done before. */
-  markFanoutDone(db: Db, refs: MessageRef[]): Promise<Set<string>>;
-  /** Idempotent: a (user, msg_id) pair is stored once. */
-  storeOffline(db: Db, rows: Array<MessageRef & { username: string }>, now: number): Promise<void>;
   /**
    * Up to `limit` of the user's undelivered messages with a msg_id above `afterMsgId` ('0': from the
    * start), oldest first. Reading changes nothing: a message stays undelivered until `markDelivered`.

@@ -1,13 +1,14 @@
 /**
  * The seam between the IM core and what happens after a message (post-send callbacks).
  *
- * The IM core calls `onMessages` once per fan-out job with the messages it accepted (one or many),
- * inside the job's transaction, after it has decided which receivers were offline. Implementations write their
- * own durable work (e.g. callback jobs) with `db` so it commits with the fan-out, and return the
- * job queues to wake once it has committed. Blocked (moderated) messages never reach it.
+ * The fan-out asks `jobsFor` once per run with the messages it is about to fan out (one or many),
+ * after it decided which receivers were offline and before its transaction: the implementation
+ * decides the durable work each message calls for (e.g. callback jobs), reading what it needs,
+ * writing nothing. The fan-out writes those jobs in its own transaction, for the messages it
+ * marks done there (so they commit with it, or not at all), and after the commit hands the jobs
+ * written to `committed`, which wakes what runs them. Blocked (moderated) messages never reach it.
  */
-import type { Kysely } from 'kysely';
-import type { Database } from '../../storage/schema.js';
+import type { NewJob } from '../jobs/ports.js';
 
 export type MessageChatType = 'chat' | 'groupchat' | 'chatroom';
 export type MessageSource = 'rest' | 'sdk';
@@ -40,8 +41,11 @@ export interface MessageEvent {
 }
 
 export interface PostSendHook {
-  onMessages(db: Kysely<Database>, events: readonly MessageEvent[]): Promise<{ notify: string[] }>;
+  /** The jobs each event calls for, in the events' order (one list per event). Writes nothing. */
+  jobsFor(events: readonly MessageEvent[]): Promise<NewJob[][]>;
+  /** The jobs a fan-out transaction wrote have committed: wake (and start) what runs them. */
+  committed(jobs: readonly NewJob[]): void;
 }
 
 /** Used when no post-send feature is installed. */
-export const noPostSend: PostSendHook = { onMessages: async () => ({ notify: [] }) };
+export const noPostSend: PostSendHook = { jobsFor: async (events) => events.map(() => []), committed: () => undefined };

@@ -37,8 +37,16 @@ export interface Presence {
   remove(appId: string, username: string, connection: ImConnection): void;
   /** Those of `usernames` that are online. */
   onlineAmong(appId: string, usernames: readonly string[]): Promise<Set<string>>;
-  /** Sends to every ready socket of each user, and holds it for their sockets not ready yet; returns how many sockets got or will get it. */
-  deliver(appId: string, usernames: readonly string[], frame: ImServerFrame): Promise<number>;
+  /**
+   * Sends to every ready socket of each user, and holds it for their sockets not ready yet; answers
+   * the users it reached (a socket got it or will), here or on the instance holding their sockets.
+   */
+  deliver(appId: string, usernames: readonly string[], frame: ImServerFrame): Promise<Set<string>>;
+  /**
+   * Where a message frame goes whose user turned out to have no socket when it arrived at the
+   * instance that held one (it closed meanwhile): the IM module stores it for them.
+   */
+  onUnreached(handler: (appId: string, usernames: string[], frame: ImServerFrame) => void): void;
   /** Open sockets of a user in this process, ready or not. */
   connections(appId: string, username: string): number;
   /** Closes every socket of a user (the user was deleted). */
@@ -109,13 +117,13 @@ export class InProcessPresence implements Presence {
     return online;
   }
 
-  async deliver(appId: string, usernames: readonly string[], frame: ImServerFrame): Promise<number> {
+  async deliver(appId: string, usernames: readonly string[], frame: ImServerFrame): Promise<Set<string>> {
     return this.deliverReady(appId, usernames, frame);
   }
 
   /** `deliver`, synchronously. */
-  deliverReady(appId: string, usernames: readonly string[], frame: ImServerFrame): number {
-    let sent = 0;
+  deliverReady(appId: string, usernames: readonly string[], frame: ImServerFrame): Set<string> {
+    const reached = new Set<string>();
     for (const name of usernames) {
       for (const entry of this.byUser.get(this.key(appId, name))?.values() ?? []) {
         if (entry.ready) entry.connection.send(frame);
@@ -124,11 +132,14 @@ export class InProcessPresence implements Presence {
           entry.connection.close(1013, 'slow consumer');
           continue;
         }
-        sent++;
+        reached.add(name);
       }
     }
-    return sent;
+    return reached;
   }
+
+  /** One process: a user is reached or not at once (the caller sees it in `deliver`'s answer). */
+  onUnreached(): void {}
 
   connections(appId: string, username: string): number {
     return this.byUser.get(this.key(appId, username))?.size ?? 0;

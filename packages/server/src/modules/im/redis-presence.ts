@@ -46,6 +46,7 @@ export class RedisPresence implements Presence {
   /** Ready sockets per user in this process: what the heartbeat refreshes. */
   private readonly ready = new Map<string, { appId: string; username: string; ids: Set<string> }>();
   private drainHandler: (appId: string, username: string) => void = () => undefined;
+  private unreachedHandler: (appId: string, usernames: string[], frame: ImServerFrame) => void = () => undefined;
   private timer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
   private readonly ttlMs: number;
@@ -81,7 +82,12 @@ export class RedisPresence implements Presence {
 
   private onCommand(payload: string): void {
     const command = JSON.parse(payload) as RemoteCommand;
-    if (command.t === 'deliver') this.deliverOnce(command.appId, command.usernames, command.frame);
+    if (command.t === 'deliver') {
+      // A socket that closed since the sender looked: the user gets the message stored instead.
+      const reached = this.deliverOnce(command.appId, command.usernames, command.frame);
+      const unreached = command.usernames.filter((u) => !reached.has(u));
+      if (unreached.length > 0) this.unreachedHandler(command.appId, unreached, command.frame);
+    }
     else if (command.t === 'drain') this.drainHandler(command.appId, command.username);
     else this.local.disconnect(command.appId, command.username, command.reason);
   }
@@ -161,14 +167,17 @@ export class RedisPresence implements Presence {
     return online;
   }
 
-  async deliver(appId: string, usernames: readonly string[], frame: ImServerFrame): Promise<number> {
-    let sent = this.deliverOnce(appId, usernames, frame);
+  async deliver(appId: string, usernames: readonly string[], frame: ImServerFrame): Promise<Set<string>> {
+    const reached = this.deliverOnce(appId, usernames, frame);
     let holders: Map<string, string[]>;
     try {
-      holders = await this.remoteHolders(appId, usernames);
+      holders = await this.remoteHolders(
+        appId,
+        usernames.filter((u) => !reached.has(u)),
+      );
     } catch (error) {
       this.opts.onError?.(error);
-      return sent;
+      return reached;
     }
     const byInstance = new Map<string, string[]>();
     for (const [name, instances] of holders) {
@@ -176,26 +185,39 @@ export class RedisPresence implements Presence {
     }
     for (const [instance, names] of byInstance) {
       this.publish(instance, { t: 'deliver', appId, usernames: names, frame });
-      sent += names.length;
+      for (const name of names) reached.add(name);
     }
-    return sent;
+    return reached;
   }
 
-  /** Pushes to the sockets here (held for those not ready yet), skipping users who already got this msg_id from this instance. */
-  private deliverOnce(appId: string, usernames: readonly string[], frame: ImServerFrame): number {
+  onUnreached(handler: (appId: string, usernames: string[], frame: ImServerFrame) => void): void {
+    this.unreachedHandler = handler;
+  }
+
+  /**
+   * Pushes to the sockets here (held for those not ready yet), skipping users who already got this
+   * msg_id from this instance (they count as reached); answers the users reached.
+   */
+  private deliverOnce(appId: string, usernames: readonly string[], frame: ImServerFrame): Set<string> {
     if (frame.op !== 'message') return this.local.deliverReady(appId, usernames, frame);
     const now = this.opts.clock.now();
     for (const [key, at] of this.pushed) {
       if (now - at < PUSHED_MEMORY_MS) break;
       this.pushed.delete(key);
     }
+    const already = new Set<string>();
     const fresh = usernames.filter((u) => {
       const key = `${appId}\u0000${u}\u0000${frame.msg_id}`;
-      if (this.pushed.has(key)) return false;
+      if (this.pushed.has(key)) {
+        already.add(u);
+        return false;
+      }
       if (this.local.connections(appId, u) > 0) this.pushed.set(key, now);
       return true;
     });
-    return this.local.deliverReady(appId, fresh, frame);
+    const reached = this.local.deliverReady(appId, fresh, frame);
+    for (const u of already) reached.add(u);
+    return reached;
   }
 
   connections(appId: string, username: string): number {

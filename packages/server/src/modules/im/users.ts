@@ -3,7 +3,7 @@ import { IM_USERNAME_PATTERN, type ImUserView, type NewImUser } from '@parley/pr
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import { uuid } from '../../kernel/ids.js';
-import { isUniqueViolation } from '../../storage/errors.js';
+import { isConflict } from '../../kernel/unit-of-work.js';
 import type { Passwords } from '../accounts/password.js';
 import { decodeCursor, foldSearch, pageOf, type Page } from './paging.js';
 import type { ImApp, ImUser, ImUsersRepository } from './ports.js';
@@ -82,7 +82,7 @@ export class ImUsersService {
     try {
       await this.repo.createUsers(users);
     } catch (error) {
-      if (isUniqueViolation(error)) throw new AppError('duplicate_unique_property_exists', { entity: 'user', property: 'username', value: names.join(', ') });
+      if (isConflict(error, 'unique')) throw new AppError('duplicate_unique_property_exists', { entity: 'user', property: 'username', value: names.join(', ') });
       throw error;
     }
     return users.map(imUserView);

@@ -12,9 +12,6 @@
  * A leased row names its owner (`locked_by`, the instance id); a completion is written only while
  * the lease is still the owner's.
  */
-import type { Kysely } from 'kysely';
-import type { Database } from '../../storage/schema.js';
-
 export interface NewJob<P = unknown> {
   /** Queue name, e.g. `channel.push`, `im.fanout`, `callbacks.deliver`. */
   queue: string;
@@ -56,12 +53,28 @@ export interface WorkerOptions {
   batchSize?: number;
 }
 
-export interface JobQueue {
+/**
+ * The jobs of one transaction (the unit of work's `jobs`): written with its other rows, so they
+ * commit with them or not at all.
+ */
+export interface TransactionJobs {
+  /** Writes jobs; after the commit, `JobQueue.notify` wakes the workers without waiting for a poll. */
+  enqueue(jobs: NewJob | NewJob[]): Promise<void>;
   /**
-   * Writes jobs using `db`, which should be the caller's transaction. Call `notify` after the
-   * transaction commits to wake the workers without waiting for the next poll.
+   * Writes a job this instance runs itself once the transaction committed (`OwnedJob.run`). No
+   * other instance claims it while this one lives; if this one dies first, the job is released
+   * with its other leases (modules/cluster) and runs elsewhere. Where this instance runs no worker
+   * for the queue, it is an ordinary job.
    */
-  enqueue(db: Kysely<Database>, jobs: NewJob | NewJob[]): Promise<void>;
+  enqueueOwned(job: NewJob): Promise<OwnedJob>;
+}
+
+export interface OwnedJob {
+  /** After the commit: runs the job here, as a claim would (its result recorded the same way). */
+  run(): void;
+}
+
+export interface JobQueue {
   /** Wakes the workers of `queue` (in-process; across processes when the engine can). */
   notify(queue: string): void;
   /** Registers the handler of a queue. Call before start(). */

@@ -15,8 +15,9 @@ import { Batcher } from '../../kernel/batcher.js';
 import type { Clock } from '../../kernel/clock.js';
 import { randomHex } from '../../kernel/ids.js';
 import type { PubSub } from '../../modules/coordination/ports.js';
-import type { Job, JobHandler, JobQueue, JobResult, NewJob, WorkerOptions } from '../../modules/jobs/ports.js';
-import { copies, limitParam, precompiledSized } from '../precompiled.js';
+import type { Job, JobHandler, JobQueue, JobResult, NewJob, OwnedJob, TransactionJobs, WorkerOptions } from '../../modules/jobs/ports.js';
+import { limitParam } from '../precompiled.js';
+import { jobStatements } from './job-statements.js';
 import type { Database } from '../schema.js';
 import type { Capabilities } from '../types.js';
 
@@ -39,24 +40,20 @@ export interface SqlJobQueueOptions {
 }
 
 const WAKE_TOPIC = 'jobs:wake';
-/** Rows per INSERT: 8 parameters each, far below SQLite's and PostgreSQL's limits. */
-const ENQUEUE_CHUNK = 500;
 
-/**
- * Enqueue and delete run for every job: compiled once per batch size, not built per call. Per
- * queue instance, since the SQL is the engine's own.
- */
-function hotQueries() {
-  const jobRow = { queue: '', ordering_key: null, payload: '', run_at: 0, locked_until: null, locked_by: null, last_error: null, created_at: 0 };
+/** An owned job's `run`, which its batch's every writer calls: only the first call counts. */
+function once(run: () => void): OwnedJob {
+  let ran = false;
   return {
-    // per row: [queue, ordering_key, payload, run_at, locked_until, locked_by, last_error, created_at]
-    insert: precompiledSized((db, n) => db.insertInto('jobs').values(copies(n, jobRow))),
-    // [...ids]
-    delete: precompiledSized((db, n) => db.deleteFrom('jobs').where('id', 'in', copies(n, 0))),
-    // [...ids, workerId]
-    deleteOwn: precompiledSized((db, n) => db.deleteFrom('jobs').where('id', 'in', copies(n, 0)).where('locked_by', '=', '')),
+    run: () => {
+      if (ran) return;
+      ran = true;
+      run();
+    },
   };
 }
+/** Rows per INSERT: 8 parameters each, far below SQLite's and PostgreSQL's limits. */
+const ENQUEUE_CHUNK = 500;
 
 /** What a claim reads of a job row (not the lease columns nor the last error). */
 type ClaimedRow = Pick<Selectable<Database['jobs']>, 'id' | 'queue' | 'payload' | 'attempts' | 'ordering_key' | 'run_at' | 'created_at'>;
@@ -78,7 +75,12 @@ interface Registration {
   wake?: () => void;
 }
 
-export class SqlJobQueue implements JobQueue {
+/** What storage uses of the queue beyond the JobQueue port: the jobs of a transaction. */
+export interface JobQueueAdapter {
+  inTransaction(trx: Kysely<Database>): TransactionJobs;
+}
+
+export class SqlJobQueue implements JobQueue, JobQueueAdapter {
   private readonly registrations = new Map<string, Registration>();
   private readonly events = new EventEmitter();
   private readonly workerId: string;
@@ -87,7 +89,7 @@ export class SqlJobQueue implements JobQueue {
   private stopped = false;
   /** Leases in memory instead of in the rows: only when one process owns the database. */
   private readonly memoryLeases: boolean;
-  private readonly q = hotQueries();
+  private readonly q = jobStatements();
   /**
    * Finished jobs are deleted in one statement per turn of the event loop rather than one each:
    * under load this halves the statements per job. A caller resumes after its delete; the
@@ -106,6 +108,12 @@ export class SqlJobQueue implements JobQueue {
     return this.tasks.size;
   }
 
+  /** The jobs of the transaction `trx` (the unit of work's `jobs`). */
+  inTransaction(trx: Kysely<Database>): TransactionJobs {
+    return { enqueue: (jobs) => this.enqueue(trx, jobs), enqueueOwned: (job) => this.enqueueOwned(trx, job) };
+  }
+
+  /** Writes jobs with `db`, the caller's transaction. */
   async enqueue(db: Kysely<Database>, jobs: NewJob | NewJob[]): Promise<void> {
     const list = Array.isArray(jobs) ? jobs : [jobs];
     if (list.length === 0) return;
@@ -119,6 +127,32 @@ export class SqlJobQueue implements JobQueue {
     }
   }
 
+  /**
+   * A job leased to this instance from the start: in the row (several writers), where other
+   * instances' claims skip it until a take-over releases it; in memory (one writer) from `run` on.
+   */
+  private async enqueueOwned(db: Kysely<Database>, job: NewJob): Promise<OwnedJob> {
+    const reg = this.registrations.get(job.queue);
+    if (!reg || !this.started || this.stopped) {
+      await this.enqueue(db, job);
+      return once(() => this.notify(job.queue));
+    }
+    const now = this.opts.clock.now();
+    const lease = this.memoryLeases ? [null, null] : [now + reg.options.leaseMs, this.workerId];
+    const runAt = job.runAt ?? now;
+    const id = await this.q.insertOne(db, [job.queue, job.orderingKey ?? null, JSON.stringify(job.payload), runAt, ...lease, null, now]);
+    if (id === undefined) throw new Error('an owned job was not inserted');
+    const owned: Job = { id, queue: job.queue, payload: job.payload, attempts: 0, orderingKey: job.orderingKey ?? null, runAt, createdAt: now };
+    return once(() => this.runOwned(reg, owned));
+  }
+
+  /** Runs an owned job here, once (a claim of this process that found it first runs it instead). */
+  private runOwned(reg: Registration, job: Job): void {
+    if (this.stopped || reg.leased.has(job.id)) return;
+    reg.leased.add(job.id);
+    this.execute(reg, job);
+  }
+
   notify(queue: string): void {
     this.opts.pubsub?.publish(WAKE_TOPIC, queue);
     this.wakeLocal(queue);
@@ -130,8 +164,8 @@ export class SqlJobQueue implements JobQueue {
   }
 
   /**
-   * Wakes the loop on the next turn of the event loop rather than now: the wake-ups of one turn
-   * (several commits notifying, a burst of jobs finishing) then lead to one claim, not one each.
+   * Wakes the loop on the next turn rather than now: the wake-ups of one turn lead to one claim.
+   * Not the kernel batcher: nothing is carried out per wake-up, it only sets a flag the loop reads.
    */
   private wakeSoon(reg: Registration): void {
     reg.wakeRequested = true;
@@ -299,8 +333,10 @@ export class SqlJobQueue implements JobQueue {
       WHERE j.queue = ${reg.queue} AND ${this.claimable(now)} ${held}
       ORDER BY j.run_at, j.id
       LIMIT ${limitParam(limit)}`.execute(this.opts.db);
-    for (const row of result.rows) reg.leased.add(Number(row.id));
-    return result.rows;
+    // An owned job may have started here while the read ran: it is not claimed twice.
+    const fresh = result.rows.filter((row) => !reg.leased.has(Number(row.id)));
+    for (const row of fresh) reg.leased.add(Number(row.id));
+    return fresh;
   }
 
   private execute(reg: Registration, job: Job): void {

@@ -1,14 +1,14 @@
 /**
- * Editing and deleting of the accounts port: tenant name and edition, skill-group rename and
- * delete (with what holds the group, read in the same transaction), user changes and deletion.
+ * Editing of the accounts port (tenant name and edition, skill-group rename, user changes) and the
+ * accounts writes of a transaction (a user's and a skill group's deletion, with their row locks).
  */
 import { sql, type Kysely } from 'kysely';
-import type { AccountsRepository, SkillGroupHolders, UserPatch } from '../../modules/accounts/ports.js';
+import type { AccountsRepository, AccountsWrites, SkillGroupHolders, UserPatch } from '../../modules/accounts/ports.js';
 import type { Database } from '../schema.js';
 import { toTenant } from './accounts-tenants.js';
 import { toUser } from './accounts-users.js';
 
-export type AccountsAdminRepository = Pick<AccountsRepository, 'updateTenant' | 'renameSkillGroup' | 'deleteSkillGroup' | 'updateUser' | 'deleteUser'>;
+export type AccountsAdminRepository = Pick<AccountsRepository, 'updateTenant' | 'renameSkillGroup' | 'updateUser'>;
 
 type UpdateUser = AccountsRepository['updateUser'];
 
@@ -27,42 +27,42 @@ export function kyselyAccountsAdminRepository(db: Kysely<Database>): AccountsAdm
       const row = await db.updateTable('skill_groups').set({ name }).where('tenant_id', '=', tenantId).where('id', '=', id).returningAll().executeTakeFirst();
       return row && { id: row.id, tenantId: row.tenant_id, name: row.name };
     },
-    deleteSkillGroup: (tenantId, id, check) => deleteSkillGroup(db, tenantId, id, check),
     updateUser: (userId, patch, revokeTokens) => updateUser(db, userId, patch, revokeTokens),
-    deleteUser: (userId, inTransaction) =>
-      db.transaction().execute(async (trx) => {
-        // The row lock first (an UPDATE: a row lock on PostgreSQL, the write lock on SQLite), so
-        // that no claim (which locks the agent's row too) hands them a conversation meanwhile.
-        const locked = await trx.updateTable('users').set({ status: 'offline' }).where('id', '=', userId).returning('id').executeTakeFirst();
-        if (!locked) return false;
-        await inTransaction(trx);
-        await trx.deleteFrom('access_tokens').where('user_id', '=', userId).execute();
-        await trx.deleteFrom('agent_queues').where('user_id', '=', userId).execute();
-        await trx.deleteFrom('users').where('id', '=', userId).execute();
-        return true;
-      }),
   };
 }
 
-async function deleteSkillGroup(db: Kysely<Database>, tenantId: number, id: number, check: (holders: SkillGroupHolders) => void): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
-    // Locks the group's row (a no-op UPDATE) for the check and the delete.
-    const group = await trx.updateTable('skill_groups').set({ name: sql`name` }).where('tenant_id', '=', tenantId).where('id', '=', id).returning('id').executeTakeFirst();
-    if (!group) return false;
-    const tenant = await trx.selectFrom('tenants').select('default_queue_id').where('id', '=', tenantId).executeTakeFirst();
-    const associations = await trx.selectFrom('rest_channels').select(['id', 'name']).where('tenant_id', '=', tenantId).where('agent_queue_id', '=', id).orderBy('id').execute();
-    const open = await trx
-      .selectFrom('conversations')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .where('tenant_id', '=', tenantId)
-      .where('queue_id', '=', id)
-      .where('state', 'in', ['waiting', 'processing'])
-      .executeTakeFirst();
-    check({ tenantDefault: tenant?.default_queue_id === id, associations, openConversations: Number(open?.n ?? 0) });
-    await trx.deleteFrom('agent_queues').where('queue_id', '=', id).execute();
-    await trx.deleteFrom('skill_groups').where('id', '=', id).execute();
-    return true;
-  });
+/** The accounts writes of the transaction `trx`. */
+export function accountsWrites(trx: Kysely<Database>): AccountsWrites {
+  return {
+    async lockUserOffline(userId) {
+      // An UPDATE: a row lock on PostgreSQL, the write lock on SQLite.
+      return (await trx.updateTable('users').set({ status: 'offline' }).where('id', '=', userId).returning('id').executeTakeFirst()) !== undefined;
+    },
+    async deleteUser(userId) {
+      await trx.deleteFrom('access_tokens').where('user_id', '=', userId).execute();
+      await trx.deleteFrom('agent_queues').where('user_id', '=', userId).execute();
+      await trx.deleteFrom('users').where('id', '=', userId).execute();
+    },
+    async lockSkillGroup(tenantId, id) {
+      // A no-op UPDATE locks the group's row for the check and the delete.
+      const group = await trx.updateTable('skill_groups').set({ name: sql`name` }).where('tenant_id', '=', tenantId).where('id', '=', id).returning('id').executeTakeFirst();
+      if (!group) return undefined;
+      const tenant = await trx.selectFrom('tenants').select('default_queue_id').where('id', '=', tenantId).executeTakeFirst();
+      const associations = await trx.selectFrom('rest_channels').select(['id', 'name']).where('tenant_id', '=', tenantId).where('agent_queue_id', '=', id).orderBy('id').execute();
+      const open = await trx
+        .selectFrom('conversations')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('tenant_id', '=', tenantId)
+        .where('queue_id', '=', id)
+        .where('state', 'in', ['waiting', 'processing'])
+        .executeTakeFirst();
+      return { tenantDefault: tenant?.default_queue_id === id, associations, openConversations: Number(open?.n ?? 0) } satisfies SkillGroupHolders;
+    },
+    async deleteSkillGroup(id) {
+      await trx.deleteFrom('agent_queues').where('queue_id', '=', id).execute();
+      await trx.deleteFrom('skill_groups').where('id', '=', id).execute();
+    },
+  };
 }
 
 function userColumns(patch: UserPatch) {

@@ -1,40 +1,23 @@
 /**
- * The ArrivalStore (modules/channel/arrival-store.ts) over Kysely, for both engines: customer
- * messages are committed in groups (storage/group-commit.ts), since the send-message API's
- * throughput is bound by commits and concurrent customers' messages can share one. Each batch's
- * transaction object reads a tenant once for all its messages and builds one routing directory;
- * on a single writer it also remembers known customers' open conversations
- * (storage/sqlite/open-conversations.ts). The customer-message statements are compiled once.
+ * The arrival steps of a channel transaction (modules/channel/arrival-store.ts) over Kysely, for
+ * both engines. Customer messages are committed in groups (the unit of work's group commit), so
+ * one transaction object serves a batch: it reads a tenant once for all its messages and builds
+ * one routing directory; on a single writer it also answers a known customer's arrival from the
+ * memory of their open conversation (storage/sqlite/open-conversations.ts), and what the batch
+ * learnt is kept once it committed. The customer-message statements are compiled once.
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type {
-  Arrival,
-  ArrivalStore,
-  ArrivalTransaction,
-  IncomingMessage,
-  KnownArrival,
-  NewConversation,
-} from '../../modules/channel/arrival-store.js';
+import type { Arrival, ArrivalTransaction, IncomingMessage, NewConversation } from '../../modules/channel/arrival-store.js';
 import type { AgentLoad, Conversation, RoutingDirectory, TenantInfo, VisitorProfile } from '../../modules/channel/ports.js';
 import type { ConversationsTable } from '../tables/channel.js';
-import { isUniqueViolation } from '../errors.js';
-import { GroupCommitter, type BatchMemo } from '../group-commit.js';
 import { precompiled, precompiledInsertId } from '../precompiled.js';
-import type { DirectRunner } from '../sqlite/direct-runner.js';
 import type { Database } from '../schema.js';
-import type { OpenConversations, OpenConversationsInTransaction } from '../sqlite/open-conversations.js';
+import type { TransactionContext } from '../unit-of-work.js';
+import type { KnownArrival, OpenConversations, OpenConversationsInTransaction } from '../sqlite/open-conversations.js';
 import { toTenant } from './accounts.js';
 import { agentLoads, lockAgent } from './channel-agent-claims.js';
 import { kyselyRoutingDirectory } from './channel-associations.js';
 import { toConversation } from './channel-conversation-rows.js';
-
-const MAX_TRIES = 4;
-
-/** A duplicate key, or (PostgreSQL, several instances) a deadlock or serialization failure. */
-const isRetryableConflict = (error: unknown) => {
-  const code = (error as { code?: unknown } | null)?.code;
-  return isUniqueViolation(error) || code === '40P01' || code === '40001';
-};
 
 /** A customer message row with placeholder values, for the compiled inserts. */
 const MESSAGE_ROW = { conversation_id: 0, channel_id: 0, direction: 'customer', msg_id: '', agent_id: null, bodies: '', ext: '', timestamp: 0, created_at: 0 } as const;
@@ -77,8 +60,8 @@ function hotQueries() {
     touchConversation: precompiled((db) => db.updateTable('conversations').set({ last_message_id: 0, updated_at: 0 }).where('id', '=', 0).returningAll()),
     // [last_message_id, updated_at, vip, id]
     touchConversationVip: precompiled((db) => db.updateTable('conversations').set({ last_message_id: 0, updated_at: 0, vip: 0 }).where('id', '=', 0).returningAll()),
-    // The known-customer path: an insert that yields no row for a reused msg_id, and the
-    // bookkeeping update without reading the row back.
+    // A known customer's message (its arrival from memory): an insert that yields no row for a
+    // reused msg_id, and the bookkeeping update without reading the row back.
     // messageParams(); no id when the msg_id was seen before
     insertNewMessage: precompiledInsertId((db) =>
       db
@@ -93,14 +76,23 @@ function hotQueries() {
 
 type HotQueries = ReturnType<typeof hotQueries>;
 
-const NOTHING_KNOWN: Promise<undefined> = Promise.resolve(undefined);
+/** The customer of the message being written: what the transaction knows of them, to remember after commit. */
+interface Customer {
+  channelId: number;
+  customerId: string;
+  /** The arrival came from memory (the msg_id was not checked: `appendMessage` finds a reused one). */
+  known: KnownArrival | undefined;
+  profile: VisitorProfile;
+  tags: string[];
+  conversation: Conversation | undefined;
+}
 
 /** One batch's transaction: what its messages share (tenants read, the directory, the known customers learnt). */
-class KyselyArrivalTransaction implements ArrivalTransaction {
+export class KyselyArrivalTransaction implements ArrivalTransaction {
   readonly directory: RoutingDirectory;
-  readonly remembers: boolean;
   /** Messages of one batch mostly belong to one tenant: it is read once per transaction. */
-  private readonly tenants = new Map<number, TenantInfo | undefined>();
+  private readonly tenants = new Map<number, Promise<TenantInfo | undefined>>();
+  private current: Customer | undefined;
 
   constructor(
     private readonly trx: Kysely<Database>,
@@ -108,45 +100,42 @@ class KyselyArrivalTransaction implements ArrivalTransaction {
     private readonly open: OpenConversationsInTransaction | undefined,
   ) {
     this.directory = kyselyRoutingDirectory(trx);
-    this.remembers = open !== undefined;
   }
 
-  tenant(id: number): TenantInfo | undefined | Promise<TenantInfo | undefined> {
-    return this.tenants.has(id) ? this.tenants.get(id) : this.readTenant(id);
-  }
-
-  private async readTenant(id: number): Promise<TenantInfo | undefined> {
-    const [row] = await this.q.tenant(this.trx, [id]);
-    const tenant = row && toTenant(row);
-    this.tenants.set(id, tenant);
+  tenant(id: number): Promise<TenantInfo | undefined> {
+    let tenant = this.tenants.get(id);
+    if (!tenant) this.tenants.set(id, (tenant = this.q.tenant(this.trx, [id]).then(([row]) => row && toTenant(row))));
     return tenant;
-  }
-
-  knownArrival(channelId: number, customerId: string): Promise<KnownArrival | undefined> {
-    return this.open ? this.open.get(channelId, customerId) : NOTHING_KNOWN;
-  }
-
-  remember(channelId: number, customerId: string, arrival: KnownArrival): void {
-    this.open?.learn(channelId, customerId, arrival);
   }
 
   /** For a duplicate only `seenConversationId` is filled in: nothing else is needed then. */
   async arrival(input: IncomingMessage): Promise<Arrival> {
+    const known = this.open ? await this.open.get(input.channelId, input.customerId) : undefined;
+    if (known) {
+      const { profile, tags, conversation } = known;
+      this.current = { channelId: input.channelId, customerId: input.customerId, known, profile, tags, conversation };
+      return { seenConversationId: null, visitor: { id: conversation.visitorId, profile, tags }, open: conversation };
+    }
     const [found] = await this.q.arrival(this.trx, [input.channelId, 'customer', input.msgId, input.channelId, input.customerId]);
     if (!found) throw new Error('the arrival read returns one row');
     if (found.seen_conversation_id !== null) return { seenConversationId: found.seen_conversation_id, visitor: undefined, open: undefined };
-    return {
-      seenConversationId: null,
-      visitor:
-        found.v_id === null
-          ? undefined
-          : { id: found.v_id, profile: JSON.parse(found.v_profile as string) as VisitorProfile, tags: JSON.parse(found.v_tags as string) as string[] },
-      open: found.id !== null ? toConversation(found as Selectable<ConversationsTable>) : undefined,
-    };
+    const visitor =
+      found.v_id === null ? undefined : { id: found.v_id, profile: JSON.parse(found.v_profile as string) as VisitorProfile, tags: JSON.parse(found.v_tags as string) as string[] };
+    const open = found.id !== null ? toConversation(found as Selectable<ConversationsTable>) : undefined;
+    this.current = { channelId: input.channelId, customerId: input.customerId, known: undefined, profile: visitor?.profile ?? input.profile, tags: visitor?.tags ?? [], conversation: open };
+    return { seenConversationId: null, visitor, open };
   }
 
-  async conversation(id: number): Promise<Conversation> {
-    return toConversation(await this.trx.selectFrom('conversations').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
+  async duplicateOf(input: IncomingMessage): Promise<Conversation> {
+    const row = await this.trx
+      .selectFrom('channel_messages as m')
+      .innerJoin('conversations as c', 'c.id', 'm.conversation_id')
+      .selectAll('c')
+      .where('m.channel_id', '=', input.channelId)
+      .where('m.direction', '=', 'customer')
+      .where('m.msg_id', '=', input.msgId)
+      .executeTakeFirstOrThrow();
+    return toConversation(row);
   }
 
   async insertVisitor(input: IncomingMessage, tags: string[]): Promise<number> {
@@ -162,11 +151,13 @@ class KyselyArrivalTransaction implements ArrivalTransaction {
       })
       .returningAll()
       .executeTakeFirstOrThrow();
+    if (this.current) Object.assign(this.current, { profile: input.profile, tags });
     return row.id;
   }
 
   async updateVisitor(id: number, profile: VisitorProfile, tags: string[], now: number): Promise<void> {
     await this.trx.updateTable('channel_visitors').set({ profile: JSON.stringify(profile), tags: JSON.stringify(tags), updated_at: now }).where('id', '=', id).execute();
+    if (this.current) Object.assign(this.current, { profile, tags });
   }
 
   async openConversation(row: NewConversation): Promise<Conversation> {
@@ -189,24 +180,44 @@ class KyselyArrivalTransaction implements ArrivalTransaction {
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    return toConversation(opened);
+    const conversation = toConversation(opened);
+    if (this.current) this.current.conversation = conversation;
+    return conversation;
   }
 
-  async appendMessage(conversationId: number, input: IncomingMessage, vip: boolean | undefined): Promise<Conversation> {
-    const messageId = (await this.q.insertMessage(this.trx, messageParams(conversationId, input))) as number;
+  async appendMessage(conversationId: number, input: IncomingMessage, vip: boolean | undefined): Promise<Conversation | undefined> {
+    const current = this.current;
+    let conversation: Conversation;
+    if (current?.known && current.conversation) {
+      // The msg_id was not looked up: an insert that yields no row tells a duplicate.
+      const messageId = await this.q.insertNewMessage(this.trx, messageParams(conversationId, input));
+      if (messageId === undefined) return undefined;
+      if (vip === undefined) {
+        await this.q.touchOnly(this.trx, [messageId, input.now, conversationId]);
+        // The same entry is remembered again (it stays the most recently used): a message changes
+        // only the conversation's bookkeeping, which nothing reads from memory.
+        this.open?.learn(current.channelId, current.customerId, current.known);
+        return { ...current.conversation, updatedAt: input.now };
+      }
+      conversation = await this.touch(messageId, input.now, conversationId, vip);
+    } else {
+      const messageId = (await this.q.insertMessage(this.trx, messageParams(conversationId, input))) as number;
+      conversation = await this.touch(messageId, input.now, conversationId, vip);
+    }
+    if (current) this.remember(current, conversation);
+    return conversation;
+  }
+
+  private async touch(messageId: number, now: number, conversationId: number, vip: boolean | undefined): Promise<Conversation> {
     const [touched] =
       vip === undefined
-        ? await this.q.touchConversation(this.trx, [messageId, input.now, conversationId])
-        : await this.q.touchConversationVip(this.trx, [messageId, input.now, vip ? 1 : 0, conversationId]);
+        ? await this.q.touchConversation(this.trx, [messageId, now, conversationId])
+        : await this.q.touchConversationVip(this.trx, [messageId, now, vip ? 1 : 0, conversationId]);
     return toConversation(touched as Selectable<ConversationsTable>);
   }
 
-  insertMessageIfNew(conversationId: number, input: IncomingMessage): Promise<number | undefined> {
-    return this.q.insertNewMessage(this.trx, messageParams(conversationId, input));
-  }
-
-  touchConversation(conversationId: number, messageId: number, now: number): Promise<unknown> {
-    return this.q.touchOnly(this.trx, [messageId, now, conversationId]);
+  private remember(customer: Customer, conversation: Conversation): void {
+    this.open?.learn(customer.channelId, customer.customerId, { profile: customer.profile, tags: customer.tags, conversation });
   }
 
   agentLoads(queueId: number): Promise<AgentLoad[]> {
@@ -216,50 +227,18 @@ class KyselyArrivalTransaction implements ArrivalTransaction {
   lockAgent(agentId: number): Promise<AgentLoad | undefined> {
     return lockAgent(this.trx, agentId);
   }
-
-  /** After the batch committed: the known customers it learnt are kept. */
-  committed(): void {
-    this.open?.committed();
-  }
 }
 
-export interface ArrivalStoreOptions {
-  /**
-   * Remember known customers' open conversations here. Only for a database this process alone
-   * writes to, with the epoch triggers of SQLite migration 040 (the composition root decides).
-   */
-  openConversations?: OpenConversations | undefined;
-  /** SQLite: run the group commit's precompiled statements straight on the driver. */
-  direct?: DirectRunner | undefined;
-}
-
-export function kyselyArrivalStore(db: Kysely<Database>, options: ArrivalStoreOptions = {}): ArrivalStore {
+/**
+ * The arrival steps of each transaction. `openConversations`: remember known customers' open
+ * conversations, only for a database this process alone writes to, with the epoch triggers of
+ * SQLite migration 040 (the composition root decides).
+ */
+export function kyselyArrivals(options: { openConversations?: OpenConversations | undefined } = {}): (ctx: TransactionContext) => ArrivalTransaction {
   const q = hotQueries();
-  return {
-    inBatches(step) {
-      // The group commit hands every write of a batch the same memo: the batch's transaction
-      // object is found by it.
-      const batches = new WeakMap<BatchMemo, KyselyArrivalTransaction>();
-      const write = (trx: Kysely<Database>, input: IncomingMessage, memo: BatchMemo) => {
-        let tx = batches.get(memo);
-        if (!tx) batches.set(memo, (tx = new KyselyArrivalTransaction(trx, q, options.openConversations?.inTransaction(trx))));
-        return step(tx, input);
-      };
-      const committer = new GroupCommitter(db, write, {
-        ...(options.direct ? { direct: options.direct } : {}),
-        afterCommit: (memo) => batches.get(memo)?.committed(),
-      });
-      return async (input) => {
-        // A concurrent request may insert the same visitor, open conversation or msg_id first; the
-        // unique constraints make this transaction fail, and the retry then finds their rows.
-        for (let attempt = 1; ; attempt++) {
-          try {
-            return await committer.submit(input);
-          } catch (error) {
-            if (!isRetryableConflict(error) || attempt >= MAX_TRIES) throw error;
-          }
-        }
-      };
-    },
+  return (ctx) => {
+    const open = options.openConversations?.inTransaction(ctx.trx);
+    if (open) ctx.afterCommit(() => open.committed());
+    return new KyselyArrivalTransaction(ctx.trx, q, open);
   };
 }

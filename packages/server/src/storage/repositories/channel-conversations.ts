@@ -1,20 +1,18 @@
 /**
- * The agents' side of conversations (ConversationsRepository): reads and lists, state moves and
- * agent claims, message history, agent replies. Customer messages are written by the
- * ArrivalStore (channel-arrivals.ts).
+ * The agents' side of conversations (ConversationsRepository): reads and lists, state moves, agent
+ * loads, message history; and an agent reply as a transaction writes it. Customer messages are
+ * written by the arrival steps (channel-arrivals.ts).
  */
 import type { Kysely, Selectable } from 'kysely';
-import type { ConversationDetails, ConversationsRepository, VisitorProfile } from '../../modules/channel/ports.js';
+import type { ConversationDetails, ConversationsRepository, StoredMessage, VisitorProfile } from '../../modules/channel/ports.js';
+import type { AgentReplyRow } from '../../modules/channel/transaction.js';
 import type { ConversationsTable } from '../tables/channel.js';
 import type { Database } from '../schema.js';
 import type { Engine } from '../types.js';
-import { agentLoads, lockAgent, moveConversation, requeueAgentConversations } from './channel-agent-claims.js';
+import { agentLoads, moveConversation } from './channel-agent-claims.js';
 import { toAgentInfo } from './channel-associations.js';
 import { listConversations } from './channel-conversation-list.js';
 import { toConversation, toMessage, withDeliveries } from './channel-conversation-rows.js';
-
-type AgentReply = Parameters<ConversationsRepository['storeAgentReply']>[0];
-type InReplyTransaction = Parameters<ConversationsRepository['storeAgentReply']>[1];
 
 /** `engine` picks how the list searches stored JSON (channel-conversation-list.ts). */
 export function kyselyConversationsRepository(db: Kysely<Database>, options: { engine: Engine }): ConversationsRepository {
@@ -27,14 +25,6 @@ export function kyselyConversationsRepository(db: Kysely<Database>, options: { e
     list: (tenantId, filter, page) => listConversations(db, options.engine, tenantId, filter, page),
     assign: (id, from, to, now) => moveConversation(db, id, from, to, now),
     agentLoads: (queueId) => agentLoads(db, queueId),
-    inAssignment: (step) =>
-      db.transaction().execute((trx) =>
-        step({
-          agentLoads: (queueId) => agentLoads(trx, queueId),
-          lockAgent: (agentId) => lockAgent(trx, agentId),
-          move: (id, from, to, now) => moveConversation(trx, id, from, to, now),
-        }),
-      ),
     async nextWaiting(queueId) {
       const row = await db
         .selectFrom('conversations')
@@ -47,7 +37,6 @@ export function kyselyConversationsRepository(db: Kysely<Database>, options: { e
         .executeTakeFirst();
       return row?.id;
     },
-    requeueAgent: requeueAgentConversations,
     async history(conversationId) {
       const rows = await db.selectFrom('channel_messages').selectAll().where('conversation_id', '=', conversationId).orderBy('id').execute();
       return withDeliveries(db, rows);
@@ -61,7 +50,6 @@ export function kyselyConversationsRepository(db: Kysely<Database>, options: { e
         .executeTakeFirst();
       return row && { customerId: row.customer_id, profile: JSON.parse(row.profile) as VisitorProfile, tags: JSON.parse(row.tags) as string[] };
     },
-    storeAgentReply: (input, inTransaction) => storeAgentReply(db, input, inTransaction),
   };
 }
 
@@ -97,43 +85,41 @@ async function conversationDetails(db: Kysely<Database>, tenantId: number, ids: 
     });
 }
 
-async function storeAgentReply(db: Kysely<Database>, input: AgentReply, inTransaction: InReplyTransaction) {
-  return db.transaction().execute(async (trx) => {
-    const row = await trx
-      .insertInto('channel_messages')
-      .values({
-        conversation_id: input.conversation.id,
-        channel_id: input.conversation.channelId,
-        direction: 'agent',
-        msg_id: input.msgId,
-        agent_id: input.agentId,
-        bodies: JSON.stringify(input.bodies),
-        ext: '{}',
-        timestamp: input.now,
-        created_at: input.now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await trx
-      .insertInto('deliveries')
-      .values({
-        id: input.deliveryId,
-        tenant_id: input.conversation.tenantId,
-        channel_id: input.conversation.channelId,
-        conversation_id: input.conversation.id,
-        message_id: row.id,
-        customer_id: input.conversation.customerId,
-        status: 'pending',
-        body: input.pushBody,
-        attempts: 0,
-        next_attempt_at: input.now,
-        last_error: null,
-        created_at: input.now,
-        updated_at: input.now,
-      })
-      .execute();
-    await trx.updateTable('conversations').set({ last_message_id: row.id, updated_at: input.now }).where('id', '=', input.conversation.id).execute();
-    await inTransaction(trx);
-    return toMessage(row);
-  });
+/** An agent reply with its pending delivery, made the conversation's last message, in the transaction `trx`. */
+export async function storeAgentReply(trx: Kysely<Database>, input: AgentReplyRow): Promise<StoredMessage> {
+  const row = await trx
+    .insertInto('channel_messages')
+    .values({
+      conversation_id: input.conversation.id,
+      channel_id: input.conversation.channelId,
+      direction: 'agent',
+      msg_id: input.msgId,
+      agent_id: input.agentId,
+      bodies: JSON.stringify(input.bodies),
+      ext: '{}',
+      timestamp: input.now,
+      created_at: input.now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await trx
+    .insertInto('deliveries')
+    .values({
+      id: input.deliveryId,
+      tenant_id: input.conversation.tenantId,
+      channel_id: input.conversation.channelId,
+      conversation_id: input.conversation.id,
+      message_id: row.id,
+      customer_id: input.conversation.customerId,
+      status: 'pending',
+      body: input.pushBody,
+      attempts: 0,
+      next_attempt_at: input.now,
+      last_error: null,
+      created_at: input.now,
+      updated_at: input.now,
+    })
+    .execute();
+  await trx.updateTable('conversations').set({ last_message_id: row.id, updated_at: input.now }).where('id', '=', input.conversation.id).execute();
+  return toMessage(row);
 }

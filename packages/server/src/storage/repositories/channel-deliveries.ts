@@ -86,17 +86,11 @@ export function kyselyDeliveriesRepository(db: Kysely<Database>): DeliveriesRepo
         return toAttempt(row);
       });
     },
-    async requeue(id, now, inTransaction) {
-      return db.transaction().execute(async (trx) => {
-        const result = await trx
-          .updateTable('deliveries')
-          .set({ status: 'pending', next_attempt_at: now, updated_at: now })
-          .where('id', '=', id)
-          .executeTakeFirst();
-        if (Number(result.numUpdatedRows) === 0) return false;
-        await inTransaction(trx);
-        return true;
-      });
-    },
   };
+}
+
+/** Sets a delivery back to pending, in the transaction `trx`; false when there is no such delivery. */
+export async function requeueDelivery(trx: Kysely<Database>, id: string, now: number): Promise<boolean> {
+  const result = await trx.updateTable('deliveries').set({ status: 'pending', next_attempt_at: now, updated_at: now }).where('id', '=', id).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }

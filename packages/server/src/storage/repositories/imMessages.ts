@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { refKey, type ImMessagesRepository, type MessageRef, type StoredMessage } from '../../modules/im/ports.js';
+import { refKey, type ImMessagesRepository, type ImMessageWrites, type MessageRef, type StoredMessage } from '../../modules/im/ports.js';
 import type { ImMessagesTable } from '../tables/im.js';
 import { copies, limitParam, precompiledSized } from '../precompiled.js';
 import type { Database } from '../schema.js';
@@ -13,6 +13,7 @@ const toMessage = (row: Selectable<ImMessagesTable>): StoredMessage => ({
   source: row.source,
   timestamp: row.timestamp,
   payload: JSON.parse(row.payload) as StoredMessage['payload'],
+  ...(row.live_by !== null ? { live: { by: row.live_by, to: JSON.parse(row.live ?? '[]') as string[] } } : {}),
 });
 
 /** Rows or ids per statement: well under both engines' bound-parameter limits. */
@@ -39,10 +40,10 @@ function byApp(refs: MessageRef[]): Map<string, number[]> {
  * batch size: building them with Kysely on each call cost more than running them.
  */
 function hotQueries() {
-  const row = { app_id: '', msg_id: 0, sender: '', receiver: '', chat_type: 'chat' as const, source: 'rest' as const, timestamp: 0, payload: '' };
+  const row = { app_id: '', msg_id: 0, sender: '', receiver: '', chat_type: 'chat' as const, source: 'rest' as const, timestamp: 0, payload: '', live: null, live_by: null };
   const offline = { app_id: '', username: '', msg_id: 0, status: 'undelivered' as const, created_at: 0, delivered_at: null };
   return {
-    // per row: [app_id, msg_id, sender, receiver, chat_type, source, timestamp, payload]
+    // per row: [app_id, msg_id, sender, receiver, chat_type, source, timestamp, payload, live, live_by]
     insert: precompiledSized((db, n) => db.insertInto('im_messages').values(copies(n, row))),
     // [appId, ...msgIds, 0]
     pending: precompiledSized((db, n) =>
@@ -62,20 +63,14 @@ function hotQueries() {
   };
 }
 
-export function kyselyImMessagesRepository(db: Kysely<Database>): ImMessagesRepository {
-  return { ...messageWrites(db, hotQueries()), ...offlineReads(db), ...pendingReads(db) };
+/** The IM messages repository, and the writes of a transaction over the same compiled statements. */
+export function kyselyImMessages(db: Kysely<Database>): { repository: ImMessagesRepository; writes: (trx: Kysely<Database>) => ImMessageWrites } {
+  const q = hotQueries();
+  return { repository: { ...fanoutReads(db, q), ...offlineReads(db), ...pendingReads(db) }, writes: (trx) => messageWrites(trx, q) };
 }
 
-/** Accepting and fanning out: the precompiled statements, in chunks. */
-function messageWrites(db: Kysely<Database>, q: ReturnType<typeof hotQueries>) {
+function fanoutReads(db: Kysely<Database>, q: ReturnType<typeof hotQueries>) {
   return {
-    async insertMessages(trx, messages) {
-      for (const chunk of chunks(messages, CHUNK)) {
-        const params: unknown[] = [];
-        for (const m of chunk) params.push(m.appId, Number(m.msgId), m.from, m.to, m.chatType, m.source, m.timestamp, JSON.stringify(m.payload));
-        await q.insert(trx, chunk.length, params);
-      }
-    },
     async pendingFanout(refs) {
       const out: StoredMessage[] = [];
       for (const [appId, ids] of byApp(refs)) {
@@ -86,7 +81,23 @@ function messageWrites(db: Kysely<Database>, q: ReturnType<typeof hotQueries>) {
       }
       return out;
     },
-    async markFanoutDone(trx, refs) {
+  } satisfies Pick<ImMessagesRepository, 'pendingFanout'>;
+}
+
+/** Accepting and fanning out, in the transaction `trx`: the precompiled statements, in chunks. */
+function messageWrites(trx: Kysely<Database>, q: ReturnType<typeof hotQueries>): ImMessageWrites {
+  return {
+    async insertMessages(messages) {
+      for (const chunk of chunks(messages, CHUNK)) {
+        const params: unknown[] = [];
+        for (const m of chunk) {
+          const live = m.live ? [JSON.stringify(m.live.to), m.live.by] : [null, null];
+          params.push(m.appId, Number(m.msgId), m.from, m.to, m.chatType, m.source, m.timestamp, JSON.stringify(m.payload), ...live);
+        }
+        await q.insert(trx, chunk.length, params);
+      }
+    },
+    async markFanoutDone(refs) {
       const done = new Set<string>();
       for (const [appId, ids] of byApp(refs)) {
         for (const chunk of chunks(ids, CHUNK)) {
@@ -96,14 +107,14 @@ function messageWrites(db: Kysely<Database>, q: ReturnType<typeof hotQueries>) {
       }
       return done;
     },
-    async storeOffline(trx, rows, now) {
+    async storeOffline(rows, now) {
       for (const chunk of chunks(rows, CHUNK)) {
         const params: unknown[] = [];
         for (const r of chunk) params.push(r.appId, r.username, Number(r.msgId), 'undelivered', now, null);
         await q.storeOffline(trx, chunk.length, params);
       }
     },
-  } satisfies Pick<ImMessagesRepository, 'insertMessages' | 'pendingFanout' | 'markFanoutDone' | 'storeOffline'>;
+  };
 }
 
 /** A user's stored messages: the drains' reads and acknowledgements, the count and the status endpoints. */

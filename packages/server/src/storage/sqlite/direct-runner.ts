@@ -1,28 +1,9 @@
 /**
- * SQLite's direct path: inside a transaction, precompiled statements (precompiled.ts) go straight
- * to the driver instead of through Kysely's executor, which costs more than a short statement
- * itself. Valid only while the caller holds the engine's one connection, as a transaction's
- * callback does; so a runner is attached to a transaction (`runDirectly`), never to the database.
- * Engines offer it when `capabilities.directStatements` is true.
+ * SQLite's direct statements (storage/direct-statements.ts): the runner that executes a statement
+ * on better-sqlite3's one connection, synchronously, without Kysely's executor around it.
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Kysely } from 'kysely';
-import type { Database } from '../schema.js';
-
-/** What a statement that returns no rows did: rows it changed, and the rowid it inserted last. */
-export interface RunOutcome {
-  changes: number | bigint;
-  lastInsertRowid: number | bigint;
-}
-
-/**
- * Runs SQL on the engine's one connection, synchronously, and answers its rows (none for a
- * statement that returns none). `run`, when present, runs a statement that returns no rows and
- * answers what it did (precompiledInsertId takes the new row's id from it).
- */
-export type DirectRunner = ((sql: string, params: readonly unknown[]) => unknown[]) & {
-  run?: (sql: string, params: readonly unknown[]) => RunOutcome;
-};
+import type { DirectRunner } from '../direct-statements.js';
 
 /** What Kysely's SQLite connection does with a statement, without its executor around it. */
 export function createDirectRunner(statements: { prepare(text: string): BetterSqlite3.Statement }): DirectRunner {
@@ -35,30 +16,3 @@ export function createDirectRunner(statements: { prepare(text: string): BetterSq
   );
 }
 
-/** The runner of each opened SQLite database (the root handle, not its transactions). */
-const ofDatabase = new WeakMap<Kysely<Database>, DirectRunner>();
-/** The transactions whose precompiled statements run directly. */
-const ofTransaction = new WeakMap<Kysely<Database>, DirectRunner>();
-
-/** Called when the engine opens `db`. */
-export function attachDirectRunner(db: Kysely<Database>, runner: DirectRunner): void {
-  ofDatabase.set(db, runner);
-}
-
-/** The direct runner of an opened database, when its engine has one (`capabilities.directStatements`). */
-export function directRunnerOf(db: Kysely<Database>): DirectRunner | undefined {
-  return ofDatabase.get(db);
-}
-
-/**
- * Precompiled statements run on `trx` (a transaction, or a handle that holds the connection) go
- * to `runner`. Non-precompiled queries on `trx` go through Kysely, on the same connection.
- */
-export function runDirectly(trx: Kysely<Database>, runner: DirectRunner): void {
-  ofTransaction.set(trx, runner);
-}
-
-/** The runner attached to `trx` by runDirectly, if any (precompiled.ts asks on every statement). */
-export function directRunnerIn(trx: Kysely<Database>): DirectRunner | undefined {
-  return ofTransaction.get(trx);
-}

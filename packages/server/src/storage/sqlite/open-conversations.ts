@@ -2,7 +2,7 @@
  * Known customers' open conversations, kept in memory for the send-message path on a
  * single-writer engine (SQLite: this process owns the file). With them a message from a known
  * customer is one insert and one small update, instead of a read of the visitor, the open
- * conversation and the msg_id first (modules/channel/accept.ts takes that path).
+ * conversation and the msg_id first (the arrival steps answer from here: channel-arrivals.ts).
  *
  * What is kept is only valid at the epoch it was learnt at (migration 040: triggers move the
  * epoch whenever anything changes a conversation or a visitor, except the per-message
@@ -11,9 +11,20 @@
  * only if the epoch did not move in between.
  */
 import { sql, type Kysely } from 'kysely';
-import type { KnownArrival } from '../../modules/channel/arrival-store.js';
+import type { Conversation, VisitorProfile } from '../../modules/channel/ports.js';
 import { precompiled } from '../precompiled.js';
 import type { Database } from '../schema.js';
+
+/**
+ * A known customer's open conversation as remembered: the visitor's profile and tags as stored,
+ * and the conversation as it was learnt. Its bookkeeping (`updatedAt`, the last message) is not
+ * kept current: a message changes only those, and nothing reads them from here.
+ */
+export interface KnownArrival {
+  readonly profile: VisitorProfile;
+  readonly tags: string[];
+  readonly conversation: Conversation;
+}
 
 /** What one transaction learnt, by key; kept by `keep` after its commit. */
 export type LearntArrivals = Map<string, KnownArrival>;

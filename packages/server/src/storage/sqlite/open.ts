@@ -4,7 +4,8 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
 import type { Database } from '../schema.js';
 import type { Capabilities } from '../types.js';
-import { attachDirectRunner, createDirectRunner } from './direct-runner.js';
+import { attachDirectRunner } from '../direct-statements.js';
+import { createDirectRunner } from './direct-runner.js';
 import { BackgroundCheckpointer, SAFETY_NET_PAGES, WAL_SIZE_LIMIT_BYTES } from './checkpointer.js';
 import { sqliteMigrations } from './migrations/index.js';
 

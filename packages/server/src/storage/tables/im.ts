@@ -68,6 +68,9 @@ export interface ImMessagesTable {
   payload: string;
   /** 1 once the fan-out job committed its durable effects (offline rows, post-send work). */
   fanout_done: Generated<number>;
+  /** JSON array of the receivers pushed live by `live_by` (an instance id); both NULL when none (migration 77). */
+  live: string | null;
+  live_by: string | null;
 }
 
 export interface ImOfflineTable {

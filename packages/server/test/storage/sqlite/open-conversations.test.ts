@@ -5,10 +5,11 @@
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CustomerMessageAcceptor } from '../../../src/modules/channel/accept.js';
-import type { KnownArrival } from '../../../src/modules/channel/arrival-store.js';
+
 import { openStorage, type Storage } from '../../../src/storage/index.js';
-import { kyselyArrivalStore } from '../../../src/storage/repositories/channel-arrivals.js';
-import { OpenConversations } from '../../../src/storage/sqlite/open-conversations.js';
+import { SqlJobQueue } from '../../../src/storage/jobs/sql-queue.js';
+import { testUnitOfWork } from '../../helpers/unit-of-work.js';
+import { OpenConversations, type KnownArrival } from '../../../src/storage/sqlite/open-conversations.js';
 import { FakeClock } from '../../helpers/clock.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/engines.js';
 
@@ -122,7 +123,7 @@ describe('conversation epoch triggers (SQLite)', () => {
     expect(await epoch()).toBe(start + 5);
   });
 
-  it("answers a known customer's messages with the time each touched the conversation, and stores each as the last", async () => {
+  it("answers a known customer's messages with the time each touched the conversation, stores each as the last, and tells a reused msg_id", async () => {
     const db = storage.db;
     const tenant = await db.insertInto('tenants').values({ name: 'T', edition: 'flagship', vip_tags: '["vip"]', default_queue_id: null, created_at: 0 }).returning('id').executeTakeFirstOrThrow();
     const channel = await db
@@ -131,8 +132,9 @@ describe('conversation epoch triggers (SQLite)', () => {
       .returning('id')
       .executeTakeFirstOrThrow();
     // The memory on, as the service runs SQLite: from the second message on, the customer is known.
-    const store = kyselyArrivalStore(db, { openConversations: new OpenConversations() });
-    const acceptor = new CustomerMessageAcceptor(store, async () => ({ queueId: 1, agentId: null, rule: 'tenant' }));
+    const jobs = new SqlJobQueue({ db, capabilities: storage.capabilities, clock: new FakeClock() });
+    const { uow } = testUnitOfWork(storage, jobs, { openConversations: new OpenConversations() });
+    const acceptor = new CustomerMessageAcceptor(uow, async () => ({ queueId: 1, agentId: null, rule: 'tenant' }));
     const message = (n: number, now: number) =>
       acceptor.accept({
         tenantId: tenant.id,
@@ -158,5 +160,9 @@ describe('conversation epoch triggers (SQLite)', () => {
       const last = await db.selectFrom('channel_messages').select('id').where('msg_id', '=', `m${n}`).executeTakeFirstOrThrow();
       expect(row).toEqual({ updated_at: now, last_message_id: last.id });
     }
+    // A known customer's message whose msg_id was taken: the insert tells, nothing is stored twice.
+    const again = await message(2, 4_000);
+    expect(again).toMatchObject({ duplicate: true, opened: false, conversation: { id: first.conversation.id } });
+    expect(await db.selectFrom('channel_messages').select('id').where('msg_id', '=', 'm2').execute()).toHaveLength(1);
   });
 });

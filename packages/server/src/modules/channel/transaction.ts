@@ -1,0 +1,37 @@
+/**
+ * What a channel transaction holds (the unit of work's `channel` and `jobs`): the steps each of the
+ * channel's atomic writes needs, run in one transaction with the jobs they cause.
+ */
+import type { MessageBody } from '@parley/protocol';
+import type { TransactionJobs } from '../jobs/ports.js';
+import type { ArrivalTransaction } from './arrival-store.js';
+import type { AssignmentTransaction, Conversation, StoredMessage } from './ports.js';
+
+export interface AgentReplyRow {
+  conversation: Conversation;
+  agentId: number;
+  msgId: string;
+  bodies: MessageBody[];
+  deliveryId: string;
+  /** The push body as sent (spec 2.3). */
+  pushBody: string;
+  now: number;
+}
+
+export interface ChannelWrites {
+  /** A customer message's steps (accept.ts). */
+  readonly arrivals: ArrivalTransaction;
+  /** An agent's load under its row lock, and a conversation's move (assignment.ts). */
+  readonly assignment: AssignmentTransaction;
+  /** Stores an agent reply with its pending delivery and makes it the conversation's last message. */
+  storeAgentReply(reply: AgentReplyRow): Promise<StoredMessage>;
+  /** The agent's processing conversations wait in their queues again, keeping their queue time; answers which moved. */
+  requeueAgent(agentId: number, now: number): Promise<Array<{ id: number; queueId: number }>>;
+  /** Sets a delivery back to pending; false when there is no such delivery. */
+  requeueDelivery(id: string, now: number): Promise<boolean>;
+}
+
+export interface ChannelTransaction {
+  readonly channel: ChannelWrites;
+  readonly jobs: TransactionJobs;
+}
