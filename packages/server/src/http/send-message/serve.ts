@@ -39,7 +39,7 @@ export interface SendMessageRoute {
 
 export function sendMessageRoute(ingest: IngestService, limits: GuardedLimits): SendMessageRoute {
   const own = limits.own;
-  return { ingest, limits, charge: (tenantId, channelId) => own.take(`${tenantId}/${channelId}`) };
+  return { ingest, limits, charge: async (tenantId, channelId) => own.take(`${tenantId}/${channelId}`) };
 }
 
 /** One send-message request, whichever transport carried it. */

@@ -31,7 +31,7 @@ export interface SignedSendMessage {
 }
 
 /** Charges a request to its association's rate limit: 0, or the seconds until there is room. */
-export type ChargeAssociation = (tenantId: number, channelId: number) => number | Promise<number>;
+export type ChargeAssociation = (tenantId: number, channelId: number) => Promise<number>;
 
 /** Cheap header check, run before the body is read: 401 `missing_authorization` unless both headers are usable. */
 export function readCredentials(authorization: string | undefined, expires: string | undefined): SendMessageCredentials {
@@ -68,8 +68,7 @@ export class SendMessageSignature {
     const signed = { method: 'POST', path: request.path, expires, body: request.rawBody };
     if (!verifySendMessage(association.signingKey, signed, auth.signature)) throw new AppError('invalid_signature');
     if (charge) {
-      const charged = charge(request.tenantId, request.channelId);
-      const wait = typeof charged === 'number' ? charged : await charged;
+      const wait = await charge(request.tenantId, request.channelId);
       if (wait > 0) throw new AppError('rate_limited', { retryAfter: wait }, { headers: { 'retry-after': String(wait) } });
     }
     const expiresAt = Number(expires);
