@@ -10,10 +10,13 @@
  * callbacks. Each pair runs `node ROOT/bench/BENCH.mjs` on the old root, then on the new one (the
  * order flips every pair, so a slow spell falls on both), with the environment passed through
  * (BENCH_SECONDS and the like). The bench's own figures are read from what it prints; the summary
- * gives each figure's median per side and new ÷ old.
+ * gives each figure's median per side and new ÷ old. With BENCH_PG_ADMIN_URL set (e.g.
+ * postgres://postgres@127.0.0.1:5432/postgres) every run gets a fresh PostgreSQL database as its
+ * BENCH_DATABASE_URL, dropped after it: the two builds may be at different schema versions.
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { createBenchDatabase } from './lib/pg-database.mjs';
 
 /** What each bench prints, and whether a higher value is better. */
 const FIGURES = {
@@ -40,9 +43,19 @@ if (!oldRoot || !newRoot || !figures) {
 }
 const pairs = Math.max(1, Number(pairsArg ?? 3));
 
-function run(root) {
+async function run(root) {
+  const adminUrl = process.env.BENCH_PG_ADMIN_URL;
+  const database = adminUrl ? await createBenchDatabase(adminUrl) : undefined;
+  try {
+    return await runIn(root, database ? { ...process.env, BENCH_DATABASE_URL: database.url } : process.env);
+  } finally {
+    await database?.drop();
+  }
+}
+
+function runIn(root, env) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(root, 'bench', `${bench}.mjs`)], { cwd: root, env: process.env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [path.join(root, 'bench', `${bench}.mjs`)], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
     child.on('error', reject);
