@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, createTestDatabase, type TestDatabase } from '../helpers/engines.js';
-import { SocketClient } from '../helpers/im.js';
+import { SocketClient, waitFor } from '../helpers/im.js';
 
 const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 const PASSWORD = 'crash-test-admin-pw';
@@ -110,7 +110,8 @@ describe.each(ENGINES)('IM crash recovery on %s', (engine) => {
     await bob.close();
     // Delivered exactly once: nothing left stored for bob.
     const again = (await http(second.url, 'POST', '/crash/test/token', { grant_type: 'client_credentials', client_id, client_secret })).body.access_token as string;
-    expect((await http(second.url, 'GET', '/crash/test/users/bob/offline_msg_count', undefined, again)).body.data.bob).toBe(0);
+    // Marked delivered once written to bob's socket: the mark may land just after the frame.
+    await waitFor(async () => (await http(second.url, 'GET', '/crash/test/users/bob/offline_msg_count', undefined, again)).body.data.bob, (n) => n === 0);
     expect(bob.of('message').filter((f) => f.msg_id === msgId)).toHaveLength(1);
     await kill9(second.child);
   });
