@@ -63,7 +63,7 @@ export async function imRoutes(app: FastifyInstance, options: ImRoutesOptions): 
   await app.register(msyncRoutes, { im, clock: options.clock, limits: options.limits, ...options.msync });
   await app.register(
     async (scope) => {
-      registerImContext(scope, im.apps, options.limits);
+      registerImContext(scope, im.apps, im.groups, options.limits);
       await scope.register(imUserRoutes, { im, limits: options.limits });
       await scope.register(imUserAdminRoutes, { im });
       await scope.register(imGroupRoutes, { im });
