@@ -49,10 +49,18 @@ function groupRoleOf(groups: ImGroupsService, imApp: ImApp): GroupRoleOf {
 export function registerImContext(app: FastifyInstance, apps: ImAppsService, groups: ImGroupsService, limits: GuardedLimits): void {
   app.decorateRequest('imApp', null);
   app.decorateRequest('imPrincipal', null);
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     const params = request.params as { org?: string; app?: string };
     if (!params.org || !params.app) throw new AppError('organization_application_not_found', { org: params.org ?? '', app: params.app ?? '' });
-    const imApp = await apps.requireApp(params.org, params.app);
+    const imApp = await apps.requireApp(params.org, params.app).catch((error: unknown) => {
+      // A preflight matches any path: one of no app (`/api/...`, the console) is the router's 404 or 405.
+      if (request.method === 'OPTIONS' && error instanceof AppError && error.code === 'organization_application_not_found') return undefined;
+      throw error;
+    });
+    if (!imApp) {
+      reply.callNotFound();
+      return reply;
+    }
     request.imApp = imApp;
     const blocked = await limits.failures.peek(failureKey(request.clientAddress, imApp.appkey));
     if (blocked > 0) throw tooMany('reach_limit', blocked);
