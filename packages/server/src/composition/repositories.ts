@@ -15,6 +15,7 @@ import { kyselyMediaRepository } from '../storage/repositories/channel-media.js'
 import { kyselyImAppsRepository, kyselyImUsersRepository } from '../storage/repositories/imApps.js';
 import { kyselyImGroupsRepository } from '../storage/repositories/imGroups.js';
 import { kyselyImMessages } from '../storage/repositories/imMessages.js';
+import { kyselyImOriginsRepository } from '../storage/repositories/imOrigins.js';
 import { storageTransaction, type StorageTransaction } from '../storage/repositories/transaction.js';
 import { OpenConversations } from '../storage/sqlite/open-conversations.js';
 import { withDomainErrors } from '../storage/errors.js';
@@ -46,6 +47,7 @@ export function storageRepositories(storage: Storage, secrets: SecretBox, jobs: 
       users: withDomainErrors(kyselyImUsersRepository(db, storage.capabilities.engine)),
       groups: kyselyImGroupsRepository(db, storage.capabilities.engine),
       messages: imMessages.repository,
+      origins: kyselyImOriginsRepository(db),
     },
     channel: {
       associations: withDomainErrors(kyselyAssociationsRepository(db)),

@@ -26,10 +26,12 @@ import { noImMetrics, type ImMetrics } from './metrics.js';
 import { ModerationService } from './moderation.js';
 import { IdGenerator } from './msg-id.js';
 import { OfflineStore } from './offline-store.js';
+import { AllowedOriginsService } from './origins.js';
 import { noPostSend, type PostSendHook } from './post-send.js';
 import { InProcessPresence, type Presence } from './presence.js';
 import { SocketLimits, type SocketLimitsOptions } from './socket-limits.js';
 import type { ImApp, ImAppsRepository, ImGroupsRepository, ImMessagesRepository, ImTransaction, ImUsersRepository, MessageRef } from './ports.js';
+import type { ImOriginsRepository } from './sdk-ports.js';
 import { ImUsersService } from './users.js';
 
 export interface ImModule {
@@ -37,6 +39,8 @@ export interface ImModule {
   users: ImUsersService;
   groups: ImGroupsService;
   moderation: ModerationService;
+  /** The browser origins allowed to call the app's IM REST routes (CORS). */
+  origins: AllowedOriginsService;
   messages: ImMessagesService;
   /** The offline count and status (read after the user's pending fan-out); messages given back by a socket. */
   offline: OfflineStore;
@@ -60,6 +64,7 @@ export interface ImRepositories {
   users: ImUsersRepository;
   groups: ImGroupsRepository;
   messages: ImMessagesRepository;
+  origins: ImOriginsRepository;
 }
 
 export interface ImModuleOptions {
@@ -112,6 +117,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
   const users = new ImUsersService(usersRepo, clock, options.passwords);
   const groups = new ImGroupsService(groupsRepo, users, ids, clock);
   const moderation = new ModerationService(appsRepo, clock, options.settings);
+  const origins = new AllowedOriginsService(options.repositories.origins, clock, options.settings);
   const keep = (missed: Array<MessageRef & { usernames: string[] }>) => offline.keep(missed);
   const live = new LiveDeliveries(presence, groupsRepo, instanceId, keep, metrics, (error) =>
     options.logger?.error({ err: error }, 'IM live push failed; its receivers get the message stored'),
@@ -161,7 +167,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
     return removed;
   };
 
-  return { apps, users, groups, moderation, messages, offline, fanout, drains, presence, sockets, removeUser };
+  return { apps, users, groups, moderation, origins, messages, offline, fanout, drains, presence, sockets, removeUser };
 }
 
 function parseUserRemoved(payload: string): { appId?: string; username?: string } {

@@ -14,6 +14,7 @@ import type { RecentAttempts } from '../../../modules/callbacks/recent.js';
 import { imAppAdminRoutes } from './apps-admin.js';
 import { imCallbackRoutes } from './callbacks.js';
 import { registerImContext } from './context.js';
+import { imCorsRoutes, registerImCors } from './cors.js';
 import { imGroupAdminRoutes } from './groups-admin.js';
 import { imGroupRoutes } from './groups.js';
 import { imManagementRoutes } from './management.js';
@@ -63,7 +64,9 @@ export async function imRoutes(app: FastifyInstance, options: ImRoutesOptions): 
   await app.register(msyncRoutes, { im, clock: options.clock, limits: options.limits, ...options.msync });
   await app.register(
     async (scope) => {
-      registerImContext(scope, im.apps, options.limits);
+      registerImCors(scope, im.apps, im.origins);
+      registerImContext(scope, im.apps, im.groups, options.limits);
+      await scope.register(imCorsRoutes, { origins: im.origins });
       await scope.register(imUserRoutes, { im, limits: options.limits });
       await scope.register(imUserAdminRoutes, { im });
       await scope.register(imGroupRoutes, { im });
