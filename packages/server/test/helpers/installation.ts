@@ -42,6 +42,8 @@ export function envOf(db: TestDatabase, extra: Record<string, string> = {}): Rec
     PARLEY_ADMIN_PASSWORD: ROOT.password,
     PARLEY_ALLOW_PRIVATE_CALLBACKS: 'true',
     PARLEY_API_RATE_LIMIT: '100000',
+    PARLEY_IM_RATE_LIMIT: '100000',
+    PARLEY_IM_USER_SEND_RATE_LIMIT: '100000',
     ...extra,
   };
 }
