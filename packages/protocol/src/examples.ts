@@ -41,6 +41,7 @@ export const CHANNEL_EXAMPLES = {
     callbackUrl: 'https://shop.example.com/parley/replies',
     agentQueueId: '2',
     createDateTime: T,
+    previousSecretExpiresAt: null,
   },
   customerMessage: {
     bodies: [{ type: 'txt', msg: 'Where is my order?' }],
