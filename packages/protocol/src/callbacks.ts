@@ -109,6 +109,9 @@ export const CallbackRuleView = Type.Object({
   status: Type.Union([Type.Literal('active'), Type.Literal('banned')]),
   ban_count: Type.Integer(),
   banned_until: Type.Union([Type.Integer(), Type.Null()]),
+  previous_secret_expires_at: Type.Optional(
+    Type.Union([Type.Integer(), Type.Null()], { description: 'While a rotation overlaps (contract 6.6): ms at which the previous secret stops signing; else null' }),
+  ),
 }, { examples: [E.rule] });
 export type CallbackRuleView = Static<typeof CallbackRuleView>;
 

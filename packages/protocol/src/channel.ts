@@ -42,6 +42,9 @@ export const AssociationView = Type.Object({
   callbackUrl: Type.String(),
   agentQueueId: Type.Union([Type.String(), Type.Null()]),
   createDateTime: Type.Integer(),
+  previousSecretExpiresAt: Type.Optional(
+    Type.Union([Type.Integer(), Type.Null()], { description: 'While a rotation overlaps (contract 6.6): ms at which the previous Client Secret stops working; else null' }),
+  ),
 }, { examples: [E.association] });
 export type AssociationView = Static<typeof AssociationView>;
 

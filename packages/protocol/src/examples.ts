@@ -41,6 +41,7 @@ export const CHANNEL_EXAMPLES = {
     callbackUrl: 'https://shop.example.com/parley/replies',
     agentQueueId: '2',
     createDateTime: T,
+    previousSecretExpiresAt: null,
   },
   customerMessage: {
     bodies: [{ type: 'txt', msg: 'Where is my order?' }],
@@ -113,6 +114,7 @@ export const CALLBACK_EXAMPLES = {
     status: 'active',
     ban_count: 0,
     banned_until: null,
+    previous_secret_expires_at: null,
   },
   storedKey: { date: '202601010000', size: 3, retry: 0 },
   retry: { date: '202601010000' },

@@ -113,11 +113,21 @@ export function standardWebhookSignature(key: string, id: string, timestampSecon
 }
 
 /**
+ * The signature header over several keys, space-separated in the order given (`v1,<new> v1,<old>`
+ * during a secret rotation's overlap); one key gives one entry.
+ */
+export function standardWebhookSignatures(keys: string | readonly string[], id: string, timestampSeconds: number, body: Bytes): string {
+  if (typeof keys === 'string') return standardWebhookSignature(keys, id, timestampSeconds, body);
+  return keys.map((key) => standardWebhookSignature(key, id, timestampSeconds, body)).join(' ');
+}
+
+/**
  * The three Standard Webhooks headers. With `into`, they are added to that object (after the
  * headers it holds) and it is returned: no intermediate object for a sender that has its own.
+ * Several keys (the current secret first, then the previous one during an overlap) sign with each.
  */
 export function standardWebhookHeaders<T extends Record<string, string> = Record<never, string>>(
-  key: string,
+  key: string | readonly string[],
   id: string,
   timestampSeconds: number,
   body: Bytes,
@@ -126,7 +136,7 @@ export function standardWebhookHeaders<T extends Record<string, string> = Record
   const headers = (into ?? {}) as T & StandardWebhookHeaders;
   headers['webhook-id'] = id;
   headers['webhook-timestamp'] = String(timestampSeconds);
-  headers['webhook-signature'] = standardWebhookSignature(key, id, timestampSeconds, body);
+  headers['webhook-signature'] = standardWebhookSignatures(key, id, timestampSeconds, body);
   return headers;
 }
 

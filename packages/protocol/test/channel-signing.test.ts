@@ -99,4 +99,17 @@ describe('Standard Webhooks signature (contract 3.4) against shared vectors', ()
     const headers = { 'webhook-id': v.id, 'webhook-timestamp': String(v.timestamp), 'webhook-signature': `v1,AAAA ${v.signature}` };
     expect(verifyStandardWebhook(v.key, headers, v.body, { nowSeconds: v.timestamp })).toBe(true);
   });
+
+  it('signs with several keys in the order given, each entry verifying with its own key (rotation overlap)', () => {
+    const v = vectors.standard_webhooks[0]!;
+    const headers = standardWebhookHeaders(['new-secret', v.key], v.id, v.timestamp, v.body);
+    const [first, second, ...rest] = headers['webhook-signature'].split(' ');
+    expect(rest).toEqual([]);
+    expect(second).toBe(v.signature);
+    expect(first).toBe(standardWebhookHeaders('new-secret', v.id, v.timestamp, v.body)['webhook-signature']);
+    expect(verifyStandardWebhook('new-secret', headers, v.body, { nowSeconds: v.timestamp })).toBe(true);
+    expect(verifyStandardWebhook(v.key, headers, v.body, { nowSeconds: v.timestamp })).toBe(true);
+    expect(verifyStandardWebhook('neither', headers, v.body, { nowSeconds: v.timestamp })).toBe(false);
+    expect(standardWebhookHeaders([v.key], v.id, v.timestamp, v.body)['webhook-signature']).toBe(v.signature);
+  });
 });

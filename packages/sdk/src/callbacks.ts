@@ -6,6 +6,11 @@
  * `X-Callback-Body-MD5` header over the exact body, and the Standard Webhooks signature (which
  * also bounds the age of the request). `security` alone does not cover the body; the Standard
  * Webhooks signature does.
+ *
+ * Secret rotation (contract 6.6): during an overlap Parley signs with both secrets
+ * (`webhook-signature: v1,<new> v1,<old>`) and computes `security` with the new one. Pass both
+ * secrets while rotating (`secret: [new, old]`); a receiver that still holds only the old secret
+ * is accepted on the Standard Webhooks signature, which covers the whole body, `security` included.
  */
 import {
   CALLBACK_BODY_MD5_HEADER,
@@ -17,8 +22,8 @@ import {
 } from '@parley/protocol';
 
 export interface VerifyCallbackInput {
-  /** The callback rule's secret. */
-  secret: string;
+  /** The callback rule's secret, or several (the new and the old one while a rotation overlaps). */
+  secret: string | readonly string[];
   /** Request headers (any case), e.g. `req.headers` of node:http. */
   headers: Record<string, string | string[] | undefined>;
   body: string | Uint8Array;
@@ -56,27 +61,28 @@ export function verifyCallback(input: VerifyCallbackInput): CallbackRecord {
   if (typeof record?.callId !== 'string' || typeof record.timestamp !== 'number' || typeof record.security !== 'string') {
     throw new CallbackVerificationError('json', 'the body is not a callback record');
   }
-  if (!verifyCallbackSecurity(record.callId, input.secret, record.timestamp, record.security)) {
+  const secrets = typeof input.secret === 'string' ? [input.secret] : input.secret;
+  const webhook = {
+    'webhook-id': header(input.headers, 'webhook-id'),
+    'webhook-timestamp': header(input.headers, 'webhook-timestamp'),
+    'webhook-signature': header(input.headers, 'webhook-signature'),
+  };
+  const options = {
+    nowSeconds: input.nowSeconds ?? Math.floor(Date.now() / 1000),
+    ...(input.toleranceSeconds !== undefined ? { toleranceSeconds: input.toleranceSeconds } : {}),
+  };
+  const signed = secrets.some((secret) => verifyStandardWebhook(secret, webhook, input.body, options));
+  const securityOk = secrets.some((secret) => verifyCallbackSecurity(record.callId, secret, record.timestamp, record.security));
+  // During an overlap `security` is keyed with the new secret only; the old one proves itself by its signature.
+  const overlapping = (webhook['webhook-signature'] ?? '').split(' ').filter(Boolean).length > 1;
+  if (!securityOk && !(overlapping && signed)) {
     throw new CallbackVerificationError('security', 'security does not match callId, secret and timestamp');
   }
   const md5 = header(input.headers, CALLBACK_BODY_MD5_HEADER);
   if (!md5 || !constantTimeEqual(md5.toLowerCase(), md5Hex(input.body))) {
     throw new CallbackVerificationError('body_md5', `${CALLBACK_BODY_MD5_HEADER} is missing or does not match the body`);
   }
-  const ok = verifyStandardWebhook(
-    input.secret,
-    {
-      'webhook-id': header(input.headers, 'webhook-id'),
-      'webhook-timestamp': header(input.headers, 'webhook-timestamp'),
-      'webhook-signature': header(input.headers, 'webhook-signature'),
-    },
-    input.body,
-    {
-      nowSeconds: input.nowSeconds ?? Math.floor(Date.now() / 1000),
-      ...(input.toleranceSeconds !== undefined ? { toleranceSeconds: input.toleranceSeconds } : {}),
-    },
-  );
-  if (!ok) throw new CallbackVerificationError('webhook_signature', 'webhook signature is missing, stale or does not match');
+  if (!signed) throw new CallbackVerificationError('webhook_signature', 'webhook signature is missing, stale or does not match');
   if (header(input.headers, 'webhook-id') !== record.callId) {
     throw new CallbackVerificationError('webhook_signature', 'webhook-id differs from callId');
   }

@@ -5,8 +5,8 @@
 import { verifyStandardWebhook, type AgentReplyPush } from '@parley/protocol';
 
 export interface VerifyPushInput {
-  /** The association's Client Secret. */
-  clientSecret: string;
+  /** The association's Client Secret, or several (the new and the old one while a rotation overlaps, contract 6.6). */
+  clientSecret: string | readonly string[];
   /** Request headers (any case), e.g. `req.headers` of node:http. */
   headers: Record<string, string | string[] | undefined>;
   body: string | Uint8Array;
@@ -31,10 +31,12 @@ export function verifyReplyPush(input: VerifyPushInput): { deliveryId: string; p
     'webhook-timestamp': header(input.headers, 'webhook-timestamp'),
     'webhook-signature': header(input.headers, 'webhook-signature'),
   };
-  const ok = verifyStandardWebhook(input.clientSecret, headers, input.body, {
+  const options = {
     nowSeconds: input.nowSeconds ?? Math.floor(Date.now() / 1000),
     ...(input.toleranceSeconds !== undefined ? { toleranceSeconds: input.toleranceSeconds } : {}),
-  });
+  };
+  const secrets = typeof input.clientSecret === 'string' ? [input.clientSecret] : input.clientSecret;
+  const ok = secrets.some((secret) => verifyStandardWebhook(secret, headers, input.body, options));
   if (!ok) throw new WebhookVerificationError('webhook signature is missing, stale or does not match');
   const text = typeof input.body === 'string' ? input.body : new TextDecoder().decode(input.body);
   return { deliveryId: headers['webhook-id'] as string, push: JSON.parse(text) as AgentReplyPush };

@@ -6,7 +6,8 @@ import { loadCallbackVectors } from '../../protocol/test/callback-vectors.js';
 
 const NOW = 1_893_455_940;
 
-function signed(secret: string, over: Record<string, unknown> = {}) {
+/** As Parley signs: `security` with `secret`, the Standard Webhooks signature with each of `keys` (a rotation's overlap: new, old). */
+function signed(secret: string, over: Record<string, unknown> = {}, keys: string | string[] = secret) {
   const [v] = loadCallbackVectors().callback_security;
   const record = {
     callId: v!.callId,
@@ -22,7 +23,7 @@ function signed(secret: string, over: Record<string, unknown> = {}) {
     ...over,
   };
   const body = JSON.stringify(record);
-  return { body, headers: { 'X-Callback-Body-MD5': md5Hex(body), ...standardWebhookHeaders(secret, record.callId, NOW, body) } };
+  return { body, headers: { 'X-Callback-Body-MD5': md5Hex(body), ...standardWebhookHeaders(keys, record.callId, NOW, body) } };
 }
 
 const failedCheck = (fn: () => unknown) => {
@@ -48,5 +49,20 @@ describe('verifyCallback', () => {
     expect(failedCheck(() => verifyCallback({ secret: 'cb-secret-42', headers, body, nowSeconds: NOW + 301 }))).toBe('webhook_signature');
     expect(failedCheck(() => verifyCallback({ secret: 'cb-secret-42', headers: { ...headers, 'webhook-signature': 'v1,AAAA' }, body, nowSeconds: NOW }))).toBe('webhook_signature');
     expect(failedCheck(() => verifyCallback({ secret: 'cb-secret-42', headers, body: 'nope', nowSeconds: NOW }))).toBe('json');
+  });
+  it('accepts either secret during a rotation overlap (v1,<new> v1,<old>, security by the new one), and neither after it', () => {
+    const { body, headers } = signed('new-secret', {}, ['new-secret', 'cb-secret-42']);
+    expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
+    expect(verifyCallback({ secret: 'new-secret', headers, body, nowSeconds: NOW }).eventType).toBe('chat');
+    expect(verifyCallback({ secret: 'cb-secret-42', headers, body, nowSeconds: NOW }).eventType).toBe('chat');
+    expect(verifyCallback({ secret: ['new-secret', 'cb-secret-42'], headers, body, nowSeconds: NOW }).eventType).toBe('chat');
+    expect(verifyCallback({ secret: ['cb-secret-42', 'new-secret'], headers, body, nowSeconds: NOW }).eventType).toBe('chat');
+    expect(failedCheck(() => verifyCallback({ secret: 'other', headers, body, nowSeconds: NOW }))).toBe('security');
+    // The old secret's own signature must hold: tampering with the body fails it even though security is not its own.
+    expect(failedCheck(() => verifyCallback({ secret: 'cb-secret-42', headers, body: body.replace('"bob"', '"eve"'), nowSeconds: NOW }))).toBe('security');
+    // After the overlap only the new secret signs: the old one no longer verifies.
+    const after = signed('new-secret');
+    expect(failedCheck(() => verifyCallback({ secret: 'cb-secret-42', headers: after.headers, body: after.body, nowSeconds: NOW }))).toBe('security');
+    expect(verifyCallback({ secret: ['new-secret', 'cb-secret-42'], headers: after.headers, body: after.body, nowSeconds: NOW }).eventType).toBe('chat');
   });
 });

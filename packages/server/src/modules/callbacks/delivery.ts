@@ -10,6 +10,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { dateKey } from '@parley/protocol';
 import type { UnitOfWork } from '../../kernel/unit-of-work.js';
 import type { Clock } from '../../kernel/clock.js';
+import { liveOverlap } from '../../kernel/secret-overlap.js';
 import type { Job, JobQueue, JobResult } from '../jobs/ports.js';
 import type { OutboundSender } from '../outbound/ports.js';
 import type { BanStore } from './ban-registry.js';
@@ -141,7 +142,7 @@ export class CallbackDelivery {
     let lastError = '';
     // A record under way keeps the rule it started with, for its immediate retry too.
     for (let attempt = 1; ; attempt++) {
-      const outcome = await this.attempt(ref, record, rule.url, rule.secret, false);
+      const outcome = await this.attempt(ref, record, rule.url, rule, false);
       if (outcome.kind === 'failure') {
         lastError = outcome.error;
         await bans.record(rule, 'failure');
@@ -186,8 +187,9 @@ export class CallbackDelivery {
     return { status: 'done' };
   }
 
-  private async attempt(ref: RuleRef, record: UnsignedRecord, url: string, secret: string, resend: boolean): Promise<AttemptOutcome> {
-    const request = signedRequest(record, secret, this.deps.clock.now());
+  private async attempt(ref: RuleRef, record: UnsignedRecord, url: string, keys: Pick<CallbackRule, 'secret' | 'previousSecret'>, resend: boolean): Promise<AttemptOutcome> {
+    const now = this.deps.clock.now();
+    const request = signedRequest(record, keys.secret, now, liveOverlap(keys.previousSecret, now)?.previous);
     const result = await this.deps.outbound.post({
       url,
       headers: request.headers,
@@ -284,7 +286,7 @@ export class CallbackDelivery {
     }
     const ref: RuleRef = { ruleId: rule.id, appId: rule.appId, rule: rule.name };
     for (let attempt = 1; ; attempt++) {
-      const outcome = await this.attempt(ref, stored.record, targetUrl || rule.url, rule.secret, true);
+      const outcome = await this.attempt(ref, stored.record, targetUrl || rule.url, rule, true);
       const step = nextStep(attempt, outcome);
       if (step === 'done') {
         await this.deps.repo.noteResend(stored.id, { result: 'success', at: this.deps.clock.now() });

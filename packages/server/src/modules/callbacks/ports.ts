@@ -1,6 +1,7 @@
 /**
  * Domain types and the storage port of the callbacks module.
  */
+import type { SecretOverlap } from '../../kernel/secret-overlap.js';
 import type { TransactionJobs } from '../jobs/ports.js';
 import type { BanState } from './ban.js';
 import type { RuleFilters, UnsignedRecord } from './record.js';
@@ -14,6 +15,8 @@ export interface CallbackRule extends RuleFilters {
   url: string;
   enabled: boolean;
   secret: string;
+  /** The secret before the last rotation while it may still be valid (contract 6.6); absent or null: none. */
+  previousSecret?: SecretOverlap<string> | null;
   ban: BanState;
   createdAt: number;
   updatedAt: number;
@@ -33,7 +36,7 @@ export interface NewRule extends RuleFilters {
   secret: string;
 }
 
-export type RulePatch = Partial<Pick<CallbackRule, 'url' | 'enabled' | 'secret' | 'eventTypes' | 'chatTypes' | 'messageTypes' | 'sources'>>;
+export type RulePatch = Partial<Pick<CallbackRule, 'url' | 'enabled' | 'secret' | 'previousSecret' | 'eventTypes' | 'chatTypes' | 'messageTypes' | 'sources'>>;
 
 export type CreateRuleResult = { ok: true; rule: CallbackRule } | { ok: false; reason: 'duplicate_name' | 'limit_reached' };
 

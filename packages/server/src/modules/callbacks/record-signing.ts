@@ -13,11 +13,14 @@ export interface SignedRequest {
 /**
  * The exact bytes and headers of one POST: `security` with the rule's secret, the body MD5 and
  * the Standard Webhooks headers (`webhook-id` = callId, timestamp in seconds at send time).
+ * `previous`, the secret before a rotation while its overlap runs (contract 6.6), adds a second
+ * signature (`v1,<new> v1,<old>`); `security` always uses the current secret.
  */
-export function signedRequest(record: UnsignedRecord, secret: string, nowMs: number): SignedRequest {
+export function signedRequest(record: UnsignedRecord, secret: string, nowMs: number, previous?: string): SignedRequest {
   const body = signedBody(record, callbackSecurity(record.callId, secret, record.timestamp));
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', [CALLBACK_BODY_MD5_HEADER]: md5Hex(body) };
-  return { body, headers: standardWebhookHeaders(secret, record.callId, Math.floor(nowMs / 1000), body, headers) };
+  const keys = previous === undefined ? secret : [secret, previous];
+  return { body, headers: standardWebhookHeaders(keys, record.callId, Math.floor(nowMs / 1000), body, headers) };
 }
 
 /**

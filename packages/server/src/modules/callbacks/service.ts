@@ -3,6 +3,7 @@
  * exception store's info, re-send and listing. HTTP-free; throws AppError for client errors.
  */
 import {
+  DEFAULT_SECRET_OVERLAP_SECONDS,
   CALLBACK_CHAT_TYPES,
   CALLBACK_EVENT_TYPES,
   CALLBACK_MESSAGE_TYPES,
@@ -22,8 +23,9 @@ import {
 } from '@parley/protocol';
 import { AppError } from '../../kernel/errors.js';
 import { randomHex } from '../../kernel/ids.js';
+import { liveOverlap, overlapAfterRotation } from '../../kernel/secret-overlap.js';
 import { RESEND_QUEUE, resendOrderingKey, type CallbacksCore, type ResendPayload } from './delivery.js';
-import type { CallbackRule } from './ports.js';
+import type { CallbackRule, RulePatch } from './ports.js';
 import { decodeStoreCursor, encodeStoreCursor } from './store-cursor.js';
 
 /** A new rule secret: 32 lower-case hex characters (128 bits). */
@@ -66,6 +68,7 @@ export class CallbacksService {
       status: ban.status,
       ban_count: ban.banCount,
       banned_until: ban.bannedUntil,
+      previous_secret_expires_at: liveOverlap(rule.previousSecret, this.deps.clock.now())?.until ?? null,
     };
   }
 
@@ -123,8 +126,23 @@ export class CallbacksService {
     return this.view(rule);
   }
 
-  async rotateSecret(appId: string, name: string): Promise<CallbackRuleView> {
-    const rule = await this.deps.repo.updateRule(appId, name, { secret: newRuleSecret() }, this.deps.clock.now());
+  /**
+   * A new rule secret; the one it replaces still signs beside it for `overlapSeconds` (contract
+   * 6.6; 0: not at all). A rotation during an overlap drops the older secret.
+   */
+  async rotateSecret(appId: string, name: string, overlapSeconds = DEFAULT_SECRET_OVERLAP_SECONDS): Promise<CallbackRuleView> {
+    const current = await this.rule(appId, name);
+    const now = this.deps.clock.now();
+    return this.saveSecrets(appId, name, { secret: newRuleSecret(), previousSecret: overlapAfterRotation(current.secret, overlapSeconds, now) }, now);
+  }
+
+  /** Ends a rotation's overlap early: records are signed with the current secret only. */
+  async endOverlap(appId: string, name: string): Promise<CallbackRuleView> {
+    return this.saveSecrets(appId, name, { previousSecret: null }, this.deps.clock.now());
+  }
+
+  private async saveSecrets(appId: string, name: string, patch: Pick<RulePatch, 'secret' | 'previousSecret'>, now: number): Promise<CallbackRuleView> {
+    const rule = await this.deps.repo.updateRule(appId, name, patch, now);
     if (!rule) throw new AppError('service_resource_not_found', { resource: `callback rule ${name}` });
     await this.deps.directory.changed(appId, rule.id);
     return this.view(rule);

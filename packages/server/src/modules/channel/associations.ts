@@ -4,11 +4,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
-import { sendMessageKey, type AssociationView, type CreateAssociationRequest, type UpdateAssociationRequest } from '@parley/protocol';
+import { DEFAULT_SECRET_OVERLAP_SECONDS, sendMessageKey, type AssociationView, type CreateAssociationRequest, type UpdateAssociationRequest } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import { randomHex } from '../../kernel/ids.js';
 import type { SecretBox } from '../../kernel/secret-box.js';
+import { liveOverlap, overlapAfterRotation, type SecretOverlap } from '../../kernel/secret-overlap.js';
 import { TtlCache } from '../../kernel/ttl-cache.js';
 import { isConflict } from '../../kernel/unit-of-work.js';
 import type { AccountsService } from '../accounts/service.js';
@@ -18,14 +19,16 @@ import type { Association, AssociationsRepository, RoutingDirectory } from './po
 
 export const postMessagePath = (tenantId: number, channelId: number) => `/api/tenants/${tenantId}/rest/channels/${channelId}/messages`;
 
-/** An association with its Client Secret opened, as ingest and push need it. */
+/** An association with its Client Secret (and the previous one, during an overlap) opened, as ingest and push need it. */
 export interface OpenAssociation extends Association {
   clientSecret: string;
+  previousClientSecret: SecretOverlap<string> | null;
 }
 
-/** What ingest checks a request with: the opened secret also as a secret KeyObject for `createHmac`. */
+/** What ingest checks a request with: the opened secrets also as secret KeyObjects for `createHmac`. */
 export interface ClientAssociation extends OpenAssociation {
   signingKey: KeyObject;
+  previousSigningKey: SecretOverlap<KeyObject> | null;
 }
 
 const CACHE_TTL_MS = 5_000;
@@ -73,7 +76,12 @@ export class AssociationsService {
       callbackUrl: a.callbackUrl,
       agentQueueId: a.agentQueueId === null ? null : String(a.agentQueueId),
       createDateTime: a.createdAt,
+      previousSecretExpiresAt: liveOverlap(a.previousSecret, this.clock.now())?.until ?? null,
     };
+  }
+
+  private openPrevious(a: Association): SecretOverlap<string> | null {
+    return a.previousSecret && { previous: this.box.open(a.previousSecret.previous), until: a.previousSecret.until };
   }
 
   private async requireFlagship(tenantId: number): Promise<void> {
@@ -142,11 +150,26 @@ export class AssociationsService {
     await this.versions.changed(current.clientId);
   }
 
-  /** A new Client Secret; once this answers, the old one works on no instance. */
-  async rotateSecret(tenantId: number, channelId: number): Promise<AssociationView> {
+  /**
+   * A new Client Secret. The one it replaces keeps working for `overlapSeconds` (contract 6.6;
+   * 0: once this answers, it works on no instance). A rotation during an overlap drops the older one.
+   */
+  async rotateSecret(tenantId: number, channelId: number, overlapSeconds = DEFAULT_SECRET_OVERLAP_SECONDS): Promise<AssociationView> {
     const current = await this.require(tenantId, channelId);
-    const updated = await this.repo.update(tenantId, current.id, { secretSealed: this.box.seal(randomHex(16)) }, this.clock.now());
-    if (!updated) throw new AppError('not_found', { resource: `REST channel ${channelId}` });
+    const now = this.clock.now();
+    const previousSecret = overlapAfterRotation(current.secretSealed, overlapSeconds, now);
+    return this.saveSecrets(tenantId, current, { secretSealed: this.box.seal(randomHex(16)), previousSecret }, now);
+  }
+
+  /** Ends a rotation's overlap early: once this answers, only the current Client Secret works. */
+  async endOverlap(tenantId: number, channelId: number): Promise<AssociationView> {
+    const current = await this.require(tenantId, channelId);
+    return this.saveSecrets(tenantId, current, { previousSecret: null }, this.clock.now());
+  }
+
+  private async saveSecrets(tenantId: number, current: Association, patch: Pick<Partial<Association>, 'secretSealed' | 'previousSecret'>, now: number): Promise<AssociationView> {
+    const updated = await this.repo.update(tenantId, current.id, patch, now);
+    if (!updated) throw new AppError('not_found', { resource: `REST channel ${current.id}` });
     await this.versions.changed(updated.clientId);
     return this.view(updated);
   }
@@ -161,7 +184,9 @@ export class AssociationsService {
         const found = await this.repo.findByClientId(clientId);
         if (!found) return undefined;
         const clientSecret = this.box.open(found.secretSealed);
-        return { ...found, clientSecret, signingKey: sendMessageKey(clientSecret) };
+        const previousClientSecret = this.openPrevious(found);
+        const previousSigningKey = previousClientSecret && { previous: sendMessageKey(previousClientSecret.previous), until: previousClientSecret.until };
+        return { ...found, clientSecret, previousClientSecret, signingKey: sendMessageKey(clientSecret), previousSigningKey };
       });
     return afterCheck(this.versions.check(clientId), read);
   }
@@ -169,6 +194,6 @@ export class AssociationsService {
   /** Association of a channel id with its secret opened (push time: always read fresh). */
   async openById(tenantId: number, channelId: number): Promise<OpenAssociation | undefined> {
     const found = await this.repo.get(tenantId, channelId);
-    return found && { ...found, clientSecret: this.box.open(found.secretSealed) };
+    return found && { ...found, clientSecret: this.box.open(found.secretSealed), previousClientSecret: this.openPrevious(found) };
   }
 }

@@ -4,6 +4,7 @@
  * and work on both engines.
  */
 import type { ConversationState, DeliveryStatus, MessageBody, VISITOR_STRING_FIELDS } from '@parley/protocol';
+import type { SecretOverlap } from '../../kernel/secret-overlap.js';
 
 export interface Association {
   id: number;
@@ -12,17 +13,19 @@ export interface Association {
   callbackUrl: string;
   clientId: string;
   secretSealed: string;
+  /** The sealed Client Secret before the last rotation and when it stops working (contract 6.6). */
+  previousSecret: SecretOverlap<string> | null;
   agentQueueId: number | null;
   createdAt: number;
   updatedAt: number;
 }
 
 export interface AssociationsRepository {
-  create(input: Omit<Association, 'id'>): Promise<Association>;
+  create(input: Omit<Association, 'id' | 'previousSecret'>): Promise<Association>;
   get(tenantId: number, id: number): Promise<Association | undefined>;
   findByClientId(clientId: string): Promise<Association | undefined>;
   list(tenantId: number): Promise<Association[]>;
-  update(tenantId: number, id: number, patch: Partial<Pick<Association, 'name' | 'callbackUrl' | 'agentQueueId' | 'secretSealed'>>, now: number): Promise<Association | undefined>;
+  update(tenantId: number, id: number, patch: Partial<Pick<Association, 'name' | 'callbackUrl' | 'agentQueueId' | 'secretSealed' | 'previousSecret'>>, now: number): Promise<Association | undefined>;
   delete(tenantId: number, id: number): Promise<boolean>;
 }
 

@@ -5,6 +5,7 @@
  */
 import { standardWebhookHeaders, type DeliveryStatus } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
+import { liveSecrets } from '../../kernel/secret-overlap.js';
 import type { Job, JobResult } from '../jobs/ports.js';
 import type { OutboundSender } from '../outbound/ports.js';
 import type { AssociationsService } from './associations.js';
@@ -46,9 +47,11 @@ export class ReplyPusher {
     if (!association) return { status: 'discard', error: 'association deleted' };
 
     const startedAt = this.clock.now();
-    // Standard Webhooks: the same webhook-id on every attempt, a fresh timestamp and signature.
+    // Standard Webhooks: the same webhook-id on every attempt, a fresh timestamp and signature;
+    // during a rotation's overlap one signature per valid secret, the current one first.
     const own: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
-    const headers = standardWebhookHeaders(association.clientSecret, delivery.id, Math.floor(startedAt / 1000), delivery.body, own);
+    const keys = liveSecrets(association.clientSecret, association.previousClientSecret, startedAt);
+    const headers = standardWebhookHeaders(keys, delivery.id, Math.floor(startedAt / 1000), delivery.body, own);
     const result = await this.outbound.post({
       url: association.callbackUrl,
       headers,

@@ -3,11 +3,13 @@
  * holds the association's secret by an HMAC over the exact bytes it sent. Order: Authorization
  * present -> tenant and edition -> channel -> Client ID owns it -> signature -> the association's
  * rate -> expiry. Nothing of the body is parsed before the signature holds. The HMAC itself is
- * `verifySendMessage` in packages/protocol/src/signing.ts (createHmac + timingSafeEqual).
+ * `verifySendMessage` in packages/protocol/src/signing.ts (createHmac + timingSafeEqual). During a
+ * rotation's overlap (contract 6.6) a signature by the previous Client Secret holds too.
  */
 import { parseHmacAuthorization, verifySendMessage, type ParsedHmacAuthorization } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
+import { liveOverlap } from '../../kernel/secret-overlap.js';
 import type { AssociationsService } from './associations.js';
 import type { Association } from './ports.js';
 
@@ -66,7 +68,10 @@ export class SendMessageSignature {
       throw new AppError('invalid_client');
     }
     const signed = { method: 'POST', path: request.path, expires, body: request.rawBody };
-    if (!verifySendMessage(association.signingKey, signed, auth.signature)) throw new AppError('invalid_signature');
+    if (!verifySendMessage(association.signingKey, signed, auth.signature)) {
+      const previous = liveOverlap(association.previousSigningKey, this.clock.now());
+      if (!previous || !verifySendMessage(previous.previous, signed, auth.signature)) throw new AppError('invalid_signature');
+    }
     if (charge) {
       const wait = await charge(request.tenantId, request.channelId);
       if (wait > 0) throw new AppError('rate_limited', { retryAfter: wait }, { headers: { 'retry-after': String(wait) } });

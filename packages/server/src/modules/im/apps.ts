@@ -4,10 +4,11 @@
  * `user` (password grant).
  */
 import { timingSafeEqual } from 'node:crypto';
-import type { AppCreated, AppSummary, AppTokenResult, UserTokenResult } from '@parley/protocol';
+import { DEFAULT_SECRET_OVERLAP_SECONDS, type AppCreated, type AppSummary, type AppTokenResult, type UserTokenResult } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import { randomHex, randomToken, sha256Hex, uuid } from '../../kernel/ids.js';
+import { liveSecrets, overlapAfterRotation } from '../../kernel/secret-overlap.js';
 import { isConflict } from '../../kernel/unit-of-work.js';
 import type { Passwords } from '../accounts/password.js';
 import type { ImApp, ImAppsRepository, ImUsersRepository, TokenRecord } from './ports.js';
@@ -118,17 +119,30 @@ export class ImAppsService {
   }
 
   /**
-   * A new client secret, shown once; the old one stops working for new token grants at once, on
-   * every instance (grants read the stored hash). Tokens already issued keep working until they expire.
+   * A new client secret, shown once. The old one still grants tokens for `overlapSeconds`
+   * (contract 6.6; 0: it stops at once), on every instance (grants read the stored hashes). A
+   * rotation during an overlap drops the older secret. Tokens already issued keep working until they expire.
    */
-  async rotateSecret(orgName: string, appName: string): Promise<{ app: ImApp; created: AppCreated }> {
+  async rotateSecret(orgName: string, appName: string, overlapSeconds = DEFAULT_SECRET_OVERLAP_SECONDS): Promise<{ app: ImApp; created: AppCreated }> {
     const app = await this.requireApp(orgName, appName);
+    const stored = (await this.apps.findAppById(app.id)) ?? app;
     const clientSecret = randomHex(24);
     const clientSecretHash = sha256Hex(clientSecret);
-    await this.apps.setClientSecretHash(app.id, clientSecretHash);
-    const updated = { ...app, clientSecretHash };
+    const previousSecretHash = overlapAfterRotation(stored.clientSecretHash, overlapSeconds, this.clock.now());
+    await this.apps.setClientSecretHash(app.id, clientSecretHash, previousSecretHash);
+    const updated = { ...app, clientSecretHash, previousSecretHash };
     this.cache.set(app.appkey, updated);
     return { app: updated, created: { appkey: app.appkey, application: app.id, client_id: app.clientId, client_secret: clientSecret } };
+  }
+
+  /** Ends a rotation's overlap early: only the current client secret grants tokens. */
+  async endSecretOverlap(orgName: string, appName: string): Promise<ImApp> {
+    const app = await this.requireApp(orgName, appName);
+    const stored = (await this.apps.findAppById(app.id)) ?? app;
+    await this.apps.setClientSecretHash(app.id, stored.clientSecretHash, null);
+    const updated = { ...app, clientSecretHash: stored.clientSecretHash, previousSecretHash: null };
+    this.cache.set(app.appkey, updated);
+    return updated;
   }
 
   /**
@@ -139,7 +153,10 @@ export class ImAppsService {
   async appToken(app: ImApp, clientId: string, clientSecret: string, ttl: number | undefined, admit: Admit = noAdmit): Promise<AppTokenResult> {
     const stored = await this.apps.findAppById(app.id);
     const idOk = sameHash(sha256Hex(clientId), sha256Hex(app.clientId));
-    const secretOk = stored !== undefined && sameHash(sha256Hex(clientSecret), stored.clientSecretHash);
+    const offered = sha256Hex(clientSecret);
+    const secretOk =
+      stored !== undefined &&
+      liveSecrets(stored.clientSecretHash, stored.previousSecretHash, this.clock.now()).reduce((ok, hash) => sameHash(offered, hash) || ok, false);
     if (!idOk || !secretOk) throw new AppError('invalid_grant');
     await admit();
     const expiresIn = ttl ?? this.defaultTtlSeconds;

@@ -5,6 +5,7 @@
 import type { TransactionJobs } from '../jobs/ports.js';
 import type { ListKey } from './paging.js';
 import type { MessageBody, MessageChatType, MessageSource } from './post-send.js';
+import type { SecretOverlap } from '../../kernel/secret-overlap.js';
 
 export interface ImApp {
   id: string;
@@ -14,6 +15,8 @@ export interface ImApp {
   appkey: string;
   clientId: string;
   clientSecretHash: string;
+  /** The hash of the client secret before the last rotation while it may still grant tokens (contract 6.6). */
+  previousSecretHash?: SecretOverlap<string> | null;
   createdAt: number;
 }
 
@@ -103,8 +106,8 @@ export interface ImAppsRepository {
   findAppById(id: string): Promise<ImApp | undefined>;
   /** Every app, oldest first. */
   listApps(): Promise<ImApp[]>;
-  /** Replaces the client secret's hash; tokens already issued are kept. */
-  setClientSecretHash(appId: string, hash: string): Promise<void>;
+  /** Replaces the client secret's hash and the previous one's overlap (null: none); tokens already issued are kept. */
+  setClientSecretHash(appId: string, hash: string, previous: SecretOverlap<string> | null): Promise<void>;
   saveToken(tokenHash: string, record: TokenRecord): Promise<void>;
   findToken(tokenHash: string): Promise<TokenRecord | undefined>;
   deleteExpiredTokens(now: number): Promise<number>;

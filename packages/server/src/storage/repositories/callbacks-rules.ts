@@ -2,6 +2,7 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
 import { MAX_CALLBACK_RULES } from '@parley/protocol';
 import type { SecretBox } from '../../kernel/secret-box.js';
+import { overlapOf } from '../../kernel/secret-overlap.js';
 import { parseBanState, type BanState } from '../../modules/callbacks/ban.js';
 import type { CallbackRule, CallbacksRepository, CreateRuleResult, NewRule, RuleFilters } from '../../modules/callbacks/ports.js';
 import type { CallbackRulesTable } from '../tables/callbacks.js';
@@ -41,6 +42,7 @@ const ruleOf =
     messageTypes: JSON.parse(row.message_types) as RuleFilters['messageTypes'],
     sources: JSON.parse(row.sources) as RuleFilters['sources'],
     secret: openSecret(box, row.secret),
+    previousSecret: overlapOf(row.previous_secret === null ? null : openSecret(box, row.previous_secret), row.previous_secret_until),
     ban: parseBanState(JSON.parse(row.ban_state)),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -116,6 +118,10 @@ export function kyselyRulesRepository(db: Kysely<Database>, secrets: SecretBox):
       if (patch.url !== undefined) set.url = patch.url;
       if (patch.enabled !== undefined) set.enabled = patch.enabled ? 1 : 0;
       if (patch.secret !== undefined) set.secret = secrets.seal(patch.secret);
+      if (patch.previousSecret !== undefined) {
+        set.previous_secret = patch.previousSecret ? secrets.seal(patch.previousSecret.previous) : null;
+        set.previous_secret_until = patch.previousSecret?.until ?? null;
+      }
       if (patch.eventTypes) set.event_types = JSON.stringify(patch.eventTypes);
       if (patch.chatTypes) set.chat_types = JSON.stringify(patch.chatTypes);
       if (patch.messageTypes) set.message_types = JSON.stringify(patch.messageTypes);

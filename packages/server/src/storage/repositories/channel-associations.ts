@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { overlapOf } from '../../kernel/secret-overlap.js';
 import type { AgentInfo, Association, AssociationsRepository, RoutingDirectory } from '../../modules/channel/ports.js';
 import type { RestChannelsTable } from '../tables/channel.js';
 import type { UsersTable } from '../tables/accounts.js';
@@ -11,6 +12,7 @@ const toAssociation = (row: Selectable<RestChannelsTable>): Association => ({
   callbackUrl: row.callback_url,
   clientId: row.client_id,
   secretSealed: row.secret_sealed,
+  previousSecret: overlapOf(row.previous_secret_sealed, row.previous_secret_until),
   agentQueueId: row.agent_queue_id,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
@@ -65,6 +67,9 @@ export function kyselyAssociationsRepository(db: Kysely<Database>): Associations
           ...(patch.callbackUrl !== undefined ? { callback_url: patch.callbackUrl } : {}),
           ...(patch.agentQueueId !== undefined ? { agent_queue_id: patch.agentQueueId } : {}),
           ...(patch.secretSealed !== undefined ? { secret_sealed: patch.secretSealed } : {}),
+          ...(patch.previousSecret !== undefined
+            ? { previous_secret_sealed: patch.previousSecret?.previous ?? null, previous_secret_until: patch.previousSecret?.until ?? null }
+            : {}),
           updated_at: now,
         })
         .where('tenant_id', '=', tenantId)

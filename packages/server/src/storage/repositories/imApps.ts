@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { overlapOf } from '../../kernel/secret-overlap.js';
 import type { ImApp, ImAppsRepository, ImUser, ImUsersRepository } from '../../modules/im/ports.js';
 import type { ImAppsTable, ImUsersTable } from '../tables/im.js';
 import type { Database } from '../schema.js';
@@ -12,6 +13,7 @@ const toApp = (row: Selectable<ImAppsTable>): ImApp => ({
   appkey: `${row.org_name}#${row.app_name}`,
   clientId: row.client_id,
   clientSecretHash: row.client_secret_hash,
+  previousSecretHash: overlapOf(row.previous_client_secret_hash, row.previous_secret_until),
   createdAt: row.created_at,
 });
 
@@ -54,8 +56,12 @@ export function kyselyImAppsRepository(db: Kysely<Database>): ImAppsRepository {
       const rows = await db.selectFrom('im_apps').selectAll().orderBy('created_at').orderBy('org_name').orderBy('app_name').execute();
       return rows.map(toApp);
     },
-    async setClientSecretHash(appId, hash) {
-      await db.updateTable('im_apps').set({ client_secret_hash: hash }).where('id', '=', appId).execute();
+    async setClientSecretHash(appId, hash, previous) {
+      await db
+        .updateTable('im_apps')
+        .set({ client_secret_hash: hash, previous_client_secret_hash: previous?.previous ?? null, previous_secret_until: previous?.until ?? null })
+        .where('id', '=', appId)
+        .execute();
     },
     async saveToken(tokenHash, record) {
       await db.insertInto('im_tokens').values({ token_hash: tokenHash, app_id: record.appId, username: record.username, expires_at: record.expiresAt }).execute();

@@ -24,6 +24,9 @@ export interface CallbackRulesTable {
   sources: string;
   /** Never logged; returned only to the app's admin. */
   secret: string;
+  /** The secret before the last rotation, sealed, valid until `previous_secret_until` (ms); NULL: no overlap. */
+  previous_secret: Generated<string | null>;
+  previous_secret_until: Generated<number | null>;
   status: Generated<'active' | 'banned'>;
   ban_count: Generated<number>;
   banned_until: number | null;

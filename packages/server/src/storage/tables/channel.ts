@@ -13,6 +13,9 @@ export interface RestChannelsTable {
   client_id: string;
   /** The Client Secret sealed with the service's secret key (AES-256-GCM). */
   secret_sealed: string;
+  /** The Client Secret before the last rotation, sealed, valid until `previous_secret_until` (ms); NULL: no overlap. */
+  previous_secret_sealed: Generated<string | null>;
+  previous_secret_until: Generated<number | null>;
   agent_queue_id: number | null;
   created_at: number;
   updated_at: number;

@@ -9,6 +9,9 @@ export interface ImAppsTable {
   client_id: string;
   /** sha256 hex of the client secret; the secret itself is shown once. */
   client_secret_hash: string;
+  /** sha256 hex of the client secret before the last rotation, valid until `previous_secret_until` (ms); NULL: no overlap. */
+  previous_client_secret_hash: Generated<string | null>;
+  previous_secret_until: Generated<number | null>;
   created_at: number;
 }
 

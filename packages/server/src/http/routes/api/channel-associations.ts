@@ -8,15 +8,19 @@ import {
   DeliveryParams,
   DeliveryQuery,
   DeliveryView,
+  RotateSecretRequest,
   TenantParams,
   UpdateAssociationRequest,
 } from '@parley/protocol';
 import { Type } from 'typebox';
 import { assertTenantAccess } from '../../../modules/accounts/service.js';
 import type { ChannelModule } from '../../../modules/channel/index.js';
+import { absentBodyAsEmpty } from '../../optional-body.js';
 import { principalOf } from '../../plugins/bearer.js';
 import { API_BEARER, apiErrors } from '../../openapi.js';
 import { list, ok } from './envelope.js';
+
+type TypeboxApp = Parameters<FastifyPluginAsyncTypebox>[0];
 
 const tags = ['rest-channel'];
 const security = API_BEARER;
@@ -73,14 +77,7 @@ export const channelAssociationRoutes: FastifyPluginAsyncTypebox<{ channel: Chan
     },
   );
 
-  app.post(
-    `${base}/:channelId/secret`,
-    { schema: { tags, summary: 'Rotate the Client Secret (the old one stops working)', security, 'x-no-body': true, params: ChannelParams, response: { 200: ApiEntity(AssociationView), ...errors } } },
-    async (request) => {
-      assertTenantAccess(principalOf(request), request.params.tenantId, ['admin']);
-      return ok(await associations.rotateSecret(request.params.tenantId, request.params.channelId));
-    },
-  );
+  secretRoutes(app, associations, base);
 
   app.get(
     `${base}/:channelId/deliveries`,
@@ -100,3 +97,34 @@ export const channelAssociationRoutes: FastifyPluginAsyncTypebox<{ channel: Chan
     },
   );
 };
+
+/** Contract 6.6: rotate the Client Secret with an overlap, and end the overlap early. */
+function secretRoutes(app: TypeboxApp, associations: ChannelModule['associations'], base: string): void {
+  app.post(
+    `${base}/:channelId/secret`,
+    {
+      preValidation: absentBodyAsEmpty,
+      schema: {
+        tags,
+        summary: 'Rotate the Client Secret; the previous one keeps working for overlap_seconds (default 86400)',
+        security,
+        params: ChannelParams,
+        body: RotateSecretRequest,
+        response: { 200: ApiEntity(AssociationView), ...errors },
+      },
+    },
+    async (request) => {
+      assertTenantAccess(principalOf(request), request.params.tenantId, ['admin']);
+      return ok(await associations.rotateSecret(request.params.tenantId, request.params.channelId, request.body.overlap_seconds));
+    },
+  );
+
+  app.delete(
+    `${base}/:channelId/secret/previous`,
+    { schema: { tags, summary: "End a rotation's overlap: only the current Client Secret works", security, params: ChannelParams, response: { 200: ApiEntity(AssociationView), ...errors } } },
+    async (request) => {
+      assertTenantAccess(principalOf(request), request.params.tenantId, ['admin']);
+      return ok(await associations.endOverlap(request.params.tenantId, request.params.channelId));
+    },
+  );
+}

@@ -10,6 +10,7 @@ import {
   ImEnvelope,
   RecentCallbacks,
   RetryResult,
+  RotateSecretRequest,
   RuleParams,
   StorageRetryRequest,
   StoredKeysEnvelope,
@@ -21,6 +22,7 @@ import type { RecentAttempts } from '../../../modules/callbacks/recent.js';
 import type { CallbacksService } from '../../../modules/callbacks/service.js';
 import { imData, imEntities } from '../../../modules/im/envelope.js';
 import { IM_ADMIN_ERRORS, IM_TOKEN, imErrors } from '../../openapi.js';
+import { absentBodyAsEmpty } from '../../optional-body.js';
 import { imAppOf } from './context.js';
 
 const NameParams = RuleParams;
@@ -91,10 +93,22 @@ function ruleRoutes(app: ImApp, callbacks: CallbacksService): void {
     await callbacks.deleteRule(imApp.id, request.params.name);
     return imData(request, imApp, view);
   });
-  const rotate = { tags, summary: 'Replace the rule secret with a new one', security, 'x-no-body': true, params: NameParams, response: rule };
-  app.post('/callbacks/rules/:name/secret', { schema: rotate }, async (request) => {
+  const rotate = {
+    tags,
+    summary: 'Replace the rule secret; the previous one still signs beside it for overlap_seconds (default 86400)',
+    security,
+    params: NameParams,
+    body: RotateSecretRequest,
+    response: rule,
+  };
+  app.post('/callbacks/rules/:name/secret', { preValidation: absentBodyAsEmpty, schema: rotate }, async (request) => {
     const imApp = imAppOf(request);
-    return imData(request, imApp, await callbacks.rotateSecret(imApp.id, request.params.name));
+    return imData(request, imApp, await callbacks.rotateSecret(imApp.id, request.params.name, request.body.overlap_seconds));
+  });
+  const endOverlap = { tags, summary: "End a rotation's overlap: records are signed with the current secret only", security, params: NameParams, response: rule };
+  app.delete('/callbacks/rules/:name/secret/previous', { schema: endOverlap }, async (request) => {
+    const imApp = imAppOf(request);
+    return imData(request, imApp, await callbacks.endOverlap(imApp.id, request.params.name));
   });
 }
 
