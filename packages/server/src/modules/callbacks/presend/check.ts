@@ -11,7 +11,7 @@ import { AppError } from '../../../kernel/errors.js';
 import { uuid } from '../../../kernel/ids.js';
 import type { ImApp, StoredMessage } from '../../im/ports.js';
 import type { PreSendHook } from '../../im/pre-send.js';
-import type { OutboundSender } from '../../outbound/ports.js';
+import type { OutboundResult, OutboundSender } from '../../outbound/ports.js';
 import { decide, readAnswer, type Payload, type PresendAnswer } from './answer.js';
 import type { PresendMetrics, PresendOutcome } from './metrics.js';
 import type { PresendRule } from './ports.js';
@@ -56,7 +56,7 @@ export class PresendCheck implements PreSendHook {
   private async ask(app: ImApp, rule: PresendRule, message: StoredMessage): Promise<{ answer: PresendAnswer; latencyMs: number }> {
     const request = signedPresend(presendRecord(message, app.appkey, this.newUuid), rule.secret, this.clock.now());
     try {
-      const result = await this.outbound.post({
+      const result = await withDeadline(rule.timeoutMs, this.outbound.post({
         url: rule.url,
         headers: request.headers,
         body: request.body,
@@ -64,7 +64,7 @@ export class PresendCheck implements PreSendHook {
         // One character more than allowed tells an over-long answer from one at the limit.
         maxResponseBytes: PRESEND_MAX_ANSWER_CHARS * 4 + 1,
         budgetKey: `presend:${rule.id}`,
-      });
+      }));
       const answer = readAnswer(result, message.payload);
       if (answer.kind === 'rewrite' && !fitsSize(answer.payload)) {
         return { answer: { kind: 'failed', reason: 'bad_answer', detail: `the rewritten message is over ${IM_LIMITS.messageBytes} bytes` }, latencyMs: result.latencyMs };
@@ -74,6 +74,19 @@ export class PresendCheck implements PreSendHook {
       return { answer: { kind: 'failed', reason: 'connection', detail: error instanceof Error ? error.message : String(error) }, latencyMs: 0 };
     }
   }
+}
+
+/**
+ * The exchange's own deadline runs where the request is sent (a worker thread): its answer comes
+ * back through that thread's messages. The sender waits on this thread's timer instead, so a busy
+ * worker never makes it wait past the rule's timeout; the exchange is still aborted there.
+ */
+function withDeadline(timeoutMs: number, exchange: Promise<OutboundResult>): Promise<OutboundResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<OutboundResult>((resolve) => {
+    timer = setTimeout(() => resolve({ body: '', bodyTruncated: false, latencyMs: timeoutMs, error: { kind: 'timeout', message: `no answer within ${timeoutMs} ms` } }), timeoutMs);
+  });
+  return Promise.race([exchange, deadline]).finally(() => clearTimeout(timer));
 }
 
 function outcomeOf(answer: PresendAnswer, delivered: boolean): PresendOutcome {
