@@ -53,6 +53,6 @@ describe.each(ENGINES)('pre-send callback with the Easemob Web SDK on %s', (engi
   it('a rewrite reaches the receiver rewritten', async () => {
     const sent = await ann.send({ type: 'txt', chatType: 'singleChat', to: 'ben', msg: 'oh darn it' });
     const got = await waitFor(() => ben.messages().find((m) => m.id === sent.serverMsgId), Boolean);
-    expect(got.msg).toBe('oh **** it');
+    expect((got as { msg?: string }).msg).toBe('oh **** it');
   });
 });
