@@ -10,6 +10,7 @@ import type { ImSdkTables } from './tables/im-sdk.js';
 import type { ImTables } from './tables/im.js';
 import type { InstancesTables } from './tables/instances.js';
 import type { JobsTables } from './tables/jobs.js';
+import type { PresendTables } from './tables/presend.js';
 
 export interface MigrationsTable {
   version: number;
@@ -17,6 +18,6 @@ export interface MigrationsTable {
   applied_at: number;
 }
 
-export interface Database extends AccountsTables, JobsTables, ChannelTables, ConversationEpochTables, ImTables, ImSdkTables, CallbacksTables, InstancesTables {
+export interface Database extends AccountsTables, JobsTables, ChannelTables, ConversationEpochTables, ImTables, ImSdkTables, CallbacksTables, InstancesTables, PresendTables {
   parley_migrations: MigrationsTable;
 }

@@ -28,6 +28,7 @@ import { IdGenerator } from './msg-id.js';
 import { OfflineStore } from './offline-store.js';
 import { AllowedOriginsService } from './origins.js';
 import { noPostSend, type PostSendHook } from './post-send.js';
+import type { PreSendHook } from './pre-send.js';
 import { InProcessPresence, type Presence } from './presence.js';
 import { SocketLimits, type SocketLimitsOptions } from './socket-limits.js';
 import type { ImApp, ImAppsRepository, ImGroupsRepository, ImMessagesRepository, ImTransaction, ImUsersRepository, MessageRef } from './ports.js';
@@ -83,6 +84,8 @@ export interface ImModuleOptions {
   tokenTtlSeconds: number;
   /** Called by every fan-out in its transaction (the callbacks module's hook); default: none. */
   postSend?: PostSendHook;
+  /** Reviews every send before it is written (the callbacks module's pre-send check); default: none. */
+  preSend?: PreSendHook;
   presence?: Presence;
   /** Read-your-writes of cached sensitive words across instances; without it, this process only. */
   settings?: SettingsVersions;
@@ -123,7 +126,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
     options.logger?.error({ err: error }, 'IM live push failed; its receivers get the message stored'),
   );
   const committer = new MessageCommitter(uow, ids);
-  const messages = new ImMessagesService(committer, users, groups, moderation, ids, clock, live, metrics);
+  const messages = new ImMessagesService(committer, users, groups, moderation, ids, clock, live, metrics, options.preSend);
   const drains = new Drains(messagesRepo, presence, clock, metrics, (error) => options.logger?.error({ err: error }, 'IM: a drain of stored messages failed; they stay stored'));
   const fanout = new Fanout({
     uow,

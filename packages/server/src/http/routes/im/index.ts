@@ -10,9 +10,11 @@ import type { Clock } from '../../../kernel/clock.js';
 import type { AccountsService } from '../../../modules/accounts/service.js';
 import type { CallbacksService } from '../../../modules/callbacks/service.js';
 import type { ImModule } from '../../../modules/im/index.js';
+import type { PresendService } from '../../../modules/callbacks/presend/service.js';
 import type { RecentAttempts } from '../../../modules/callbacks/recent.js';
 import { imAppAdminRoutes } from './apps-admin.js';
 import { imCallbackRoutes } from './callbacks.js';
+import { imPresendRoutes } from './presend.js';
 import { registerImContext } from './context.js';
 import { imCorsRoutes, registerImCors } from './cors.js';
 import { imGroupAdminRoutes } from './groups-admin.js';
@@ -40,6 +42,8 @@ export interface ImRoutesOptions {
   callbacks?: CallbacksService;
   /** Recent attempts for the console's live tail (with `callbacks`). */
   recentCallbacks?: RecentAttempts;
+  /** Pre-send rule routes, when the callbacks module is installed. */
+  presend?: PresendService;
 }
 
 /**
@@ -75,6 +79,7 @@ export async function imRoutes(app: FastifyInstance, options: ImRoutesOptions): 
       await scope.register(imMessageRoutes, { im });
       await scope.register(imSocketRoutes, { im, heartbeatMs: options.heartbeatMs, limits: options.limits });
       if (options.callbacks) await scope.register(imCallbackRoutes, { callbacks: options.callbacks, recent: options.recentCallbacks });
+      if (options.presend) await scope.register(imPresendRoutes, { presend: options.presend });
     },
     { prefix: '/:org/:app' },
   );
