@@ -64,6 +64,17 @@ function checkKey(raw: RawSqlite, key: Buffer | undefined): void {
   }
 }
 
+/** A beat younger than this says an instance still serves the installation. */
+const RUNNING_BEAT_MS = 10_000;
+
+/** Refuses a source the service still runs on: its instance beats every second (modules/cluster). */
+function assertStopped(raw: RawSqlite): void {
+  const exists = raw.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'instances'`).get();
+  if (!exists) return;
+  const live = raw.prepare('SELECT COUNT(*) AS n FROM instances WHERE heartbeat_at > ?').get(Date.now() - RUNNING_BEAT_MS) as { n: number };
+  if (live.n > 0) throw new Refused('Parley is running on this installation (an instance beat in the last 10 s); stop it, then run copy-to');
+}
+
 export async function copyTo(source: Source, url: string, options: CopyOptions = {}): Promise<CopyResult> {
   const progress = options.progress ?? (() => undefined);
   const batchRows = options.batchRows ?? 5000;
@@ -74,6 +85,7 @@ export async function copyTo(source: Source, url: string, options: CopyOptions =
     const schemaVersion = sqliteSchemaVersion(raw);
     const known = knownSchemaVersion('sqlite');
     if (schemaVersion > known) throw new Refused(`the SQLite database has schema version ${schemaVersion}, newer than this Parley build supports (${known})`);
+    assertStopped(raw);
     const key = currentKey(source.secretKey, source.dataDir);
     checkKey(raw, key);
     const fingerprint = `${fs.realpathSync(dbFile)}#${createHash('sha256').update(key ?? Buffer.alloc(0)).digest('hex').slice(0, 16)}#${schemaVersion}`;
