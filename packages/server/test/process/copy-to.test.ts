@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallbackReceiver } from '../helpers/callback-receiver.js';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/engines.js';
 import { admin, appToken, envOf, expectSameInstallation, json, populate, rootToken, sendCustomer, sendIm, tableCounts, type Fixture } from '../helpers/installation.js';
-import { startParley } from '../helpers/process.js';
+import { runParley, startParley } from '../helpers/process.js';
 
 const ADMIN_JS = fileURLToPath(new URL('../../dist/admin-cli.js', import.meta.url));
 const BOOKKEEPING = new Set(['parley_migrations', 'parley_copy_state']);
@@ -89,6 +89,12 @@ describe.skipIf(!ENGINES.includes('postgres'))('copy-to PostgreSQL', () => {
     const { DATABASE_URL: _unused, ...sqliteEnv } = env;
     const progress = await copyKilledMidway(sqliteEnv, url);
     expect(progress).toMatch(/copy-to: schema created/);
+
+    // The service does not start on a half-copied database.
+    const early = runParley({ ...envOf(source), DATABASE_URL: url });
+    const exited = await early.exited;
+    expect(exited.code).not.toBe(0);
+    expect(exited.output).toMatch(/unfinished copy \(npm run admin -- copy-to\)/);
 
     const other = await fresh('sqlite');
     const otherRunning = await startParley(envOf(other), 60_000);
