@@ -49,15 +49,6 @@ async function resetPassword(config: Config, username: string): Promise<string[]
   return lines;
 }
 
-/** Rows per batch of copy-to (PARLEY_COPY_BATCH_ROWS, 100 to 100000; default 5000). */
-function copyBatchRows(): number | undefined {
-  const value = process.env.PARLEY_COPY_BATCH_ROWS?.trim();
-  if (!value) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 100 || n > 100_000) fail(2, 'invalid configuration: PARLEY_COPY_BATCH_ROWS must be an integer from 100 to 100000');
-  return n;
-}
-
 const COMMANDS: Record<string, (config: Config, argument: string) => Promise<string[]>> = {
   'reset-password': resetPassword,
   backup: backupCommand,
@@ -65,7 +56,7 @@ const COMMANDS: Record<string, (config: Config, argument: string) => Promise<str
   'copy-to': async (config, url) => {
     if (!/^postgres(ql)?:\/\//.test(url)) fail(2, `copy-to needs a postgres:// URL\n${USAGE}`);
     if (config.databaseUrl) fail(2, 'copy-to copies an SQLite installation: unset DATABASE_URL and set DATA_DIR to the installation');
-    return copyToCommand(config, url, { batchRows: copyBatchRows() });
+    return copyToCommand(config, url, { batchRows: config.copyBatchRows });
   },
 };
 

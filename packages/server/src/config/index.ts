@@ -112,6 +112,8 @@ export interface Config {
   readonly cluster: Readonly<{ heartbeatMs: number; deadAfterMs: number }>;
   /** Agent-reply pushes in flight at once per instance (PARLEY_PUSH_CONCURRENCY). */
   readonly pushConcurrency: number;
+  /** Rows per batch (and transaction) of `npm run admin -- copy-to` (PARLEY_COPY_BATCH_ROWS). */
+  readonly copyBatchRows: number;
   /**
    * Key sealing stored secrets (REST Client Secrets) with AES-256-GCM, from PARLEY_SECRET_KEY
    * (32 bytes as 64 hex characters or base64). undefined: the key in DATA_DIR/secret.key,
@@ -313,6 +315,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       deadAfterMs: int(env, 'PARLEY_INSTANCE_DEAD_AFTER_MS', 3_000, 300, 600_000),
     }),
     pushConcurrency: int(env, 'PARLEY_PUSH_CONCURRENCY', 8, 1, 1024),
+    copyBatchRows: int(env, 'PARLEY_COPY_BATCH_ROWS', 5000, 100, 100_000),
     secretKey: secretKey(env, 'PARLEY_SECRET_KEY'),
     publicUrl: publicBaseUrl(env, host, port),
     callbacks: Object.freeze({

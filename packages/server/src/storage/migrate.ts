@@ -15,6 +15,12 @@ export async function migrate(
   migrations: readonly Migration[],
   options: { now: () => number; lock?: (trx: Kysely<Database>) => Promise<void> },
 ): Promise<number> {
+  // `npm run admin -- copy-to` keeps its bookkeeping in this table until the copy has finished: a
+  // service started on a half-copied database would serve (and write into) part of an installation.
+  const tables = await db.introspection.getTables();
+  if (tables.some((table) => table.name === 'parley_copy_state')) {
+    throw new Error('this database holds an unfinished copy (npm run admin -- copy-to); run the same copy-to again to finish it, then start');
+  }
   // Under the migration lock: two instances booting on an empty PostgreSQL database would
   // otherwise race on CREATE TABLE IF NOT EXISTS (a unique violation in pg_type).
   await db.transaction().execute(async (trx) => {

@@ -48,7 +48,7 @@ describe.each(ENGINES)('backup and restore on %s', (engine) => {
   });
 
   it('takes one file while a burst of sends is in flight, and the service keeps answering', async () => {
-    const running: ParleyProcess = await startParley(envOf(source));
+    const running: ParleyProcess = await startParley(envOf(source), 60_000);
     try {
       fixture = await populate(running.url, receiver.url);
       const token = await appToken(running.url, fixture.im);
@@ -135,7 +135,7 @@ describe.each(ENGINES)('backup and restore on %s', (engine) => {
     }
     expect(counts.im_messages).toBeGreaterThan(before.im_messages as number);
 
-    const restored = await startParley(envOf(target));
+    const restored = await startParley(envOf(target), 60_000);
     try {
       await expectSameInstallation(restored.url, fixture, receiver);
     } finally {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallbackReceiver } from '../helpers/callback-receiver.js';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/engines.js';
 import { admin, appToken, envOf, expectSameInstallation, json, populate, rootToken, sendCustomer, sendIm, tableCounts, type Fixture } from '../helpers/installation.js';
-import { startParley } from '../helpers/process.js';
+import { runParley, startParley } from '../helpers/process.js';
 
 const ADMIN_JS = fileURLToPath(new URL('../../dist/admin-cli.js', import.meta.url));
 const BOOKKEEPING = new Set(['parley_migrations', 'parley_copy_state']);
@@ -43,7 +43,7 @@ describe.skipIf(!ENGINES.includes('postgres'))('copy-to PostgreSQL', () => {
     receiver = await CallbackReceiver.start();
     source = await fresh('sqlite');
     target = await fresh('postgres');
-    const running = await startParley(envOf(source));
+    const running = await startParley(envOf(source), 60_000);
     try {
       fixture = await populate(running.url, receiver.url);
       const token = await appToken(running.url, fixture.im);
@@ -62,7 +62,7 @@ describe.skipIf(!ENGINES.includes('postgres'))('copy-to PostgreSQL', () => {
     for (const db of dbs) await db.destroy();
   });
 
-  it('refuses a URL that does not connect and a running-installation configuration as bad configuration', async () => {
+  it('refuses a URL that does not connect and a PostgreSQL configuration as bad configuration', async () => {
     const unreachable = await admin(envOf(source), ['copy-to', 'postgres://parley@127.0.0.1:1/none']);
     expect(unreachable.code).toBe(2);
     expect(unreachable.stderr).toMatch(/^parley admin: cannot connect to the PostgreSQL database/);
@@ -71,6 +71,18 @@ describe.skipIf(!ENGINES.includes('postgres'))('copy-to PostgreSQL', () => {
     expect((await admin(envOf(target), ['copy-to', target.config.databaseUrl as string])).code).toBe(2);
   });
 
+  it('refuses to copy an installation the service is running on, and writes nothing', async () => {
+    const running = await startParley(envOf(source), 60_000);
+    try {
+      const refused = await admin(envOf(source), ['copy-to', target.config.databaseUrl as string]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/Parley is running on this installation/);
+      expect(await tableCounts(target.config)).toEqual({});
+    } finally {
+      await running.stop();
+    }
+  }, 60_000);
+
   it('is killed midway, refuses another source meanwhile, and a second run finishes the copy', async () => {
     const url = target.config.databaseUrl as string;
     const env = envOf(source, { PARLEY_COPY_BATCH_ROWS: '100' });
@@ -78,8 +90,14 @@ describe.skipIf(!ENGINES.includes('postgres'))('copy-to PostgreSQL', () => {
     const progress = await copyKilledMidway(sqliteEnv, url);
     expect(progress).toMatch(/copy-to: schema created/);
 
+    // The service does not start on a half-copied database.
+    const early = runParley({ ...envOf(source), DATABASE_URL: url });
+    const exited = await early.exited;
+    expect(exited.code).not.toBe(0);
+    expect(exited.output).toMatch(/unfinished copy \(npm run admin -- copy-to\)/);
+
     const other = await fresh('sqlite');
-    const otherRunning = await startParley(envOf(other));
+    const otherRunning = await startParley(envOf(other), 60_000);
     await otherRunning.stop();
     const foreign = await admin(envOf(other), ['copy-to', url]);
     expect(foreign.code).toBe(1);
@@ -114,7 +132,7 @@ describe.skipIf(!ENGINES.includes('postgres'))('copy-to PostgreSQL', () => {
   }, 120_000);
 
   it('serves the same installation on PostgreSQL, and new rows get new ids', async () => {
-    const onPostgres = await startParley({ ...envOf(source), DATABASE_URL: target.config.databaseUrl as string });
+    const onPostgres = await startParley({ ...envOf(source), DATABASE_URL: target.config.databaseUrl as string }, 60_000);
     try {
       await expectSameInstallation(onPostgres.url, fixture, receiver);
       const root = await rootToken(onPostgres.url);

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type pg from 'pg';
 import { secretBox } from '../../kernel/secret-box.js';
-import { advanceIdentities, insertRows, postgresCount, postgresTableNames, postgresTables } from '../postgres/table-io.js';
+import { advanceIdentities, insertRowsSql, postgresCount, postgresTableNames, postgresTables } from '../postgres/table-io.js';
 import { openExistingSqlite, sqliteBatch, sqliteCount, sqliteSchemaVersion, sqliteTables, type RawSqlite } from '../sqlite/table-source.js';
 import { connectPostgresOrRefuse } from './backup.js';
 import { currentKey, DB_FILE, knownSchemaVersion, migrationsOf } from './installation.js';
@@ -39,6 +39,9 @@ interface Source {
 }
 
 const STATE = 'parley_copy_state';
+/** Records how far a table's copy got: parameters `$at` table, then last key as JSON, then done. */
+const saveProgress = (at: number) => `INSERT INTO ${STATE} (table_name, last_key, done) VALUES ($${at}, $${at + 1}, $${at + 2})
+  ON CONFLICT (table_name) DO UPDATE SET last_key = EXCLUDED.last_key, done = EXCLUDED.done`;
 
 /** Columns that hold sealed secrets: one of them must open with the key the copy carries. */
 const SEALED = [
@@ -61,6 +64,17 @@ function checkKey(raw: RawSqlite, key: Buffer | undefined): void {
   }
 }
 
+/** A beat younger than this says an instance still serves the installation. */
+const RUNNING_BEAT_MS = 10_000;
+
+/** Refuses a source the service still runs on: its instance beats every second (modules/cluster). */
+function assertStopped(raw: RawSqlite): void {
+  const exists = raw.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'instances'`).get();
+  if (!exists) return;
+  const live = raw.prepare('SELECT COUNT(*) AS n FROM instances WHERE heartbeat_at > ?').get(Date.now() - RUNNING_BEAT_MS) as { n: number };
+  if (live.n > 0) throw new Refused('Parley is running on this installation (an instance beat in the last 10 s); stop it, then run copy-to');
+}
+
 export async function copyTo(source: Source, url: string, options: CopyOptions = {}): Promise<CopyResult> {
   const progress = options.progress ?? (() => undefined);
   const batchRows = options.batchRows ?? 5000;
@@ -71,11 +85,15 @@ export async function copyTo(source: Source, url: string, options: CopyOptions =
     const schemaVersion = sqliteSchemaVersion(raw);
     const known = knownSchemaVersion('sqlite');
     if (schemaVersion > known) throw new Refused(`the SQLite database has schema version ${schemaVersion}, newer than this Parley build supports (${known})`);
+    assertStopped(raw);
     const key = currentKey(source.secretKey, source.dataDir);
     checkKey(raw, key);
     const fingerprint = `${fs.realpathSync(dbFile)}#${createHash('sha256').update(key ?? Buffer.alloc(0)).digest('hex').slice(0, 16)}#${schemaVersion}`;
     const client = await connectPostgresOrRefuse(url);
     try {
+      // A batch and its progress commit together; a batch lost to a crash of the database is
+      // simply copied again, so commits need not wait for the disk.
+      await client.query('SET synchronous_commit = off');
       const resumed = await prepareTarget(client, fingerprint, schemaVersion);
       progress(resumed ? 'copy-to: resuming an interrupted copy' : 'copy-to: schema created');
       const counts = await copyTables(raw, client, batchRows, progress);
@@ -142,29 +160,26 @@ async function copyTable(
   start: unknown[] | undefined,
   options: { batchRows: number; total: number; progress: (line: string) => void },
 ): Promise<void> {
-  let after = start;
-  let copied = after ? await postgresCount(client, table.name) : 0;
+  let copied = start ? await postgresCount(client, table.name) : 0;
+  let rows = sqliteBatch(raw, table, start, options.batchRows);
+  let lastKey = start ? JSON.stringify(start) : null;
   for (;;) {
-    const rows = sqliteBatch(raw, table, after, options.batchRows);
     const done = rows.length < options.batchRows;
-    const lastKey = rows.length > 0 ? rowsJson(keyOf(table, rows[rows.length - 1] as Record<string, unknown>)) : after ? JSON.stringify(after) : null;
-    await client.query('BEGIN');
-    try {
-      if (rows.length > 0) await insertRows(client, table, rowsJson(rows));
-      await client.query(
-        `INSERT INTO ${STATE} (table_name, last_key, done) VALUES ($1, $2, $3)
-         ON CONFLICT (table_name) DO UPDATE SET last_key = EXCLUDED.last_key, done = EXCLUDED.done`,
-        [table.name, lastKey, done ? 1 : 0],
-      );
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
-    copied += rows.length;
+    if (rows.length > 0) lastKey = rowsJson(keyOf(table, rows[rows.length - 1] as Record<string, unknown>));
+    // One statement per batch: the rows and the table's progress commit together, so a copy
+    // stopped at any point resumes after the last batch written. While PostgreSQL writes it,
+    // the next batch is read from SQLite.
+    const write =
+      rows.length > 0
+        ? client.query(`WITH moved AS (${insertRowsSql(table)}) ${saveProgress(2)}`, [rowsJson(rows), table.name, lastKey, done ? 1 : 0])
+        : client.query(saveProgress(1), [table.name, lastKey, done ? 1 : 0]);
+    const written = rows.length;
+    const next = done ? [] : sqliteBatch(raw, table, JSON.parse(lastKey as string) as unknown[], options.batchRows);
+    await write;
+    copied += written;
     options.progress(`copy-to: ${table.name} ${copied}/${options.total}`);
     if (done) return;
-    after = JSON.parse(lastKey as string) as unknown[];
+    rows = next;
   }
 }
 

@@ -71,12 +71,16 @@ export async function postgresBatch(client: pg.ClientBase, table: TableShape, af
   return result.rows as Array<Record<string, unknown>>;
 }
 
-/** Writes rows (objects by column name, or their JSON) into `table` with one statement. */
-export async function insertRows(client: pg.ClientBase, table: TableShape, rows: readonly unknown[] | string): Promise<void> {
-  const json = typeof rows === 'string' ? rows : rowsJson(rows);
+/** The statement writing the rows of the JSON array `$1` (objects by column name) into `table`. */
+export function insertRowsSql(table: TableShape): string {
   const columns = table.columns.map(quoteIdent).join(', ');
   const name = quoteIdent(table.name);
-  await client.query(`INSERT INTO ${name} (${columns}) SELECT ${columns} FROM json_populate_recordset(NULL::${name}, $1::json)`, [json]);
+  return `INSERT INTO ${name} (${columns}) SELECT ${columns} FROM json_populate_recordset(NULL::${name}, $1::json)`;
+}
+
+/** Writes rows (objects by column name, or their JSON) into `table` with one statement. */
+export async function insertRows(client: pg.ClientBase, table: TableShape, rows: readonly unknown[] | string): Promise<void> {
+  await client.query(insertRowsSql(table), [typeof rows === 'string' ? rows : rowsJson(rows)]);
 }
 
 /** Moves every identity column's sequence past the largest value stored, so new rows do not collide. */
