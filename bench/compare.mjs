@@ -47,7 +47,9 @@ async function run(root) {
   const adminUrl = process.env.BENCH_PG_ADMIN_URL;
   const database = adminUrl ? await createBenchDatabase(adminUrl) : undefined;
   try {
-    return await runIn(root, database ? { ...process.env, BENCH_DATABASE_URL: database.url } : process.env);
+    // bench:callbacks reads DATABASE_URL (its drain runs in the bench process), the others BENCH_DATABASE_URL.
+    const env = database ? { ...process.env, BENCH_DATABASE_URL: database.url, ...(bench === 'callbacks' ? { DATABASE_URL: database.url } : {}) } : process.env;
+    return await runIn(root, env);
   } finally {
     await database?.drop();
   }

@@ -1,7 +1,9 @@
 // A minimal application server that receives Parley's post-send callbacks, verifies them and
 // answers 200 quickly with a short body (a 200 over 1,000 characters counts toward a rule ban).
+// On /presend it is a pre-send handler: it refuses messages containing a blocked word and masks a
+// rude one, answering {valid, code?, payload?} well within the rule's timeout_ms (200 ms by default).
 //
-//   CALLBACK_SECRET=<rule secret> PORT=9000 node server.mjs
+//   CALLBACK_SECRET=<rule secret> PRESEND_SECRET=<pre-send rule secret> PORT=9000 node server.mjs
 //
 // No dependencies: the checks below are what @parley/sdk's verifyCallback does.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
@@ -12,13 +14,16 @@ if (!secret) {
   console.error('set CALLBACK_SECRET to the rule secret shown by POST /{org}/{app}/callbacks/rules');
   process.exit(2);
 }
+const presendSecret = process.env.PRESEND_SECRET; // optional: the pre-send rule's secret
 const port = Number(process.env.PORT ?? 9000);
+const BLOCKED = /\bspam\b/i; // refused: the sender sees the code below
+const MASKED = /\bdarn\b/i; // delivered with the word masked
 const seen = new Set(); // callIds already handled: a record can arrive twice (retry, re-send)
 
 const md5 = (data) => createHash('md5').update(data).digest('hex');
 const same = (a, b) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
-function verify(headers, raw) {
+function verify(headers, raw, secret) {
   const record = JSON.parse(raw.toString('utf8'));
   // 1. security = md5(callId + secret + timestamp)
   if (!same(md5(`${record.callId}${secret}${record.timestamp}`), String(record.security))) return [false, 'security'];
@@ -33,14 +38,45 @@ function verify(headers, raw) {
   return ok ? [true, record] : [false, 'webhook signature'];
 }
 
+// The pre-send answer: {"valid":false,"code":...} refuses (the sender gets the code), {"valid":true}
+// delivers, and a "payload" with the txt bodies' new text (and optionally a new ext) rewrites it.
+// No answer in time, or an answer that is not this shape, follows the rule's on_failure.
+function presend(req, res, raw) {
+  let result;
+  try {
+    result = presendSecret ? verify(req.headers, raw, presendSecret) : [false, 'PRESEND_SECRET is not set'];
+  } catch {
+    result = [false, 'not JSON'];
+  }
+  const [ok, record] = result;
+  if (!ok) {
+    console.warn(`rejected a pre-send call: ${record}`);
+    res.writeHead(401).end('bad signature');
+    return;
+  }
+  const bodies = record.payload.bodies;
+  const text = bodies.filter((b) => b.type === 'txt').map((b) => b.msg).join('\n');
+  let answer = { valid: true };
+  if (BLOCKED.test(text)) answer = { valid: false, code: 'MSG_BLOCKED: no spam here' };
+  else if (MASKED.test(text)) {
+    answer = { valid: true, payload: { bodies: bodies.map((b) => (b.type === 'txt' ? { type: 'txt', msg: b.msg.replace(new RegExp(MASKED.source, 'gi'), '****') } : { type: b.type })) } };
+  }
+  console.log(`pre-send ${record.from} -> ${record.to}: ${answer.valid ? (answer.payload ? 'rewritten' : 'delivered') : 'refused'}`);
+  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+}
+
 http
   .createServer((req, res) => {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
+      if (req.url === '/presend') {
+        presend(req, res, Buffer.concat(chunks));
+        return;
+      }
       let result;
       try {
-        result = verify(req.headers, Buffer.concat(chunks));
+        result = verify(req.headers, Buffer.concat(chunks), secret);
       } catch {
         result = [false, 'not JSON'];
       }

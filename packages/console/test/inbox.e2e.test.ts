@@ -7,15 +7,35 @@
  * history's time range. Every step fails on a page error, console error or failed request, and
  * leaves a screenshot in artifacts/console/.
  */
-import type { Browser, Page } from 'playwright-core';
+import { crc32, deflateSync } from 'node:zlib';
+import type { Browser, Page, Route } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, call, createTenant, login, type TestApp } from '../../server/test/helpers/app.js';
 import { createAgent, createAssociation, createQueue, sendCustomerMessage, type TestAssociation, type TestAgent } from '../../server/test/helpers/channel.js';
 import type { FakeClock } from '../../server/test/helpers/clock.js';
 import { startReceiver, type Receiver } from '../../server/test/helpers/receiver.js';
-import { fitsWidth, launchChromium, newPage, PHONE, screenshot, startServer, unlabelledControls, type PageProblems } from './helpers/browser.js';
+import { fitsWidth, launchChromium, newPage, PHONE, screenshot, startServer, unlabelledControls, WIDE, type PageProblems } from './helpers/browser.js';
 
 const MINUTE = 60_000;
+
+/** A grey PNG of `width` × `height` pixels: an image reply that makes its bubble taller once it loads. */
+function greyPng(width: number, height: number): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const out = Buffer.alloc(body.length + 8);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc32(body), body.length + 4);
+    return out;
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 0, 0, 0, 0], 8); // 8-bit greyscale
+  const rows = Buffer.alloc(height * (width + 1), 0x80);
+  for (let y = 0; y < height; y++) rows[y * (width + 1)] = 0; // filter byte of each row
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
+}
 
 describe('console inbox: admin as agent, history, layout', { timeout: 180_000 }, () => {
   let browser: Browser;
@@ -105,6 +125,7 @@ describe('console inbox: admin as agent, history, layout', { timeout: 180_000 },
     await screenshot(page, 'workspace-admin');
 
     await conversation.getByRole('button', { name: 'Close conversation' }).click();
+    await conversation.getByRole('alertdialog', { name: 'Close the conversation' }).getByRole('button', { name: 'Close it' }).click();
     await page.getByText('No conversation open').waitFor();
     const closed = (await api(tenant.adminToken, 'GET', `/${billing.conversation_id}`)).body.entity;
     expect(closed).toMatchObject({ state: 'closed', agent: { nickname: 'Shop admin' } });
@@ -188,6 +209,62 @@ describe('console inbox: admin as agent, history, layout', { timeout: 180_000 },
     await adminFilters.getByLabel('State').selectOption({ label: 'In progress' });
     await adminFilters.getByRole('button', { name: 'Search', exact: true }).click();
     await expect.poll(() => adminFound.locator('.conversation-name').allTextContents()).toEqual(['cust-sales']);
+  });
+
+  it('the conversation pane: the nickname on customer bubbles, the given profile, the newest message in view after an image loads, closing asks first', async () => {
+    for (let i = 1; i <= 14; i++) {
+      await sendCustomerMessage(server.t.app, assoc, { from: 'cust-mia', text: `Question ${i} about my order`, ext: { queue_name: 'sales', visitor: { user_nickname: 'Mia' } } });
+    }
+    const page = await open('agent-pane', WIDE);
+    await signIn(page, lily.username, 'agent-password');
+    await page.getByRole('list', { name: 'Waiting conversations, VIP first' }).getByRole('button', { name: /Mia/ }).click();
+    const conversation = page.getByRole('region', { name: 'Conversation with Mia' });
+    await conversation.getByRole('button', { name: 'Accept' }).click();
+    await conversation.getByText('In progress').waitFor();
+
+    // The customer's bubbles carry the name the header shows, not the raw customer id.
+    const customerMeta = await conversation.locator('.from-customer .bubble-meta').first().textContent();
+    expect(customerMeta).toContain('Mia');
+    expect(customerMeta).not.toContain('cust-mia');
+    // The profile lists what was given and nothing that was not.
+    const profile = page.getByRole('region', { name: 'Customer profile' });
+    await profile.getByText('Mia', { exact: true }).waitFor();
+    const profileText = await profile.textContent();
+    for (const absent of ['Real name', 'E-mail', 'Phone', 'not given']) expect(profileText).not.toContain(absent);
+    // The actions share one line above the messages, which take most of the window's height.
+    const history = conversation.getByRole('list', { name: 'Messages' });
+    const heights = await history.evaluate((el) => ({ pane: el.clientHeight, window: window.innerHeight }));
+    expect(heights.pane).toBeGreaterThan(heights.window * 0.5);
+
+    // An image reply whose bytes arrive after its bubble is shown: once it loads, the newest message is still in view.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/media/**', async (route: Route) => {
+      if (route.request().method() === 'GET') await held;
+      await route.continue();
+    });
+    const distanceFromEnd = () => history.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight);
+    await conversation.getByLabel('Attach image').setInputFiles({ name: 'receipt.png', mimeType: 'image/png', buffer: greyPng(160, 400) });
+    const image = conversation.locator('.from-agent img');
+    await image.waitFor({ state: 'attached' });
+    expect(await distanceFromEnd()).toBeLessThanOrEqual(2);
+    release();
+    await expect.poll(() => image.evaluate((img) => (img as HTMLImageElement).naturalHeight)).toBe(400);
+    await expect.poll(distanceFromEnd).toBeLessThanOrEqual(2);
+    await page.unroute('**/media/**');
+    await screenshot(page, 'workspace-conversation-pane');
+
+    // Closing asks first; Cancel keeps the conversation.
+    await conversation.getByRole('button', { name: 'Close conversation' }).click();
+    const confirm = conversation.getByRole('alertdialog', { name: 'Close the conversation' });
+    expect(await confirm.textContent()).toContain('Close the conversation with Mia?');
+    await screenshot(page, 'workspace-close-confirm');
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    expect(await conversation.getByText('In progress').count()).toBe(1);
+    await conversation.getByRole('button', { name: 'Close conversation' }).click();
+    await confirm.getByRole('button', { name: 'Close it' }).click();
+    await page.getByText('No conversation open').waitFor();
   });
 
   it('the workspace fills the window in three columns, shows the status in the header and marks unread conversations', async () => {

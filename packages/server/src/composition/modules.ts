@@ -66,6 +66,7 @@ export async function buildModules(base: Foundation): Promise<Modules> {
   const callbacks = createCallbacks({
     uow,
     repo: repositories.callbacks,
+    presendRepo: repositories.presend,
     config: config.callbacks,
     clock,
     jobs,
@@ -93,6 +94,7 @@ export async function buildModules(base: Foundation): Promise<Modules> {
     passwords,
     sockets: deps.imSockets ?? { bufferBytes: config.imSocketBufferBytes, perUser: config.imSocketsPerUser, perApp: config.imSocketsPerApp },
     postSend: deps.postSend ?? callbacks.hook,
+    preSend: callbacks.presend.check,
     metrics: promImMetrics(metrics),
     logger: log,
     pubsub: coordination.pubsub,

@@ -7,6 +7,7 @@ import type { SecretBox } from '../kernel/secret-box.js';
 import type { Storage } from '../storage/index.js';
 import { kyselyAccountsRepository } from '../storage/repositories/accounts.js';
 import { kyselyCallbacksRepository } from '../storage/repositories/callbacks.js';
+import { kyselyPresendRulesRepository } from '../storage/repositories/callbacks-presend.js';
 import { kyselyArrivals } from '../storage/repositories/channel-arrivals.js';
 import { kyselyAssociationsRepository, kyselyRoutingDirectory } from '../storage/repositories/channel-associations.js';
 import { kyselyConversationsRepository } from '../storage/repositories/channel-conversations.js';
@@ -15,6 +16,7 @@ import { kyselyMediaRepository } from '../storage/repositories/channel-media.js'
 import { kyselyImAppsRepository, kyselyImUsersRepository } from '../storage/repositories/imApps.js';
 import { kyselyImGroupsRepository } from '../storage/repositories/imGroups.js';
 import { kyselyImMessages } from '../storage/repositories/imMessages.js';
+import { kyselyImOriginsRepository } from '../storage/repositories/imOrigins.js';
 import { storageTransaction, type StorageTransaction } from '../storage/repositories/transaction.js';
 import { OpenConversations } from '../storage/sqlite/open-conversations.js';
 import { withDomainErrors } from '../storage/errors.js';
@@ -41,11 +43,13 @@ export function storageRepositories(storage: Storage, secrets: SecretBox, jobs: 
   return {
     uow: new KyselyUnitOfWork<StorageTransaction>(db, storage.capabilities, transaction),
     callbacks: kyselyCallbacksRepository(db, secrets),
+    presend: kyselyPresendRulesRepository(db, secrets),
     im: {
       apps: withDomainErrors(kyselyImAppsRepository(db)),
       users: withDomainErrors(kyselyImUsersRepository(db, storage.capabilities.engine)),
       groups: kyselyImGroupsRepository(db, storage.capabilities.engine),
       messages: imMessages.repository,
+      origins: kyselyImOriginsRepository(db),
     },
     channel: {
       associations: withDomainErrors(kyselyAssociationsRepository(db)),

@@ -98,6 +98,7 @@ export async function registerSurfaces(app: ParleyFastify, pipeline: HttpPipelin
     clock,
     callbacks: callbacks.service,
     recentCallbacks: callbacks.recent,
+    presend: callbacks.presend.service,
   });
   // The web console (static bundle) at /console; `/` leads there.
   await app.register(consoleRoutes, { dir: config.consoleDir });

@@ -6,9 +6,11 @@ import type { AccountsTables } from './tables/accounts.js';
 import type { CallbacksTables } from './tables/callbacks.js';
 import type { ChannelTables } from './tables/channel.js';
 import type { ConversationEpochTables } from './tables/conversation-epoch.js';
+import type { ImSdkTables } from './tables/im-sdk.js';
 import type { ImTables } from './tables/im.js';
 import type { InstancesTables } from './tables/instances.js';
 import type { JobsTables } from './tables/jobs.js';
+import type { PresendTables } from './tables/presend.js';
 
 export interface MigrationsTable {
   version: number;
@@ -16,6 +18,6 @@ export interface MigrationsTable {
   applied_at: number;
 }
 
-export interface Database extends AccountsTables, JobsTables, ChannelTables, ConversationEpochTables, ImTables, CallbacksTables, InstancesTables {
+export interface Database extends AccountsTables, JobsTables, ChannelTables, ConversationEpochTables, ImTables, ImSdkTables, CallbacksTables, InstancesTables, PresendTables {
   parley_migrations: MigrationsTable;
 }

@@ -1,7 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import type { AgentReplyBody, AgentView, ConversationView, SkillGroupView } from '@parley/protocol';
-import { ErrorMessage, Loading } from '../../components/feedback.js';
-import { SelectField } from '../../components/field.js';
+import { ConfirmDialog, ErrorMessage, Loading } from '../../components/feedback.js';
 import { Panel } from '../../components/page.js';
 import { useConsole, useTenantId } from '../../context.js';
 import { useResource, useSubmit } from '../../hooks.js';
@@ -35,6 +34,7 @@ export function ConversationPanel({ conversationId, version, onClosed, onLoaded,
   );
   const resend = useResend(conversationId, () => data.reload());
   const [target, setTarget] = useState('');
+  const [confirmClose, setConfirmClose] = useState(false);
   const action = useSubmit((kind: 'accept' | 'close' | 'transfer') => {
     if (kind === 'accept') return api.accept(tenantId, conversationId);
     if (kind === 'close') return api.close(tenantId, conversationId);
@@ -44,6 +44,7 @@ export function ConversationPanel({ conversationId, version, onClosed, onLoaded,
 
   const run = async (kind: 'accept' | 'close' | 'transfer') => {
     const result = await action.run(kind);
+    setConfirmClose(false);
     if (!result) return;
     if (kind === 'close' || (kind === 'transfer' && result.agent?.id !== session.user.id)) onClosed();
     else data.reload();
@@ -68,7 +69,7 @@ export function ConversationPanel({ conversationId, version, onClosed, onLoaded,
       {data.state === 'loading' && !data.data && <Loading what="the conversation" />}
       {conversation && messages && (
         <>
-          <div className="toolbar">
+          <div className="toolbar conversation-toolbar">
             <span className={`badge state-${conversation.state}`}>{STATE_TEXT[conversation.state]}</span>
             {conversation.vip && <span className="badge badge-vip">VIP</span>}
             {conversation.agent && <span className="muted">Agent: {conversation.agent.nickname}</span>}
@@ -78,40 +79,48 @@ export function ConversationPanel({ conversationId, version, onClosed, onLoaded,
               </button>
             )}
             {!readOnly && conversation.state === 'processing' && (
-              <button type="button" disabled={action.busy} onClick={() => void run('close')}>
+              <button type="button" className="small push-end" disabled={action.busy || confirmClose} onClick={() => setConfirmClose(true)}>
                 Close conversation
               </button>
             )}
-          </div>
-          {!readOnly && conversation.state !== 'closed' && (
-            <form className="form-inline" onSubmit={onTransfer}>
-              <SelectField label="Transfer to" value={target} onChange={(e) => setTarget(e.target.value)}>
-                <option value="">Choose an agent or a skill group</option>
-                <optgroup label="Agents">
-                  {agents
-                    .filter((a) => a.id !== session.user.id)
-                    .map((a) => (
-                      <option key={a.id} value={`agent:${a.id}`}>
-                        {a.nickname} ({a.status})
+            {!readOnly && conversation.state !== 'closed' && (
+              <form className="transfer" onSubmit={onTransfer}>
+                <label className="visually-hidden" htmlFor={`transfer-${conversationId}`}>
+                  Transfer to
+                </label>
+                <select id={`transfer-${conversationId}`} value={target} onChange={(e) => setTarget(e.target.value)}>
+                  <option value="">Transfer to…</option>
+                  <optgroup label="Agents">
+                    {agents
+                      .filter((a) => a.id !== session.user.id)
+                      .map((a) => (
+                        <option key={a.id} value={`agent:${a.id}`}>
+                          {a.nickname} ({a.status})
+                        </option>
+                      ))}
+                  </optgroup>
+                  <optgroup label="Skill groups">
+                    {groups.map((g) => (
+                      <option key={g.queue_id} value={`queue:${g.queue_id}`}>
+                        {g.queue_name}
                       </option>
                     ))}
-                </optgroup>
-                <optgroup label="Skill groups">
-                  {groups.map((g) => (
-                    <option key={g.queue_id} value={`queue:${g.queue_id}`}>
-                      {g.queue_name}
-                    </option>
-                  ))}
-                </optgroup>
-              </SelectField>
-              <button type="submit" disabled={action.busy || target === ''}>
-                Transfer
-              </button>
-            </form>
+                  </optgroup>
+                </select>
+                <button type="submit" className="small" disabled={action.busy || target === ''}>
+                  Transfer
+                </button>
+              </form>
+            )}
+          </div>
+          {confirmClose && (
+            <ConfirmDialog label="Close the conversation" yes="Close it" busy={action.busy} onYes={() => void run('close')} onCancel={() => setConfirmClose(false)}>
+              {`Close the conversation with ${name}? It leaves your list and can no longer be replied to.`}
+            </ConfirmDialog>
           )}
           {action.error && <ErrorMessage error={action.error} title="That did not work" />}
 
-          <MessageList messages={messages} onRetry={mine ? (bodies) => void resend.run(bodies as AgentReplyBody[]) : undefined} />
+          <MessageList messages={messages} customerName={name} onRetry={mine ? (bodies) => void resend.run(bodies as AgentReplyBody[]) : undefined} />
           {resend.error && <ErrorMessage error={resend.error} title="The reply was not sent again" />}
           {mine ? <ReplyBox conversationId={conversationId} onSent={data.reload} /> : <p className="muted">{notMineText(conversation.state, readOnly)}</p>}
         </>

@@ -14,6 +14,8 @@ const PROFILE_FIELDS: Array<[keyof Omit<VisitorView, 'tags'>, string]> = [
   ['description', 'Description'],
 ];
 
+const given = (value: string | null | undefined): value is string => typeof value === 'string' && value.trim() !== '';
+
 /** The third column of the inbox: who the customer of the open conversation is. */
 export function CustomerProfile({ conversation }: { conversation: ConversationView | undefined }) {
   return (
@@ -21,38 +23,41 @@ export function CustomerProfile({ conversation }: { conversation: ConversationVi
       {!conversation ? (
         <EmptyState title="No customer">Open a conversation to see who you are talking to.</EmptyState>
       ) : (
-        <dl className="profile">
-          {PROFILE_FIELDS.map(([key, label]) => (
-            <div key={key} className="profile-row">
-              <dt>{label}</dt>
-              <dd>{conversation.visitor[key] ?? <span className="muted">not given</span>}</dd>
-            </div>
-          ))}
-          <div className="profile-row">
-            <dt>Tags</dt>
-            <dd>
-              {conversation.visitor.tags.length === 0 ? (
-                <span className="muted">none</span>
-              ) : (
-                conversation.visitor.tags.map((t) => (
-                  <span key={t} className="badge">
-                    {t}
-                  </span>
-                ))
-              )}
-            </dd>
-          </div>
-          <div className="profile-row">
-            <dt>Conversation started</dt>
-            <dd>{formatTime(conversation.createdAt)}</dd>
-          </div>
-          {conversation.closedAt !== null && (
+        <>
+          <dl className="profile">
+            {PROFILE_FIELDS.filter(([key]) => given(conversation.visitor[key])).map(([key, label]) => (
+              <div key={key} className="profile-row">
+                <dt>{label}</dt>
+                <dd>{conversation.visitor[key]}</dd>
+              </div>
+            ))}
+            {conversation.visitor.tags.length > 0 && (
+              <div className="profile-row">
+                <dt>Tags</dt>
+                <dd>
+                  {conversation.visitor.tags.map((t) => (
+                    <span key={t} className="badge">
+                      {t}
+                    </span>
+                  ))}
+                </dd>
+              </div>
+            )}
             <div className="profile-row">
-              <dt>Closed</dt>
-              <dd>{formatTime(conversation.closedAt)}</dd>
+              <dt>Conversation started</dt>
+              <dd>{formatTime(conversation.createdAt)}</dd>
             </div>
+            {conversation.closedAt !== null && (
+              <div className="profile-row">
+                <dt>Closed</dt>
+                <dd>{formatTime(conversation.closedAt)}</dd>
+              </div>
+            )}
+          </dl>
+          {PROFILE_FIELDS.every(([key]) => key === 'customer_id' || !given(conversation.visitor[key])) && (
+            <p className="muted">Only the customer ID was given. Your server can send a nickname, name, e-mail and more in each message's <code>ext.visitor</code>.</p>
           )}
-        </dl>
+        </>
       )}
     </Panel>
   );

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useCallback, useEffect, useRef } from 'react';
 import type { MessageBody, MessageView } from '@parley/protocol';
 import { formatTime } from '../../format.js';
 
@@ -53,13 +53,14 @@ function ProductCard({ kind, card }: { kind: 'order' | 'track'; card: Card }) {
   );
 }
 
-function Body({ body }: { body: MessageBody }) {
+/** One body of a message; `onGrow` runs when an image finishes loading and the bubble becomes taller. */
+function Body({ body, onGrow }: { body: MessageBody; onGrow(): void }) {
   const url = safeUrl(body.url);
   switch (body.type) {
     case 'txt':
       return <p className="bubble-text">{body.msg}</p>;
     case 'img':
-      return url ? <img src={url} alt={body.filename ?? 'image'} /> : <p>[image]</p>;
+      return url ? <img src={url} alt={body.filename ?? 'image'} onLoad={onGrow} /> : <p>[image]</p>;
     case 'audio':
       return url ? <audio controls preload="none" src={url} aria-label={`Voice message ${body.filename ?? ''}`} /> : <p>[voice]</p>;
     default:
@@ -73,28 +74,48 @@ function Body({ body }: { body: MessageBody }) {
   }
 }
 
+interface MessageListProps {
+  messages: MessageView[];
+  /** How the customer is named on their bubbles (the nickname when given, as in the header). */
+  customerName: string;
+  onRetry?: ((bodies: MessageBody[]) => void) | undefined;
+}
+
+/** Within this many pixels of the end, the list counts as scrolled to the newest message. */
+const AT_END_PX = 48;
+
 /** The history: customer and agent messages, cards, and each reply's delivery state. */
-export function MessageList({ messages, onRetry }: { messages: MessageView[]; onRetry?: ((bodies: MessageBody[]) => void) | undefined }) {
+export function MessageList({ messages, customerName, onRetry }: MessageListProps) {
   const list = useRef<HTMLOListElement>(null);
-  // New messages scroll into view (the history is its own scroll area).
-  useEffect(() => {
+  // Whether the reader is at the newest message: new messages and images that finish loading keep
+  // them there; a reader who scrolled up to read older messages is left where they are.
+  const atEnd = useRef(true);
+  const toEnd = useCallback(() => {
     const el = list.current;
-    if (el) el.scrollTop = el.scrollHeight;
-  }, [messages.length]);
+    if (el && atEnd.current) el.scrollTop = el.scrollHeight;
+  }, []);
+  const onScroll = () => {
+    const el = list.current;
+    if (el) atEnd.current = el.scrollHeight - el.scrollTop - el.clientHeight <= AT_END_PX;
+  };
+  useEffect(() => {
+    atEnd.current = true;
+    toEnd();
+  }, [messages.length, toEnd]);
   if (messages.length === 0) return <p className="muted">No messages yet.</p>;
   return (
-    <ol className="history" aria-label="Messages" ref={list} tabIndex={0}>
+    <ol className="history" aria-label="Messages" ref={list} tabIndex={0} onScroll={onScroll}>
       {messages.map((m) => (
         <li key={m.msg_id} className={`bubble ${m.direction === 'agent' ? 'from-agent' : 'from-customer'}`} data-msg-id={m.msg_id}>
           {m.bodies.map((b, i) => (
-            <Body key={i} body={b} />
+            <Body key={i} body={b} onGrow={toEnd} />
           ))}
           {cardsOf(m).map(([kind, card]) => (
             <ProductCard key={kind} kind={kind} card={card} />
           ))}
           <div className="bubble-meta">
             <span>
-              {m.direction === 'agent' ? (m.agent?.nickname ?? 'Agent') : m.from} · {formatTime(m.createdAt)}
+              {m.direction === 'agent' ? (m.agent?.nickname ?? 'Agent') : customerName} · {formatTime(m.createdAt)}
             </span>
             {m.delivery && (
               <span className={`badge status-${m.delivery.status}`} data-delivery-status={m.delivery.status}>

@@ -62,26 +62,26 @@ export function ReplyBox({ conversationId, onSent }: { conversationId: number; o
 
   return (
     <div className="reply-box">
-      <label htmlFor={`${id}-reply`}>Reply</label>
+      <label htmlFor={`${id}-reply`} className="visually-hidden">
+        Reply
+      </label>
       <textarea
         id={`${id}-reply`}
         ref={textarea}
-        rows={3}
+        rows={2}
+        placeholder="Write a reply…"
         value={text}
         maxLength={10_000}
         onChange={(e) => setText(e.target.value)}
         onKeyDown={onKeyDown}
         aria-describedby={`${id}-reply-hint`}
       />
-      <p className="hint" id={`${id}-reply-hint`}>
-        Enter sends; Shift+Enter starts a new line.
-      </p>
-      <div className="actions">
+      <div className="actions reply-actions">
         <button type="button" className="primary" disabled={send.busy || text.trim() === ''} onClick={() => void sendText()}>
           {send.busy ? 'Sending…' : 'Send'}
         </button>
         {ATTACHMENTS.map((a) => (
-          <label key={a.kind} className="file-button button-like">
+          <label key={a.kind} className="file-button button-like compact">
             Attach {a.label.toLowerCase()}
             <input type="file" accept={a.accept} disabled={upload.busy} onChange={(e) => void onFile(a.kind)(e)} aria-label={`Attach ${a.label.toLowerCase()}`} />
           </label>
@@ -91,6 +91,9 @@ export function ReplyBox({ conversationId, onSent }: { conversationId: number; o
             Uploading…
           </span>
         )}
+        <span className="hint reply-hint" id={`${id}-reply-hint`}>
+          Enter sends; Shift+Enter starts a new line.
+        </span>
       </div>
       {send.error && <ErrorMessage error={send.error} title="Your reply was not sent" />}
       {upload.error && <ErrorMessage error={upload.error} title="The attachment was not sent" />}

@@ -18,6 +18,8 @@ import { CallbackDelivery, ruleQueue } from './delivery.js';
 import { RuleDirectory } from './directory.js';
 import { CallbackEvents } from './events.js';
 import { CallbacksPostSendHook } from './hook.js';
+import { createPresend, type PresendModule } from './presend/index.js';
+import type { PresendRulesRepository } from './presend/ports.js';
 import { observeCallbacks } from './metrics.js';
 import type { CallbacksRepository, CallbacksTransaction } from './ports.js';
 import { RecentAttempts } from './recent.js';
@@ -35,6 +37,8 @@ export interface CallbacksModule {
   delivery: CallbackDelivery;
   bans: BanStore;
   events: CallbackEvents;
+  /** The pre-send callback: the IM module's pre-send check and the service of its rules. */
+  presend: PresendModule;
   /** The last attempts per app (this process), for the console's live tail. */
   recent: RecentAttempts;
   /** Registers workers (call before the job queue starts) and resumes rules with pending jobs. */
@@ -49,6 +53,8 @@ export interface CallbacksDeps {
   uow: UnitOfWork<CallbacksTransaction>;
   /** The storage port (the composition root builds it; rule secrets are sealed at rest inside it). */
   repo: CallbacksRepository;
+  /** The pre-send rules' storage port. */
+  presendRepo: PresendRulesRepository;
   config: CallbacksConfig;
   clock: Clock;
   jobs: JobQueue;
@@ -82,6 +88,7 @@ export function createCallbacks(deps: CallbacksDeps): CallbacksModule {
     },
   );
   const hook = new CallbacksPostSendHook(directory, jobs, delivery);
+  const presend = createPresend({ repo: deps.presendRepo, clock, outbound, ruleCacheMs: config.ruleCacheMs, metrics: deps.metrics, ...(deps.settings ? { settings: deps.settings } : {}) });
   const service = new CallbacksService({ uow, repo, directory, bans, jobs, outbound, clock, retentionMs: config.storeRetentionMs, dateKeyZone: config.dateKeyZone });
 
   // Re-drive after a ban, for rules that opted in; a ban's end is noticed at most one tick late.
@@ -109,6 +116,7 @@ export function createCallbacks(deps: CallbacksDeps): CallbacksModule {
     repo,
     service,
     hook,
+    presend,
     delivery,
     bans,
     events,

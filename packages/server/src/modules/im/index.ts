@@ -26,10 +26,13 @@ import { noImMetrics, type ImMetrics } from './metrics.js';
 import { ModerationService } from './moderation.js';
 import { IdGenerator } from './msg-id.js';
 import { OfflineStore } from './offline-store.js';
+import { AllowedOriginsService } from './origins.js';
 import { noPostSend, type PostSendHook } from './post-send.js';
+import type { PreSendHook } from './pre-send.js';
 import { InProcessPresence, type Presence } from './presence.js';
 import { SocketLimits, type SocketLimitsOptions } from './socket-limits.js';
 import type { ImApp, ImAppsRepository, ImGroupsRepository, ImMessagesRepository, ImTransaction, ImUsersRepository, MessageRef } from './ports.js';
+import type { ImOriginsRepository } from './sdk-ports.js';
 import { ImUsersService } from './users.js';
 
 export interface ImModule {
@@ -37,6 +40,8 @@ export interface ImModule {
   users: ImUsersService;
   groups: ImGroupsService;
   moderation: ModerationService;
+  /** The browser origins allowed to call the app's IM REST routes (CORS). */
+  origins: AllowedOriginsService;
   messages: ImMessagesService;
   /** The offline count and status (read after the user's pending fan-out); messages given back by a socket. */
   offline: OfflineStore;
@@ -60,6 +65,7 @@ export interface ImRepositories {
   users: ImUsersRepository;
   groups: ImGroupsRepository;
   messages: ImMessagesRepository;
+  origins: ImOriginsRepository;
 }
 
 export interface ImModuleOptions {
@@ -78,6 +84,8 @@ export interface ImModuleOptions {
   tokenTtlSeconds: number;
   /** Called by every fan-out in its transaction (the callbacks module's hook); default: none. */
   postSend?: PostSendHook;
+  /** Reviews every send before it is written (the callbacks module's pre-send check); default: none. */
+  preSend?: PreSendHook;
   presence?: Presence;
   /** Read-your-writes of cached sensitive words across instances; without it, this process only. */
   settings?: SettingsVersions;
@@ -112,12 +120,13 @@ export function createImModule(options: ImModuleOptions): ImModule {
   const users = new ImUsersService(usersRepo, clock, options.passwords);
   const groups = new ImGroupsService(groupsRepo, users, ids, clock);
   const moderation = new ModerationService(appsRepo, clock, options.settings);
+  const origins = new AllowedOriginsService(options.repositories.origins, clock, options.settings);
   const keep = (missed: Array<MessageRef & { usernames: string[] }>) => offline.keep(missed);
   const live = new LiveDeliveries(presence, groupsRepo, instanceId, keep, metrics, (error) =>
     options.logger?.error({ err: error }, 'IM live push failed; its receivers get the message stored'),
   );
   const committer = new MessageCommitter(uow, ids);
-  const messages = new ImMessagesService(committer, users, groups, moderation, ids, clock, live, metrics);
+  const messages = new ImMessagesService(committer, users, groups, moderation, ids, clock, live, metrics, options.preSend);
   const drains = new Drains(messagesRepo, presence, clock, metrics, (error) => options.logger?.error({ err: error }, 'IM: a drain of stored messages failed; they stay stored'));
   const fanout = new Fanout({
     uow,
@@ -161,7 +170,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
     return removed;
   };
 
-  return { apps, users, groups, moderation, messages, offline, fanout, drains, presence, sockets, removeUser };
+  return { apps, users, groups, moderation, origins, messages, offline, fanout, drains, presence, sockets, removeUser };
 }
 
 function parseUserRemoved(payload: string): { appId?: string; username?: string } {

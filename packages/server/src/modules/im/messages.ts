@@ -3,7 +3,8 @@
  *
  * The message rows and their `im.fanout` job are written in ONE transaction before the caller
  * answers (commit.ts), so a crash after the answer loses nothing: the job runs after a restart.
- * Moderation and every check happen before that transaction; a rejected message leaves no trace.
+ * Moderation, the pre-send review (pre-send.ts) and every check happen before that transaction;
+ * a rejected message leaves no trace.
  */
 import { IM_LIMITS } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
@@ -16,6 +17,7 @@ import type { ModerationService } from './moderation.js';
 import type { IdGenerator } from './msg-id.js';
 import type { ImApp, StoredMessage } from './ports.js';
 import type { MessageBody, MessageChatType, MessageSource } from './post-send.js';
+import { noPreSend, type PreSendHook } from './pre-send.js';
 import { validUsername, type ImUsersService } from './users.js';
 
 const noop = (): void => undefined;
@@ -66,6 +68,8 @@ export class ImMessagesService {
     /** Decides who gets messages live before they commit, and pushes them after, before the caller answers. */
     private readonly live: Pick<LiveDeliveries, 'decide' | 'deliver'>,
     private readonly metrics: Pick<ImMetrics, 'sent'>,
+    /** The app's pre-send review (callbacks module), after every check and before the commit. */
+    private readonly preSend: PreSendHook = noPreSend,
   ) {}
 
   async send(app: ImApp, input: SendInput): Promise<Accepted[]> {
@@ -88,7 +92,7 @@ export class ImMessagesService {
     const targets = await this.resolveTargets(app, input, from);
 
     const timestamp = this.clock.now();
-    const messages: StoredMessage[] = targets.map((to) => ({
+    const proposed: StoredMessage[] = targets.map((to) => ({
       appId: app.id,
       msgId: this.ids.next(),
       from,
@@ -98,6 +102,7 @@ export class ImMessagesService {
       timestamp,
       payload: { bodies: input.bodies, ext: input.ext },
     }));
+    const messages = [...(await this.preSend.review(app, proposed))];
     await this.live.decide(messages);
     const committed = this.committer.commit(messages);
     return { accepted: this.deliver(committed, messages, input, after) };

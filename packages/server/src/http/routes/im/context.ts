@@ -3,7 +3,9 @@
  * token level. Routes say what they need with `config.imAuth`:
  *   public  no token (token endpoint, which checks its own credentials and charges the app)
  *   admin   an app-admin token; a user token gets 403
- *   user    an app-admin token or a user token (routes then check the user is the one concerned)
+ *   user    an app-admin token or a user token (the route checks the user is the one concerned)
+ *   a scope an app-admin token, or a user token within it: `{ self: 'username' }` (the path names the
+ *           token's user), `{ member: 'id', kind }` (a group the user belongs to), access.ts
  *
  * Rate limits (http/auth-failures.ts): an IP with too many failed authentications at this app is
  * refused first; a request whose token fails is counted against its IP; only a request whose
@@ -12,11 +14,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../../kernel/errors.js';
 import type { ImAppsService, ImPrincipal } from '../../../modules/im/apps.js';
+import type { ImGroupsService } from '../../../modules/im/groups.js';
 import type { ImApp } from '../../../modules/im/ports.js';
 import { failureKey, noteFailure, tooMany, type GuardedLimits } from '../../auth-failures.js';
 import { bearerToken } from '../../plugins/bearer.js';
+import { assertScope, isScope, type GroupRoleOf, type ImScope } from './access.js';
 
-export type ImAuth = 'public' | 'admin' | 'user';
+export type ImAuth = 'public' | 'admin' | 'user' | ImScope;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -33,13 +37,30 @@ const CREDENTIAL_FAILURES = new Set(['unauthorized', 'auth_bad_access_token', 'i
 
 export const isCredentialFailure = (error: unknown): boolean => error instanceof AppError && CREDENTIAL_FAILURES.has(error.code);
 
-export function registerImContext(app: FastifyInstance, apps: ImAppsService, limits: GuardedLimits): void {
+/** The caller's role in a group of the app (404 when the group does not exist). */
+function groupRoleOf(groups: ImGroupsService, imApp: ImApp): GroupRoleOf {
+  return async (kind, groupId, username) => {
+    const group = await groups.require(imApp, kind, groupId);
+    if (group.owner === username) return 'owner';
+    return (await groups.isMember(group, username)) ? 'member' : null;
+  };
+}
+
+export function registerImContext(app: FastifyInstance, apps: ImAppsService, groups: ImGroupsService, limits: GuardedLimits): void {
   app.decorateRequest('imApp', null);
   app.decorateRequest('imPrincipal', null);
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     const params = request.params as { org?: string; app?: string };
     if (!params.org || !params.app) throw new AppError('organization_application_not_found', { org: params.org ?? '', app: params.app ?? '' });
-    const imApp = await apps.requireApp(params.org, params.app);
+    const imApp = await apps.requireApp(params.org, params.app).catch((error: unknown) => {
+      // A preflight matches any path: one of no app (`/api/...`, the console) is the router's 404 or 405.
+      if (request.method === 'OPTIONS' && error instanceof AppError && error.code === 'organization_application_not_found') return undefined;
+      throw error;
+    });
+    if (!imApp) {
+      reply.callNotFound();
+      return reply;
+    }
     request.imApp = imApp;
     const blocked = await limits.failures.peek(failureKey(request.clientAddress, imApp.appkey));
     if (blocked > 0) throw tooMany('reach_limit', blocked);
@@ -56,6 +77,7 @@ export function registerImContext(app: FastifyInstance, apps: ImAppsService, lim
     }
     await chargeApp(limits, imApp);
     if (auth === 'admin' && principal.level !== 'admin') throw new AppError('forbidden', { detail: 'this operation requires an app admin token' });
+    if (isScope(auth)) await assertScope(principal, auth, request.params as Record<string, string | undefined>, groupRoleOf(groups, imApp));
     request.imPrincipal = principal;
   });
 }
@@ -69,12 +91,4 @@ export async function chargeApp(limits: GuardedLimits, imApp: ImApp): Promise<vo
 export function imAppOf(request: FastifyRequest): ImApp {
   if (!request.imApp) throw new AppError('organization_application_not_found', { org: '', app: '' });
   return request.imApp;
-}
-
-/** An admin token, or the user token of `username` itself. */
-export function assertSelfOrAdmin(request: FastifyRequest, username: string): void {
-  const principal = request.imPrincipal;
-  if (!principal) throw new AppError('unauthorized');
-  if (principal.level === 'admin') return;
-  if (principal.username !== username.trim().toLowerCase()) throw new AppError('forbidden', { detail: 'a user token may only read its own user' });
 }

@@ -31,7 +31,7 @@ const groupView = (g: ImGroup, affiliations: Array<{ owner: string } | { member:
   affiliations,
 });
 
-/** Groups (`/chatgroups`) and chat rooms (`/chatrooms`), contract 4.2; app-admin token. */
+/** Groups (`/chatgroups`) and chat rooms (`/chatrooms`), contract 4.2; app-admin token, members read (6.8). */
 export const imGroupRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> = async (app, { im }) => {
   const tags = ['im'];
   const security = IM_TOKEN;
@@ -69,7 +69,9 @@ export const imGroupRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> = async 
     ['chatrooms', 'chatroom', 'id'],
   ] as Array<[string, GroupKind, string]>) {
     const read = { tags, summary: `Read a ${kind} with its members`, security, params: GroupParams, response: { 200: ImEnvelope(GroupViews), ...errors } };
-    app.get(`/${segment}/:id`, { schema: read }, async (request) => {
+    // Members read their group (contract 6.8); everything else here is the app token's.
+    const memberScope = { imAuth: { member: 'id', kind } } as const;
+    app.get(`/${segment}/:id`, { config: memberScope, schema: read }, async (request) => {
       const imApp = imAppOf(request);
       const group = await im.groups.require(imApp, kind, request.params.id);
       const members = await im.groups.members(imApp, kind, group.id);
@@ -83,7 +85,7 @@ export const imGroupRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> = async 
     });
 
     const listMembers = { tags, summary: `List the members of a ${kind}`, security, params: GroupParams, response: { 200: ImEnvelope(GroupMembers), ...errors } };
-    app.get(`/${segment}/:id/users`, { schema: listMembers }, async (request) => {
+    app.get(`/${segment}/:id/users`, { config: memberScope, schema: listMembers }, async (request) => {
       const imApp = imAppOf(request);
       const members = await im.groups.members(imApp, kind, request.params.id);
       return imData(request, imApp, members.map((m) => (m.role === 'owner' ? { owner: m.username } : { member: m.username })));

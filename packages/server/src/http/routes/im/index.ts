@@ -10,10 +10,13 @@ import type { Clock } from '../../../kernel/clock.js';
 import type { AccountsService } from '../../../modules/accounts/service.js';
 import type { CallbacksService } from '../../../modules/callbacks/service.js';
 import type { ImModule } from '../../../modules/im/index.js';
+import type { PresendService } from '../../../modules/callbacks/presend/service.js';
 import type { RecentAttempts } from '../../../modules/callbacks/recent.js';
 import { imAppAdminRoutes } from './apps-admin.js';
 import { imCallbackRoutes } from './callbacks.js';
+import { imPresendRoutes } from './presend.js';
 import { registerImContext } from './context.js';
+import { imCorsRoutes, registerImCors } from './cors.js';
 import { imGroupAdminRoutes } from './groups-admin.js';
 import { imGroupRoutes } from './groups.js';
 import { imManagementRoutes } from './management.js';
@@ -39,6 +42,8 @@ export interface ImRoutesOptions {
   callbacks?: CallbacksService;
   /** Recent attempts for the console's live tail (with `callbacks`). */
   recentCallbacks?: RecentAttempts;
+  /** Pre-send rule routes, when the callbacks module is installed. */
+  presend?: PresendService;
 }
 
 /**
@@ -63,7 +68,9 @@ export async function imRoutes(app: FastifyInstance, options: ImRoutesOptions): 
   await app.register(msyncRoutes, { im, clock: options.clock, limits: options.limits, ...options.msync });
   await app.register(
     async (scope) => {
-      registerImContext(scope, im.apps, options.limits);
+      registerImCors(scope, im.apps, im.origins);
+      registerImContext(scope, im.apps, im.groups, options.limits);
+      await scope.register(imCorsRoutes, { origins: im.origins });
       await scope.register(imUserRoutes, { im, limits: options.limits });
       await scope.register(imUserAdminRoutes, { im });
       await scope.register(imGroupRoutes, { im });
@@ -72,6 +79,7 @@ export async function imRoutes(app: FastifyInstance, options: ImRoutesOptions): 
       await scope.register(imMessageRoutes, { im });
       await scope.register(imSocketRoutes, { im, heartbeatMs: options.heartbeatMs, limits: options.limits });
       if (options.callbacks) await scope.register(imCallbackRoutes, { callbacks: options.callbacks, recent: options.recentCallbacks });
+      if (options.presend) await scope.register(imPresendRoutes, { presend: options.presend });
     },
     { prefix: '/:org/:app' },
   );

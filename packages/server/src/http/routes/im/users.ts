@@ -17,7 +17,7 @@ import type { ImModule } from '../../../modules/im/index.js';
 import { foldUsername, imUserView } from '../../../modules/im/users.js';
 import { noteFailure, type GuardedLimits } from '../../auth-failures.js';
 import { IM_ADMIN_ERRORS, IM_TOKEN, imErrors, PUBLIC } from '../../openapi.js';
-import { assertSelfOrAdmin, chargeApp, imAppOf, isCredentialFailure } from './context.js';
+import { chargeApp, imAppOf, isCredentialFailure } from './context.js';
 
 const tags = ['im'];
 const security = IM_TOKEN;
@@ -77,9 +77,8 @@ function userRoutes(app: ImApp, im: ImModule): void {
 
   app.get(
     '/users/:username',
-    { config: { imAuth: 'user' }, schema: { tags, summary: 'Read a user', security, params: UsernameParams, response: { 200: ImEntitiesEnvelope(ImUserView), ...errors } } },
+    { config: { imAuth: { self: 'username' } }, schema: { tags, summary: 'Read a user', security, params: UsernameParams, response: { 200: ImEntitiesEnvelope(ImUserView), ...errors } } },
     async (request) => {
-      assertSelfOrAdmin(request, request.params.username);
       const imApp = imAppOf(request);
       return imEntities(request, imApp, [imUserView(await im.users.require(imApp, request.params.username))]);
     },
@@ -108,11 +107,10 @@ function offlineRoutes(app: ImApp, im: ImModule): void {
   app.get(
     '/users/:username/offline_msg_count',
     {
-      config: { imAuth: 'user' },
+      config: { imAuth: { self: 'username' } },
       schema: { tags, summary: 'Number of messages stored for the user while offline', security, params: UsernameParams, response: { 200: ImEnvelope(OfflineCount), ...errors } },
     },
     async (request) => {
-      assertSelfOrAdmin(request, request.params.username);
       const imApp = imAppOf(request);
       const user = await im.users.require(imApp, request.params.username);
       return imData(request, imApp, { [user.username]: await im.offline.count(imApp, user.username) });
@@ -122,11 +120,10 @@ function offlineRoutes(app: ImApp, im: ImModule): void {
   app.get(
     '/users/:username/offline_msg_status/:msgId',
     {
-      config: { imAuth: 'user' },
+      config: { imAuth: { self: 'username' } },
       schema: { tags, summary: 'Whether a stored message reached the user', security, params: OfflineStatusParams, response: { 200: ImEnvelope(OfflineStatus), ...errors } },
     },
     async (request) => {
-      assertSelfOrAdmin(request, request.params.username);
       const imApp = imAppOf(request);
       const username = foldUsername(request.params.username);
       const status = await im.offline.status(imApp, username, request.params.msgId);

@@ -30,10 +30,12 @@ const REFUSALS: Record<Refusal, Status> = {
 
 export const refusalStatus = (refusal: Refusal): Status => REFUSALS[refusal];
 
-/** The status of a refused send: a sensitive word is the SDK's MESSAGE_INCLUDE_ILLEGAL_CONTENT. */
+/** The status of a refused send: a sensitive word is the SDK's MESSAGE_INCLUDE_ILLEGAL_CONTENT, a pre-send refusal its MESSAGE_EXTERNAL_LOGIC_BLOCKED. */
 export function sendStatus(error: unknown, chatType: ImChatType, to: string): Status {
   if (!isAppError(error)) return { errorCode: ErrorCode.FAIL, reason: 'internal error' };
   if (error.params.rule === 'sensitive_word') return { errorCode: ErrorCode.PERMISSION_DENIED, reason: 'sensitive words' };
+  // The app's pre-send check said no: MESSAGE_EXTERNAL_LOGIC_BLOCKED, its message the app's code.
+  if (error.params.rule === 'presend') return { errorCode: ErrorCode.PERMISSION_DENIED_EXTERNAL, reason: error.message };
   switch (error.code) {
     case 'forbidden_op':
       return { errorCode: ErrorCode.FAIL, reason: chatType === 'chat' ? 'blocked' : 'not in group or chatroom' };

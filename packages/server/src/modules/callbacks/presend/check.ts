@@ -1,0 +1,96 @@
+/**
+ * The pre-send check (contract 6.5), the callbacks module's side of the IM pre-send seam
+ * (im/pre-send.ts): every message of a send is posted to each of the app's pre-send rules that
+ * covers it, in the rules' order, each seeing the text the previous one left; the first refusal
+ * refuses the whole send. One port for every send path: the REST, JSON socket and msync
+ * senders all reach it through `ImMessagesService.enqueue`.
+ */
+import { IM_LIMITS, PRESEND_MAX_ANSWER_CHARS } from '@parley/protocol';
+import type { Clock } from '../../../kernel/clock.js';
+import { AppError } from '../../../kernel/errors.js';
+import { uuid } from '../../../kernel/ids.js';
+import type { ImApp, StoredMessage } from '../../im/ports.js';
+import type { PreSendHook } from '../../im/pre-send.js';
+import type { OutboundResult, OutboundSender } from '../../outbound/ports.js';
+import { decide, readAnswer, type Payload, type PresendAnswer } from './answer.js';
+import type { PresendMetrics, PresendOutcome } from './metrics.js';
+import type { PresendRule } from './ports.js';
+import { presendRecord, presendRuleMatches, signedPresend } from './record.js';
+import type { PresendRulesCache } from './rules-cache.js';
+
+/** The refusal of a send by a pre-send rule: 403 `forbidden_op`, the description being the app's text. */
+export function presendRefusal(text: string, rule: string): AppError {
+  return new AppError('forbidden_op', { detail: text, rule: 'presend', presendRule: rule, code: text });
+}
+
+const fitsSize = (payload: Payload): boolean => Buffer.byteLength(JSON.stringify(payload), 'utf8') <= IM_LIMITS.messageBytes;
+
+export class PresendCheck implements PreSendHook {
+  constructor(
+    private readonly rules: Pick<PresendRulesCache, 'rules'>,
+    private readonly outbound: Pick<OutboundSender, 'post'>,
+    private readonly clock: Clock,
+    private readonly metrics: PresendMetrics,
+    private readonly newUuid: () => string = uuid,
+  ) {}
+
+  async review(app: ImApp, messages: readonly StoredMessage[]): Promise<readonly StoredMessage[]> {
+    const rules = await this.rules.rules(app.id);
+    if (rules.length === 0) return messages;
+    return Promise.all(messages.map((m) => this.reviewOne(app, m, rules)));
+  }
+
+  private async reviewOne(app: ImApp, message: StoredMessage, rules: readonly PresendRule[]): Promise<StoredMessage> {
+    let current = message;
+    for (const rule of rules) {
+      if (!presendRuleMatches(rule, current)) continue;
+      const { answer, latencyMs } = await this.ask(app, rule, current);
+      const decision = decide(answer, current.payload, rule.onFailure);
+      this.metrics.call(outcomeOf(answer, decision.deliver), answer.kind === 'failed' ? answer.reason : undefined, latencyMs);
+      if (!decision.deliver) throw presendRefusal(decision.text, rule.name);
+      if (decision.payload !== current.payload) current = { ...current, payload: decision.payload };
+    }
+    return current;
+  }
+
+  private async ask(app: ImApp, rule: PresendRule, message: StoredMessage): Promise<{ answer: PresendAnswer; latencyMs: number }> {
+    const request = signedPresend(presendRecord(message, app.appkey, this.newUuid), rule.secret, this.clock.now());
+    try {
+      const result = await withDeadline(rule.timeoutMs, this.outbound.post({
+        url: rule.url,
+        headers: request.headers,
+        body: request.body,
+        timeoutMs: rule.timeoutMs,
+        // One character more than allowed tells an over-long answer from one at the limit.
+        maxResponseBytes: PRESEND_MAX_ANSWER_CHARS * 4 + 1,
+        budgetKey: `presend:${rule.id}`,
+      }));
+      const answer = readAnswer(result, message.payload);
+      if (answer.kind === 'rewrite' && !fitsSize(answer.payload)) {
+        return { answer: { kind: 'failed', reason: 'bad_answer', detail: `the rewritten message is over ${IM_LIMITS.messageBytes} bytes` }, latencyMs: result.latencyMs };
+      }
+      return { answer, latencyMs: result.latencyMs };
+    } catch (error) {
+      return { answer: { kind: 'failed', reason: 'connection', detail: error instanceof Error ? error.message : String(error) }, latencyMs: 0 };
+    }
+  }
+}
+
+/**
+ * The exchange's own deadline runs where the request is sent (a worker thread): its answer comes
+ * back through that thread's messages. The sender waits on this thread's timer instead, so a busy
+ * worker never makes it wait past the rule's timeout; the exchange is still aborted there.
+ */
+function withDeadline(timeoutMs: number, exchange: Promise<OutboundResult>): Promise<OutboundResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<OutboundResult>((resolve) => {
+    timer = setTimeout(() => resolve({ body: '', bodyTruncated: false, latencyMs: timeoutMs, error: { kind: 'timeout', message: `no answer within ${timeoutMs} ms` } }), timeoutMs);
+  });
+  return Promise.race([exchange, deadline]).finally(() => clearTimeout(timer));
+}
+
+function outcomeOf(answer: PresendAnswer, delivered: boolean): PresendOutcome {
+  if (answer.kind === 'failed') return delivered ? 'failed_allowed' : 'failed_rejected';
+  if (answer.kind === 'reject') return 'rejected';
+  return answer.kind === 'rewrite' ? 'rewritten' : 'delivered';
+}

@@ -1,0 +1,21 @@
+/** Tables of the SDK surface (contract 6.8): allowed origins, user attributes, contacts and blocks. */
+
+export interface ImAllowedOriginsTable {
+  app_id: string;
+  /** JSON array: `"*"` or origins `scheme://host[:port]`. */
+  origins: string;
+  updated_at: number;
+}
+
+export interface ImUserAttributesTable {
+  app_id: string;
+  username: string;
+  /** JSON object of string values. */
+  attributes: string;
+  updated_at: number;
+}
+
+export interface ImSdkTables {
+  im_allowed_origins: ImAllowedOriginsTable;
+  im_user_attributes: ImUserAttributesTable;
+}
