@@ -79,6 +79,7 @@ export const CreateCallbackRuleRequest = Type.Object(
     chat_types: Type.Optional(subset(ChatTypeSchema, 2, 'default: all; groupchat covers groups and chat rooms')),
     message_types: Type.Optional(subset(MessageTypeSchema, 8, 'default: all')),
     sources: Type.Optional(subset(SourceSchema, 2, 'default: all')),
+    redrive: Type.Optional(Type.Boolean({ description: 'When a ban ends, re-send the records stored during it, in order (default false)' })),
   },
   { additionalProperties: false, examples: [E.createRule] },
 );
@@ -92,6 +93,7 @@ export const UpdateCallbackRuleRequest = Type.Object(
     chat_types: Type.Optional(subset(ChatTypeSchema, 2, 'default: all')),
     message_types: Type.Optional(subset(MessageTypeSchema, 8, 'default: all')),
     sources: Type.Optional(subset(SourceSchema, 2, 'default: all')),
+    redrive: Type.Optional(Type.Boolean({ description: 'When a ban ends, re-send the records stored during it, in order' })),
   },
   { additionalProperties: false, examples: [E.updateRule] },
 );
@@ -109,6 +111,7 @@ export const CallbackRuleView = Type.Object({
   status: Type.Union([Type.Literal('active'), Type.Literal('banned')]),
   ban_count: Type.Integer(),
   banned_until: Type.Union([Type.Integer(), Type.Null()]),
+  redrive: Type.Optional(Type.Boolean({ description: 'Re-send the records stored during a ban when it ends' })),
   previous_secret_expires_at: Type.Optional(
     Type.Union([Type.Integer(), Type.Null()], { description: 'While a rotation overlaps (contract 6.6): ms at which the previous secret stops signing; else null' }),
   ),

@@ -114,6 +114,7 @@ export const CALLBACK_EXAMPLES = {
     status: 'active',
     ban_count: 0,
     banned_until: null,
+    redrive: false,
     previous_secret_expires_at: null,
   },
   storedKey: { date: '202601010000', size: 3, retry: 0 },

@@ -22,6 +22,15 @@ describe('SDK signing', () => {
     expect(ok.push.to).toBe('c42');
     expect(() => verifyReplyPush({ clientSecret: v.key, headers: { ...headers }, body: v.body.replace('c42', 'c41'), nowSeconds: v.timestamp })).toThrow(WebhookVerificationError);
   });
+
+  it('verifies a push signed during a rotation overlap with either secret, or both given', () => {
+    const v = vectors.standard_webhooks[0]!;
+    const headers = standardWebhookHeaders(['new-client-secret', v.key], v.id, v.timestamp, v.body);
+    for (const clientSecret of ['new-client-secret', v.key, ['new-client-secret', v.key]]) {
+      expect(verifyReplyPush({ clientSecret, headers: { ...headers }, body: v.body, nowSeconds: v.timestamp }).deliveryId).toBe(v.id);
+    }
+    expect(() => verifyReplyPush({ clientSecret: ['neither', 'nor'], headers: { ...headers }, body: v.body, nowSeconds: v.timestamp })).toThrow(WebhookVerificationError);
+  });
 });
 
 describe('ChannelClient against a stand-in server', () => {

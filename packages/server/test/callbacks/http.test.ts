@@ -56,6 +56,7 @@ describe.each(ENGINES)('callbacks over HTTP on %s', (engine) => {
       status: 'active',
       ban_count: 0,
       banned_until: null,
+      redrive: false,
       previous_secret_expires_at: null,
     });
 

@@ -18,6 +18,7 @@ import type { RuleDirectory } from './directory.js';
 import type { CallbackEvents, RuleRef } from './events.js';
 import { classifyAttempt, MAX_ANSWER_BYTES, nextStep, type AttemptOutcome } from './policy.js';
 import type { CallbackRule, CallbacksRepository, CallbacksTransaction, StoredRecord } from './ports.js';
+import { BANNED_ERROR_PREFIX, REDRIVE_SCAN_ROWS, redrivePage, type RedrivePage, type RedriveWindow } from './redrive.js';
 import { ResendPacer } from './resend-pacer.js';
 import type { UnsignedRecord } from './record.js';
 import { signedRequest } from './record-signing.js';
@@ -48,6 +49,8 @@ export interface ResendPayload {
   targetUrl?: string;
   /** Records with a larger id only: a key's records are re-sent in pages, one job each. */
   afterId?: number;
+  /** A re-drive after a ban (redrive.ts): only the rule's records stored during it, one at a time, in order. */
+  redrive?: RedriveWindow;
 }
 
 export interface DeliveryOptions {
@@ -136,7 +139,7 @@ export class CallbackDelivery {
     }
     if (await bans.isBanned(rule)) {
       const until = new Date((await bans.stateOf(rule)).bannedUntil ?? clock.now()).toISOString();
-      return this.giveUp(rule, ref, record, settings.storeFailed, `rule banned until ${until}`, 'banned');
+      return this.giveUp(rule, ref, record, settings.storeFailed, `${BANNED_ERROR_PREFIX}${until}`, 'banned');
     }
 
     let lastError = '';
@@ -222,8 +225,8 @@ export class CallbackDelivery {
    * they neither feed nor respect the rule's ban.
    */
   async resend(job: Job<ResendPayload>): Promise<JobResult> {
-    const { appId, dateKey: key, targetUrl, afterId = 0 } = job.payload;
-    const parallel = Math.max(1, this.options.resendParallelism ?? 8);
+    const { appId, dateKey: key, targetUrl, afterId = 0, redrive } = job.payload;
+    const parallel = redrive ? 1 : Math.max(1, this.options.resendParallelism ?? 8);
     // A page's worst case (4 records per worker × 2 attempts × timeout) stays inside the lease
     // (4 × (2 × timeout + 10 s)), so no other instance re-claims a re-send still running.
     const pageSize = this.pacer.pageSize(4 * parallel);
@@ -233,8 +236,8 @@ export class CallbackDelivery {
       return { status: 'retry', runAt: pace.at };
     }
     // One row more than the page tells whether another page follows.
-    const fetched = await this.deps.repo.storedPage(appId, key, afterId, pageSize + 1);
-    const records = fetched.slice(0, pageSize);
+    const fetched = await this.deps.repo.storedPage(appId, key, afterId, (redrive ? REDRIVE_SCAN_ROWS : pageSize) + 1);
+    const { records, nextAfterId } = redrive ? redrivePage(fetched, redrive, pageSize) : plainPage(fetched, pageSize);
     // Let requests that arrived meanwhile run before this page's signing and sending.
     await yieldToEventLoop();
     let next = 0;
@@ -245,9 +248,8 @@ export class CallbackDelivery {
       }
     };
     await Promise.all(Array.from({ length: Math.min(parallel, records.length) }, worker));
-    const last = records[records.length - 1];
-    if (last && fetched.length > records.length) {
-      const payload: ResendPayload = { ...job.payload, afterId: last.id };
+    if (nextAfterId !== undefined) {
+      const payload: ResendPayload = { ...job.payload, afterId: nextAfterId };
       await this.deps.uow.run((tx) => tx.jobs.enqueue({ queue: RESEND_QUEUE, payload, runAt: pace.nextAt, orderingKey: resendOrderingKey(appId) }));
       this.wakeAt(pace.nextAt);
     }
@@ -298,4 +300,10 @@ export class CallbackDelivery {
       }
     }
   }
+}
+
+/** A plain re-send page: the first `size` rows, and where the next page starts when more follow. */
+function plainPage(rows: readonly StoredRecord[], size: number): RedrivePage {
+  const records = rows.slice(0, size);
+  return { records, nextAfterId: rows.length > size ? records[records.length - 1]?.id : undefined };
 }

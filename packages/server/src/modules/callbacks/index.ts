@@ -91,6 +91,16 @@ export function createCallbacks(deps: CallbacksDeps): CallbacksModule {
   const presend = createPresend({ repo: deps.presendRepo, clock, outbound, ruleCacheMs: config.ruleCacheMs, metrics: deps.metrics, ...(deps.settings ? { settings: deps.settings } : {}) });
   const service = new CallbacksService({ uow, repo, directory, bans, jobs, outbound, clock, retentionMs: config.storeRetentionMs, dateKeyZone: config.dateKeyZone });
 
+  // Re-drive after a ban, for rules that opted in; a ban's end is noticed at most one tick late.
+  const redriving = new Set<Promise<unknown>>();
+  events.on('rule.unbanned', (e) => {
+    const run = service
+      .redrive(e, TICK_MS)
+      .catch((error: unknown) => logger.error({ err: error, rule: e.rule }, 'callback rule re-drive: could not start'))
+      .finally(() => redriving.delete(run));
+    redriving.add(run);
+  });
+
   let timer: NodeJS.Timeout | undefined;
   const sweep = async () => {
     const deleted = await service.sweepExpired();
@@ -98,6 +108,7 @@ export function createCallbacks(deps: CallbacksDeps): CallbacksModule {
   };
   const tick = async (options: { retention?: boolean } = {}) => {
     await bans.tick();
+    await Promise.all(redriving);
     if (options.retention ?? true) await sweep();
   };
 

@@ -17,6 +17,8 @@ export interface CallbackRule extends RuleFilters {
   secret: string;
   /** The secret before the last rotation while it may still be valid (contract 6.6); absent or null: none. */
   previousSecret?: SecretOverlap<string> | null;
+  /** Re-send the records stored during a ban when it ends (absent: false). */
+  redrive?: boolean;
   ban: BanState;
   createdAt: number;
   updatedAt: number;
@@ -34,9 +36,10 @@ export interface NewRule extends RuleFilters {
   url: string;
   enabled: boolean;
   secret: string;
+  redrive?: boolean;
 }
 
-export type RulePatch = Partial<Pick<CallbackRule, 'url' | 'enabled' | 'secret' | 'previousSecret' | 'eventTypes' | 'chatTypes' | 'messageTypes' | 'sources'>>;
+export type RulePatch = Partial<Pick<CallbackRule, 'url' | 'enabled' | 'secret' | 'previousSecret' | 'redrive' | 'eventTypes' | 'chatTypes' | 'messageTypes' | 'sources'>>;
 
 export type CreateRuleResult = { ok: true; rule: CallbackRule } | { ok: false; reason: 'duplicate_name' | 'limit_reached' };
 

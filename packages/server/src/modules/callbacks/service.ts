@@ -26,6 +26,7 @@ import { randomHex } from '../../kernel/ids.js';
 import { liveOverlap, overlapAfterRotation } from '../../kernel/secret-overlap.js';
 import { RESEND_QUEUE, resendOrderingKey, type CallbacksCore, type ResendPayload } from './delivery.js';
 import type { CallbackRule, RulePatch } from './ports.js';
+import { redriveKeys, redriveWindow } from './redrive.js';
 import { decodeStoreCursor, encodeStoreCursor } from './store-cursor.js';
 
 /** A new rule secret: 32 lower-case hex characters (128 bits). */
@@ -68,6 +69,7 @@ export class CallbacksService {
       status: ban.status,
       ban_count: ban.banCount,
       banned_until: ban.bannedUntil,
+      redrive: rule.redrive === true,
       previous_secret_expires_at: liveOverlap(rule.previousSecret, this.deps.clock.now())?.until ?? null,
     };
   }
@@ -95,6 +97,7 @@ export class CallbacksService {
         messageTypes: body.message_types ?? [...CALLBACK_MESSAGE_TYPES],
         sources: body.sources ?? [...CALLBACK_SOURCES],
         secret: newRuleSecret(),
+        redrive: body.redrive ?? false,
       },
       this.deps.clock.now(),
     );
@@ -118,6 +121,7 @@ export class CallbacksService {
         chatTypes: body.chat_types,
         messageTypes: body.message_types,
         sources: body.sources,
+        redrive: body.redrive,
       },
       this.deps.clock.now(),
     );
@@ -197,6 +201,31 @@ export class CallbacksService {
     });
     if (started) this.deps.jobs.notify(RESEND_QUEUE);
     return started ? 'success' : 'failure';
+  }
+
+  /**
+   * Re-drive after a ban (opt-in per rule): when the rule's ban ended at `unbannedAt`, the records
+   * stored during it are re-sent in order, paced as any re-send; each key holding some has its
+   * retry count go up, as for a manual re-send. Answers the keys re-sent (none when the rule does
+   * not re-drive or stored nothing). `lateByMs`: how late the ban's end may have been noticed.
+   */
+  async redrive(ban: { ruleId: number; appId: string; at: number; banCount: number }, lateByMs: number): Promise<string[]> {
+    const rule = await this.deps.repo.getRuleById(ban.ruleId);
+    if (!rule?.redrive) return [];
+    const window = redriveWindow(rule.id, ban.at, ban.banCount, lateByMs);
+    const wanted = new Set(redriveKeys(window, this.deps.dateKeyZone));
+    const keys = (await this.deps.repo.storedKeys(ban.appId)).map((k) => k.date).filter((k) => wanted.has(k));
+    if (keys.length === 0) return [];
+    const now = this.deps.clock.now();
+    await this.deps.uow.run(async (tx) => {
+      for (const key of keys) {
+        await tx.callbacks.bumpKeyRetry(ban.appId, key, now);
+        const payload: ResendPayload = { appId: ban.appId, dateKey: key, redrive: window };
+        await tx.jobs.enqueue({ queue: RESEND_QUEUE, payload, orderingKey: resendOrderingKey(ban.appId) });
+      }
+    });
+    this.deps.jobs.notify(RESEND_QUEUE);
+    return keys;
   }
 
   /**

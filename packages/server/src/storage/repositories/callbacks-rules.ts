@@ -43,6 +43,7 @@ const ruleOf =
     sources: JSON.parse(row.sources) as RuleFilters['sources'],
     secret: openSecret(box, row.secret),
     previousSecret: overlapOf(row.previous_secret === null ? null : openSecret(box, row.previous_secret), row.previous_secret_until),
+    redrive: row.redrive === 1,
     ban: parseBanState(JSON.parse(row.ban_state)),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -80,6 +81,7 @@ async function createInFreeSlot(db: Kysely<Database>, secrets: SecretBox, toRule
           message_types: JSON.stringify(input.messageTypes),
           sources: JSON.stringify(input.sources),
           secret: secrets.seal(input.secret),
+          redrive: input.redrive ? 1 : 0,
           banned_until: null,
           created_at: now,
           updated_at: now,
@@ -122,6 +124,7 @@ export function kyselyRulesRepository(db: Kysely<Database>, secrets: SecretBox):
         set.previous_secret = patch.previousSecret ? secrets.seal(patch.previousSecret.previous) : null;
         set.previous_secret_until = patch.previousSecret?.until ?? null;
       }
+      if (patch.redrive !== undefined) set.redrive = patch.redrive ? 1 : 0;
       if (patch.eventTypes) set.event_types = JSON.stringify(patch.eventTypes);
       if (patch.chatTypes) set.chat_types = JSON.stringify(patch.chatTypes);
       if (patch.messageTypes) set.message_types = JSON.stringify(patch.messageTypes);

@@ -27,6 +27,8 @@ export interface CallbackRulesTable {
   /** The secret before the last rotation, sealed, valid until `previous_secret_until` (ms); NULL: no overlap. */
   previous_secret: Generated<string | null>;
   previous_secret_until: Generated<number | null>;
+  /** 0/1: re-send the records stored during a ban when it ends. */
+  redrive: Generated<number>;
   status: Generated<'active' | 'banned'>;
   ban_count: Generated<number>;
   banned_until: number | null;
