@@ -5,6 +5,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { CHANNEL_EXAMPLES as E } from './examples.js';
+import { AssociationEvents } from './conversation-events.js';
 
 // --- Associations (contract 3.1) -------------------------------------------------------------
 
@@ -26,6 +27,7 @@ export const UpdateAssociationRequest = Type.Object(
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     callback_url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
     agent_queue_id: Type.Optional(Type.Union([Type.String({ pattern: '^\\d{1,16}$' }), Type.Null()])),
+    events: Type.Optional(AssociationEvents),
   },
   { additionalProperties: false, examples: [E.updateAssociation] },
 );
@@ -41,6 +43,7 @@ export const AssociationView = Type.Object({
   postMessageUrl: Type.String(),
   callbackUrl: Type.String(),
   agentQueueId: Type.Union([Type.String(), Type.Null()]),
+  events: AssociationEvents,
   createDateTime: Type.Integer(),
 }, { examples: [E.association] });
 export type AssociationView = Static<typeof AssociationView>;
@@ -353,7 +356,8 @@ export type DeliveryAttemptView = Static<typeof DeliveryAttemptView>;
 export const DeliveryView = Type.Object({
   id: Type.String(),
   channelId: Type.Integer(),
-  msg_id: Type.String(),
+  msg_id: Type.Union([Type.String(), Type.Null()], { description: 'The agent reply pushed; null for a conversation event' }),
+  event: Type.Union([Type.String(), Type.Null()], { description: 'The conversation event pushed (contract 6.4); null for an agent reply' }),
   to: Type.String(),
   status: DeliveryStatus,
   attempts: Type.Array(DeliveryAttemptView),

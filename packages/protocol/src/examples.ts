@@ -40,6 +40,7 @@ export const CHANNEL_EXAMPLES = {
     postMessageUrl: 'http://127.0.0.1:8080/api/tenants/1/rest/channels/7/messages',
     callbackUrl: 'https://shop.example.com/parley/replies',
     agentQueueId: '2',
+    events: [],
     createDateTime: T,
   },
   customerMessage: {
@@ -60,6 +61,7 @@ export const CHANNEL_EXAMPLES = {
     id: 'dlv_01J9Z8Y7X6',
     channelId: 7,
     msg_id: '0d9c8b7a-6f5e-4d3c-2b1a-0f9e8d7c6b5a',
+    event: null,
     to: 'customer-42',
     status: 'succeeded',
     attempts: [{ attempt: 1, startedAt: T, statusCode: 200, latencyMs: 42, error: null, succeeded: true }],

@@ -11,6 +11,7 @@ import { kyselyArrivals } from '../storage/repositories/channel-arrivals.js';
 import { kyselyAssociationsRepository, kyselyRoutingDirectory } from '../storage/repositories/channel-associations.js';
 import { kyselyConversationsRepository } from '../storage/repositories/channel-conversations.js';
 import { kyselyDeliveriesRepository } from '../storage/repositories/channel-deliveries.js';
+import { kyselyConversationEventsRepository } from '../storage/repositories/channel-events.js';
 import { kyselyMediaRepository } from '../storage/repositories/channel-media.js';
 import { kyselyImAppsRepository, kyselyImUsersRepository } from '../storage/repositories/imApps.js';
 import { kyselyImGroupsRepository } from '../storage/repositories/imGroups.js';
@@ -52,6 +53,7 @@ export function storageRepositories(storage: Storage, secrets: SecretBox, jobs: 
       directory: kyselyRoutingDirectory(db),
       conversations: kyselyConversationsRepository(db, { engine: storage.capabilities.engine }),
       deliveries: kyselyDeliveriesRepository(db),
+      conversationEvents: kyselyConversationEventsRepository(db),
       media: kyselyMediaRepository(db, { lockTenant: !singleWriter }),
     },
   };

@@ -14,6 +14,7 @@ import { registerRateLimit } from '../http/plugins/rate-limit.js';
 import { accountsRoutes, TAKEN_NAMES_PER_HOUR, TAKEN_NAMES_WINDOW_MS } from '../http/routes/api/accounts.js';
 import { channelAssociationRoutes } from '../http/routes/api/channel-associations.js';
 import { channelConversationRoutes } from '../http/routes/api/channel-conversations.js';
+import { channelConversationToolRoutes } from '../http/routes/api/channel-conversation-tools.js';
 import { channelEventRoutes } from '../http/routes/api/channel-events.js';
 import { channelIngestRoutes } from '../http/routes/api/channel-ingest.js';
 import { channelMediaRoutes } from '../http/routes/api/channel-media.js';
@@ -68,6 +69,7 @@ export async function registerSurfaces(app: ParleyFastify, pipeline: HttpPipelin
     await api.register(accountsRoutes, { accounts, takenNames: fixedWindow('rl-taken-names-', TAKEN_NAMES_PER_HOUR, TAKEN_NAMES_WINDOW_MS) });
     await api.register(channelAssociationRoutes, { channel });
     await api.register(channelConversationRoutes, { channel });
+    await api.register(channelConversationToolRoutes, { channel });
     await api.register(channelMediaRoutes, { channel });
     await api.register(channelEventRoutes, { channel, accounts });
   });

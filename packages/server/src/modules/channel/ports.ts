@@ -3,7 +3,7 @@
  * Each method is atomic; the Kysely implementations live in src/storage/repositories/channel*.ts
  * and work on both engines.
  */
-import type { ConversationState, DeliveryStatus, MessageBody, VISITOR_STRING_FIELDS } from '@parley/protocol';
+import type { ConversationState, DeliveryStatus, IntegratorEventName, MessageBody, VISITOR_STRING_FIELDS } from '@parley/protocol';
 
 export interface Association {
   id: number;
@@ -13,6 +13,8 @@ export interface Association {
   clientId: string;
   secretSealed: string;
   agentQueueId: number | null;
+  /** The conversation events pushed to the callback address (contract 6.4); default none. */
+  events: IntegratorEventName[];
   createdAt: number;
   updatedAt: number;
 }
@@ -22,7 +24,7 @@ export interface AssociationsRepository {
   get(tenantId: number, id: number): Promise<Association | undefined>;
   findByClientId(clientId: string): Promise<Association | undefined>;
   list(tenantId: number): Promise<Association[]>;
-  update(tenantId: number, id: number, patch: Partial<Pick<Association, 'name' | 'callbackUrl' | 'agentQueueId' | 'secretSealed'>>, now: number): Promise<Association | undefined>;
+  update(tenantId: number, id: number, patch: Partial<Pick<Association, 'name' | 'callbackUrl' | 'agentQueueId' | 'secretSealed' | 'events'>>, now: number): Promise<Association | undefined>;
   delete(tenantId: number, id: number): Promise<boolean>;
 }
 
@@ -187,8 +189,11 @@ export interface Delivery {
   tenantId: number;
   channelId: number;
   conversationId: number;
-  messageId: number;
-  msgId: string;
+  /** The agent reply pushed; null for a conversation event. */
+  messageId: number | null;
+  msgId: string | null;
+  /** The conversation event pushed (contract 6.4); null for an agent reply. */
+  event: string | null;
   /** The agent who sent the reply. */
   agentId: number | null;
   customerId: string;

@@ -5,6 +5,7 @@
 import type { MessageBody } from '@parley/protocol';
 import type { TransactionJobs } from '../jobs/ports.js';
 import type { ArrivalTransaction } from './arrival-store.js';
+import type { EventDeliveryRow } from './event-ports.js';
 import type { AssignmentTransaction, Conversation, StoredMessage } from './ports.js';
 
 export interface AgentReplyRow {
@@ -27,6 +28,8 @@ export interface ChannelWrites {
   storeAgentReply(reply: AgentReplyRow): Promise<StoredMessage>;
   /** The agent's processing conversations wait in their queues again, keeping their queue time; answers which moved. */
   requeueAgent(agentId: number, now: number): Promise<Array<{ id: number; queueId: number }>>;
+  /** Stores a conversation event as a pending delivery without a message (contract 6.4). */
+  storeEvent(row: EventDeliveryRow): Promise<void>;
   /** Sets a delivery back to pending; false when there is no such delivery. */
   requeueDelivery(id: string, now: number): Promise<boolean>;
 }

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { INTEGRATOR_EVENT_NAMES, type IntegratorEventName } from '@parley/protocol';
 import type { AgentInfo, Association, AssociationsRepository, RoutingDirectory } from '../../modules/channel/ports.js';
 import type { RestChannelsTable } from '../tables/channel.js';
 import type { UsersTable } from '../tables/accounts.js';
@@ -12,9 +13,20 @@ const toAssociation = (row: Selectable<RestChannelsTable>): Association => ({
   clientId: row.client_id,
   secretSealed: row.secret_sealed,
   agentQueueId: row.agent_queue_id,
+  events: parseEvents(row.events),
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
+
+/** The stored `events` setting; names this build does not know are dropped. */
+function parseEvents(raw: string): IntegratorEventName[] {
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    return Array.isArray(parsed) ? parsed.filter((e): e is IntegratorEventName => (INTEGRATOR_EVENT_NAMES as readonly unknown[]).includes(e)) : [];
+  } catch {
+    return [];
+  }
+}
 
 export const toAgentInfo = (row: Selectable<UsersTable>): AgentInfo => ({
   id: row.id,
@@ -39,6 +51,7 @@ export function kyselyAssociationsRepository(db: Kysely<Database>): Associations
           client_id: input.clientId,
           secret_sealed: input.secretSealed,
           agent_queue_id: input.agentQueueId,
+          events: JSON.stringify(input.events),
           created_at: input.createdAt,
           updated_at: input.updatedAt,
         })
@@ -65,6 +78,7 @@ export function kyselyAssociationsRepository(db: Kysely<Database>): Associations
           ...(patch.callbackUrl !== undefined ? { callback_url: patch.callbackUrl } : {}),
           ...(patch.agentQueueId !== undefined ? { agent_queue_id: patch.agentQueueId } : {}),
           ...(patch.secretSealed !== undefined ? { secret_sealed: patch.secretSealed } : {}),
+          ...(patch.events !== undefined ? { events: JSON.stringify(patch.events) } : {}),
           updated_at: now,
         })
         .where('tenant_id', '=', tenantId)

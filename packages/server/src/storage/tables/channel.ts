@@ -16,6 +16,8 @@ export interface RestChannelsTable {
   agent_queue_id: number | null;
   created_at: number;
   updated_at: number;
+  /** JSON array of the conversation events pushed to the callback address (contract 6.4). */
+  events: Generated<string>;
 }
 
 /** One customer (`from`) of one association, with the profile kept from `ext.visitor`. */
@@ -71,7 +73,8 @@ export interface DeliveriesTable {
   tenant_id: number;
   channel_id: number;
   conversation_id: number;
-  message_id: number;
+  /** The agent reply pushed; null for a conversation event. */
+  message_id: number | null;
   customer_id: string;
   status: DeliveryStatus;
   /** The exact JSON body pushed on every attempt. */
@@ -81,6 +84,8 @@ export interface DeliveriesTable {
   last_error: string | null;
   created_at: number;
   updated_at: number;
+  /** The conversation event's name (contract 6.4); null for an agent reply. */
+  event: Generated<string | null>;
 }
 
 export interface DeliveryAttemptsTable {

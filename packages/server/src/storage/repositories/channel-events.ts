@@ -1,0 +1,71 @@
+/**
+ * Conversation events and the customer-side calls (modules/channel/event-ports.ts): the waiting
+ * line, its statistics, and an event stored as a delivery without a message.
+ */
+import type { Kysely } from 'kysely';
+import type { ConversationEventsRepository, EventDeliveryRow } from '../../modules/channel/event-ports.js';
+import type { Database } from '../schema.js';
+import { limitParam } from '../precompiled.js';
+import { toConversation } from './channel-conversation-rows.js';
+
+/** Closed conversations the mean handling time is taken over. */
+const STATS_SAMPLE = 50;
+
+export function kyselyConversationEventsRepository(db: Kysely<Database>): ConversationEventsRepository {
+  return {
+    async waitingLine(queueId, limit) {
+      const rows = await db
+        .selectFrom('conversations')
+        .selectAll()
+        .where('queue_id', '=', queueId)
+        .where('state', '=', 'waiting')
+        .orderBy('vip', 'desc')
+        .orderBy('queued_at', 'asc')
+        .orderBy('id', 'asc')
+        .limit(limitParam(limit))
+        .execute();
+      return rows.map(toConversation);
+    },
+    async queueStats(queueId) {
+      const recent = await db
+        .selectFrom('conversations')
+        .select(['created_at', 'closed_at'])
+        .where('queue_id', '=', queueId)
+        .where('state', '=', 'closed')
+        .orderBy('closed_at', 'desc')
+        .limit(limitParam(STATS_SAMPLE))
+        .execute();
+      const spans = recent.filter((r) => r.closed_at !== null).map((r) => Number(r.closed_at) - Number(r.created_at));
+      const online = await db
+        .selectFrom('agent_queues as q')
+        .innerJoin('users as u', 'u.id', 'q.user_id')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('q.queue_id', '=', queueId)
+        .where('u.status', '=', 'online')
+        .executeTakeFirst();
+      return { meanHandleMs: spans.length ? spans.reduce((a, b) => a + b, 0) / spans.length : null, onlineAgents: Number(online?.n ?? 0) };
+    },
+  };
+}
+
+export async function storeEvent(trx: Kysely<Database>, row: EventDeliveryRow): Promise<void> {
+  await trx
+    .insertInto('deliveries')
+    .values({
+      id: row.deliveryId,
+      tenant_id: row.conversation.tenantId,
+      channel_id: row.conversation.channelId,
+      conversation_id: row.conversation.id,
+      message_id: null,
+      event: row.event,
+      customer_id: row.conversation.customerId,
+      status: 'pending',
+      body: row.body,
+      attempts: 0,
+      next_attempt_at: row.now,
+      last_error: null,
+      created_at: row.now,
+      updated_at: row.now,
+    })
+    .execute();
+}
