@@ -5,7 +5,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { CHANNEL_EXAMPLES as E } from './examples.js';
-import { AssociationEvents } from './conversation-events.js';
+import { AssociationEvents, RatingView, ReceiptStatus } from './conversation-events.js';
 
 // --- Associations (contract 3.1) -------------------------------------------------------------
 
@@ -286,6 +286,7 @@ export const MessageView = Type.Object({
   createdAt: Type.Integer(),
   agent: Type.Union([AgentRef, Type.Null()]),
   delivery: Type.Union([MessageDelivery, Type.Null()]),
+  receipt: Type.Union([ReceiptStatus, Type.Null()], { description: "An agent message's receipt from the customer's server (contract 6.4); null on customer messages" }),
 }, { examples: [E.message] });
 export type MessageView = Static<typeof MessageView>;
 
@@ -302,6 +303,7 @@ export const ConversationView = Type.Object({
   updatedAt: Type.Integer(),
   closedAt: Type.Union([Type.Integer(), Type.Null()]),
   lastMessage: Type.Union([MessageView, Type.Null()]),
+  rating: Type.Union([RatingView, Type.Null()], { description: "The customer's satisfaction rating (contract 6.4)" }),
 }, { examples: [E.conversation] });
 export type ConversationView = Static<typeof ConversationView>;
 
@@ -325,6 +327,7 @@ export const ConversationPage = Type.Object(
             updatedAt: 1893456240000,
             closedAt: 1893456240000,
             lastMessage: null,
+            rating: { score: 5, comment: 'Quick and kind', createdAt: 1893456300000 },
           },
         ],
         total: 1,
@@ -384,4 +387,7 @@ export type ChannelEvent =
   | { type: 'new_conversation'; tenantId: number; conversationId: number; queueId: number; agentId: number | null }
   | { type: 'new_message'; tenantId: number; conversationId: number; queueId: number; agentId: number | null; msg_id: string; direction: 'customer' | 'agent' }
   | { type: 'assignment'; tenantId: number; conversationId: number; queueId: number; agentId: number | null; state: ConversationState }
-  | { type: 'delivery_status'; tenantId: number; conversationId: number; queueId: number; agentId: number | null; msg_id: string; deliveryId: string; status: DeliveryStatus };
+  | { type: 'delivery_status'; tenantId: number; conversationId: number; queueId: number; agentId: number | null; msg_id: string; deliveryId: string; status: DeliveryStatus }
+  | { type: 'customer_typing'; tenantId: number; conversationId: number; queueId: number; agentId: number | null }
+  | { type: 'receipt'; tenantId: number; conversationId: number; queueId: number; agentId: number | null; msg_ids: string[]; status: 'delivered' | 'read' }
+  | { type: 'rating'; tenantId: number; conversationId: number; queueId: number; agentId: number | null; score: number };

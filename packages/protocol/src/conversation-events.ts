@@ -68,11 +68,11 @@ export type ReceiptStatus = Static<typeof ReceiptStatus>;
 
 export const ReceiptsRequest = Type.Object(
   { to: CustomerId, msg_ids: Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { minItems: 1, maxItems: 100 }), status: ReceiptStatus },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ to: 'customer-42', msg_ids: ['0d9c8b7a-6f5e-4d3c-2b1a-0f9e8d7c6b5a'], status: 'read' }] },
 );
 export type ReceiptsRequest = Static<typeof ReceiptsRequest>;
 
-export const CustomerTypingRequest = Type.Object({ from: CustomerId }, { additionalProperties: false });
+export const CustomerTypingRequest = Type.Object({ from: CustomerId }, { additionalProperties: false, examples: [{ from: 'customer-42' }] });
 export type CustomerTypingRequest = Static<typeof CustomerTypingRequest>;
 
 export const RatingRequest = Type.Object(
@@ -82,7 +82,7 @@ export const RatingRequest = Type.Object(
     score: Type.Integer({ minimum: 1, maximum: 5 }),
     comment: Type.Optional(Type.String({ maxLength: 2000 })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ from: 'customer-42', conversation_id: 12, score: 5, comment: 'Quick and kind' }] },
 );
 export type RatingRequest = Static<typeof RatingRequest>;
 

@@ -15,6 +15,7 @@ import { accountsRoutes, TAKEN_NAMES_PER_HOUR, TAKEN_NAMES_WINDOW_MS } from '../
 import { channelAssociationRoutes } from '../http/routes/api/channel-associations.js';
 import { channelConversationRoutes } from '../http/routes/api/channel-conversations.js';
 import { channelConversationToolRoutes } from '../http/routes/api/channel-conversation-tools.js';
+import { channelCustomerCallRoutes } from '../http/routes/api/channel-customer-calls.js';
 import { channelEventRoutes } from '../http/routes/api/channel-events.js';
 import { channelIngestRoutes } from '../http/routes/api/channel-ingest.js';
 import { channelMediaRoutes } from '../http/routes/api/channel-media.js';
@@ -84,6 +85,7 @@ export async function registerSurfaces(app: ParleyFastify, pipeline: HttpPipelin
     failures: failureWindow('rl-channel-fail-'),
   });
   await app.register(channelIngestRoutes, { route: sendMessage });
+  await app.register(channelCustomerCallRoutes, { route: sendMessage, calls: channel.customerCalls });
   lane.current = new SendMessageLane({ pipeline, route: sendMessage, log: app.log });
 
   // IM surface: /management/apps and /{org}/{app}/... with its own auth and per-app rate limit.

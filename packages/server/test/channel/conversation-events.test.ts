@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { verifyStandardWebhook } from '@parley/protocol';
 import { ADMIN, call, createTenant, createTestApp, login, type TestApp } from '../helpers/app.js';
-import { createAgent, createAssociation, createQueue, sendCustomerMessage, setStatus } from '../helpers/channel.js';
+import { createAgent, createAssociation, createQueue, postRaw, sendCustomerMessage, setStatus } from '../helpers/channel.js';
 import type { FakeClock } from '../helpers/clock.js';
 import { ENGINES } from '../helpers/engines.js';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/receiver.js';
@@ -49,7 +49,7 @@ describe.each(ENGINES)('conversation events for the integrator on %s', (engine) 
     return { queueId, queueName, agent, assoc };
   }
 
-  it('pushes one conversation\'s events in order, signed like replies: queued, position_changed, assigned, agent_typing, reply, closed, csat_invitation', async () => {
+  it('pushes one conversation\'s events in order, signed like replies: queued, position_changed, assigned, agent_typing, reply, closed, csat_invitation, and the rating back as csat_submitted', async () => {
     const { queueName, agent, assoc } = await setup(ALL_EVENTS);
     const first = `w-${n}`;
     const second = `x-${n}`;
@@ -66,11 +66,13 @@ describe.each(ENGINES)('conversation events for the integrator on %s', (engine) 
     expect((await api(agent.token, 'POST', `/conversations/${b.conversation_id}/typing`)).body.entity).toEqual({ pushed: false });
     expect((await api(agent.token, 'POST', `/conversations/${b.conversation_id}/messages`, { bodies: [{ type: 'txt', msg: 'hi' }] })).status).toBe(200);
     expect((await api(agent.token, 'POST', `/conversations/${b.conversation_id}/close`)).status).toBe(200);
+    const rating = JSON.stringify({ from: second, conversation_id: b.conversation_id, score: 5, comment: 'Thanks Amy' });
+    expect((await postRaw(t.app, assoc, rating, { url: `/api/tenants/${tenant.tenantId}/rest/channels/${assoc.channelId}/ratings` })).status).toBe(200);
     await settle();
-    const got = await receiver.waitFor(10);
+    const got = await receiver.waitFor(11);
 
     const events = parsed(got, second);
-    expect(events.map(label)).toEqual(['queued', 'position_changed', 'assigned', 'agent_typing', 'reply:hi', 'closed', 'csat_invitation']);
+    expect(events.map(label)).toEqual(['queued', 'position_changed', 'assigned', 'agent_typing', 'reply:hi', 'closed', 'csat_invitation', 'csat_submitted']);
     const base = { to: second, tenant_id: tenant.tenantId, channel_id: assoc.channelId, conversation_id: b.conversation_id, timestamp: clock.now() };
     expect(events[0]).toEqual({ event: 'queued', ...base, position: 2, estimated_wait_seconds: null });
     expect(events[1]).toEqual({ event: 'position_changed', ...base, position: 1, estimated_wait_seconds: null });
@@ -78,6 +80,7 @@ describe.each(ENGINES)('conversation events for the integrator on %s', (engine) 
     expect(events[3]).toEqual({ event: 'agent_typing', ...base });
     expect(events[5]).toEqual({ event: 'closed', ...base, by: 'agent', reason: 'closed_by_agent' });
     expect(events[6]).toEqual({ event: 'csat_invitation', ...base });
+    expect(events[7]).toEqual({ event: 'csat_submitted', ...base, score: 5, comment: 'Thanks Amy' });
     expect(parsed(got, first).map(label)).toEqual(['queued', 'closed', 'csat_invitation']);
     expect(parsed(got, first)[0]).toMatchObject({ position: 1 });
 

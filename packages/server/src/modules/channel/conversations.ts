@@ -33,6 +33,7 @@ export function messageView(m: StoredMessage & { delivery: { id: string; status:
     createdAt: m.createdAt,
     agent: m.direction === 'agent' ? agentRef(agent) : null,
     delivery: m.delivery,
+    receipt: m.direction === 'agent' ? (m.receipt ?? null) : null,
   };
 }
 
@@ -68,6 +69,7 @@ export class ConversationsService {
       updatedAt: c.updatedAt,
       closedAt: c.closedAt,
       lastMessage: last ? messageView(last, lastAgent, c.customerId) : null,
+      rating: details.rating,
     };
   }
 

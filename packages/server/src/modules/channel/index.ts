@@ -33,6 +33,7 @@ import type { ChannelTransaction } from './transaction.js';
 import type { ConversationEventsRepository } from './event-ports.js';
 import { IntegratorEvents } from './integrator-events.js';
 import { AgentTyping } from './typing.js';
+import { CustomerCalls } from './customer-calls.js';
 
 export interface ChannelModule {
   associations: AssociationsService;
@@ -42,6 +43,7 @@ export interface ChannelModule {
   dispatcher: Dispatcher;
   integrator: IntegratorEvents;
   typing: AgentTyping;
+  customerCalls: CustomerCalls;
   directory: RoutingDirectory;
   events: ChannelEventBus;
   media: MediaStore;
@@ -96,11 +98,13 @@ export function createChannelModule(deps: ChannelDeps): ChannelModule {
   // instances' heartbeat usually releases it within seconds: modules/cluster).
   deps.jobs.work<PushJob>(CHANNEL_PUSH_QUEUE, pusher.handle, { concurrency: deps.pushConcurrency ?? 8, leaseMs: 30_000 });
   const conversations = new ConversationsService(conversationsRepo, deps.uow, directory, dispatcher, events, deps.jobs, deps.clock, integrator);
+  const signature = new SendMessageSignature(associations, deps.clock);
   return {
     associations,
-    ingest: new IngestService(new SendMessageSignature(associations, deps.clock), new CustomerMessageAcceptor(deps.uow), events, deps.clock, integrator),
+    ingest: new IngestService(signature, new CustomerMessageAcceptor(deps.uow), events, deps.clock, integrator),
     conversations,
     typing: new AgentTyping(conversations, integrator, deps.clock),
+    customerCalls: new CustomerCalls(signature, deps.repositories.conversationEvents, conversationsRepo, integrator, events, deps.clock),
     deliveries: new DeliveriesService(deliveriesRepo, deps.uow, associations, deps.jobs, events, deps.clock),
     dispatcher,
     integrator,

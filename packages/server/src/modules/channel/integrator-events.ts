@@ -36,7 +36,10 @@ export class IntegratorEvents {
     return (await this.associations.get(tenantId, channelId))?.events ?? [];
   }
 
-  /** Pushes `events` of one conversation, in this order, those the association lists; answers the names written. */
+  /**
+   * Pushes `events` of one conversation, in this order, those the association lists; answers the
+   * names written. A `csat_invitation` written also records the invitation (a rating needs it).
+   */
   async emit(conv: EventConversation, events: PendingEvent[]): Promise<IntegratorEventName[]> {
     const listed = await this.listed(conv.tenantId, conv.channelId);
     const chosen = events.filter((e) => listed.includes(e.name));
@@ -48,6 +51,7 @@ export class IntegratorEvents {
         const body = JSON.stringify(buildEventPush(conv, event, now));
         await tx.channel.storeEvent({ conversation: conv, deliveryId, event: event.name, body, now });
         await tx.jobs.enqueue({ queue: CHANNEL_PUSH_QUEUE, payload: { deliveryId } satisfies PushJob, orderingKey: pushOrderingKey(conv.channelId, conv.customerId) });
+        if (event.name === 'csat_invitation') await tx.channel.inviteRating(conv.id, now);
       }
     });
     this.jobs.notify(CHANNEL_PUSH_QUEUE);

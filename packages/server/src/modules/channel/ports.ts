@@ -91,6 +91,8 @@ export interface StoredMessage {
   ext: Record<string, unknown>;
   timestamp: number;
   createdAt: number;
+  /** An agent message's receipt from the customer's server (contract 6.4). */
+  receipt?: 'delivered' | 'read' | null;
 }
 
 /** An online agent of a queue: its id, how many conversations it may process at once, and how many it is processing. */
@@ -167,6 +169,8 @@ export interface ConversationDetails {
   visitor: { customerId: string; profile: VisitorProfile; tags: string[] };
   agent: AgentInfo | undefined;
   lastMessage: (StoredMessage & { delivery: { id: string; status: DeliveryStatus; lastError: string | null } | null }) | undefined;
+  /** The customer's satisfaction rating (contract 6.4). */
+  rating: { score: number; comment: string | null; createdAt: number } | null;
 }
 
 export interface ConversationsRepository {

@@ -30,6 +30,8 @@ export interface ChannelWrites {
   requeueAgent(agentId: number, now: number): Promise<Array<{ id: number; queueId: number }>>;
   /** Stores a conversation event as a pending delivery without a message (contract 6.4). */
   storeEvent(row: EventDeliveryRow): Promise<void>;
+  /** Records that the customer was invited to rate the conversation (a rating needs it). */
+  inviteRating(conversationId: number, now: number): Promise<void>;
   /** Sets a delivery back to pending; false when there is no such delivery. */
   requeueDelivery(id: string, now: number): Promise<boolean>;
 }

@@ -81,6 +81,7 @@ async function conversationDetails(db: Kysely<Database>, tenantId: number, ids: 
         },
         agent: a ? toAgentInfo(a) : undefined,
         lastMessage: c.last_message_id === null ? undefined : last.get(c.last_message_id),
+        rating: c.csat_score === null ? null : { score: c.csat_score, comment: c.csat_comment, createdAt: Number(c.csat_at) },
       };
     });
 }

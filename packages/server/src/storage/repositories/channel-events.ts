@@ -26,6 +26,36 @@ export function kyselyConversationEventsRepository(db: Kysely<Database>): Conver
         .execute();
       return rows.map(toConversation);
     },
+    async openConversationOf(channelId, customerId) {
+      const row = await db.selectFrom('conversations').selectAll().where('channel_id', '=', channelId).where('customer_id', '=', customerId).where('state', '<>', 'closed').executeTakeFirst();
+      return row && toConversation(row);
+    },
+    async markReceipts(channelId, customerId, msgIds, status) {
+      const rows = await db
+        .updateTable('channel_messages')
+        .set({ receipt: status })
+        .where('channel_id', '=', channelId)
+        .where('direction', '=', 'agent')
+        .where('msg_id', 'in', [...msgIds])
+        .where('conversation_id', 'in', (eb) => eb.selectFrom('conversations').select('id').where('channel_id', '=', channelId).where('customer_id', '=', customerId))
+        .where((eb) => (status === 'read' ? eb.or([eb('receipt', 'is', null), eb('receipt', '=', 'delivered')]) : eb('receipt', 'is', null)))
+        .returning(['conversation_id', 'msg_id'])
+        .execute();
+      return rows.map((r) => ({ conversationId: r.conversation_id, msgId: r.msg_id }));
+    },
+    async rate(conversationId, channelId, customerId, rating) {
+      const result = await db
+        .updateTable('conversations')
+        .set({ csat_score: rating.score, csat_comment: rating.comment, csat_at: rating.createdAt })
+        .where('id', '=', conversationId)
+        .where('channel_id', '=', channelId)
+        .where('customer_id', '=', customerId)
+        .where('state', '=', 'closed')
+        .where('csat_invited_at', 'is not', null)
+        .where('csat_score', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
     async queueStats(queueId) {
       const recent = await db
         .selectFrom('conversations')
@@ -68,4 +98,8 @@ export async function storeEvent(trx: Kysely<Database>, row: EventDeliveryRow): 
       updated_at: row.now,
     })
     .execute();
+}
+
+export async function inviteRating(trx: Kysely<Database>, conversationId: number, now: number): Promise<void> {
+  await trx.updateTable('conversations').set({ csat_invited_at: now }).where('id', '=', conversationId).execute();
 }

@@ -49,6 +49,11 @@ export interface ConversationsTable {
   updated_at: number;
   closed_at: number | null;
   last_message_id: number | null;
+  /** When the customer was invited to rate it (contract 6.4); a rating needs it. */
+  csat_invited_at: Generated<number | null>;
+  csat_score: Generated<number | null>;
+  csat_comment: Generated<string | null>;
+  csat_at: Generated<number | null>;
 }
 
 export interface ChannelMessagesTable {
@@ -65,6 +70,8 @@ export interface ChannelMessagesTable {
   /** The customer's `timestamp`, or the reply time for agent messages. */
   timestamp: number;
   created_at: number;
+  /** An agent message's receipt from the customer's server: `delivered`, then `read`. */
+  receipt: Generated<'delivered' | 'read' | null>;
 }
 
 export interface DeliveriesTable {

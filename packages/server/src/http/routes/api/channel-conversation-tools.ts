@@ -13,7 +13,7 @@ const security = API_BEARER;
 const changeErrors = apiErrors(400, 401, 403, 404, 409, 429);
 const base = '/api/tenants/:tenantId/conversations';
 
-const TypingResult = Type.Object({ pushed: Type.Boolean({ description: 'Whether an `agent_typing` event was pushed (false: the association does not list it, or one was pushed moments ago)' }) });
+const TypingResult = Type.Object({ pushed: Type.Boolean({ description: 'Whether an `agent_typing` event was pushed (false: the association does not list it, or one was pushed moments ago)' }) }, { examples: [{ pushed: true }] });
 
 /** Contract 6.4, the agent's side: typing signals. */
 export const channelConversationToolRoutes: FastifyPluginAsyncTypebox<{ channel: ChannelModule }> = async (app, { channel }) => {
