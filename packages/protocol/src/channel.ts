@@ -215,6 +215,7 @@ export const AgentReplyPush = Type.Object({
     queue_id: NullableString,
     queue_name: Type.String(),
     agent_username: Type.String(),
+    system: Type.Optional(Type.Literal(true, { description: 'Present on automatic messages (welcome, out-of-hours, queue notice, idle warning): no agent wrote them' })),
   }),
   to: Type.String(),
   channel_type: Type.Literal('rest'),

@@ -12,6 +12,7 @@ import { kyselyAssociationsRepository, kyselyRoutingDirectory } from '../storage
 import { kyselyConversationsRepository } from '../storage/repositories/channel-conversations.js';
 import { kyselyDeliveriesRepository } from '../storage/repositories/channel-deliveries.js';
 import { kyselyConversationEventsRepository } from '../storage/repositories/channel-events.js';
+import { kyselyAutomationRepository } from '../storage/repositories/channel-automation.js';
 import { kyselyMediaRepository } from '../storage/repositories/channel-media.js';
 import { kyselyImAppsRepository, kyselyImUsersRepository } from '../storage/repositories/imApps.js';
 import { kyselyImGroupsRepository } from '../storage/repositories/imGroups.js';
@@ -54,6 +55,7 @@ export function storageRepositories(storage: Storage, secrets: SecretBox, jobs: 
       conversations: kyselyConversationsRepository(db, { engine: storage.capabilities.engine }),
       deliveries: kyselyDeliveriesRepository(db),
       conversationEvents: kyselyConversationEventsRepository(db),
+      automation: kyselyAutomationRepository(db),
       media: kyselyMediaRepository(db, { lockTenant: !singleWriter }),
     },
   };

@@ -81,6 +81,25 @@ export class Dispatcher {
     }
   }
 
+  /**
+   * Offers a waiting conversation to the least-loaded of `agents` with room (the re-offer of
+   * automation: any skill group's agents); false when none has room or it no longer waits.
+   */
+  offerTo(tenantId: number, conversationId: number, queueId: number, agents: readonly AgentLoad[]): Promise<boolean> {
+    const run = this.chain.then(async () => {
+      const agentId = chooseAgent(agents);
+      if (agentId === undefined || !(await this.assignWithinCapacity(conversationId, agentId, this.clock.now()))) return false;
+      this.events.publish({ type: 'assignment', tenantId, conversationId, queueId, agentId, state: 'processing' });
+      await this.toldIntegrator(tenantId, conversationId);
+      return true;
+    });
+    this.chain = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
   private async toldIntegrator(tenantId: number, conversationId: number): Promise<void> {
     if (!this.integrator) return;
     const conv = await this.conversations.get(tenantId, conversationId);

@@ -4,7 +4,7 @@
  * src/storage/repositories/channel-events.ts.
  */
 import type { ReceiptStatus } from '@parley/protocol';
-import type { Conversation } from './ports.js';
+import type { AgentLoad, Conversation } from './ports.js';
 
 /** A conversation event as a delivery (no message): written with its push job (transaction.ts). */
 export interface EventDeliveryRow {
@@ -46,4 +46,6 @@ export interface ConversationEventsRepository {
   /** The queue's waiting conversations in queue order (VIP first, then queue time, then id), at most `limit`. */
   waitingLine(queueId: number, limit: number): Promise<Conversation[]>;
   queueStats(queueId: number): Promise<QueueStats>;
+  /** The tenant's online agents, of any skill group, with their load (the re-offer of automation). */
+  tenantAgentLoads(tenantId: number): Promise<AgentLoad[]>;
 }

@@ -34,6 +34,8 @@ import type { ConversationEventsRepository } from './event-ports.js';
 import { IntegratorEvents } from './integrator-events.js';
 import { AgentTyping } from './typing.js';
 import { CustomerCalls } from './customer-calls.js';
+import { Automation, CHANNEL_AUTOMATION_QUEUE, type AutomationJob } from './automation.js';
+import type { AutomationRepository } from './automation-ports.js';
 
 export interface ChannelModule {
   associations: AssociationsService;
@@ -44,6 +46,7 @@ export interface ChannelModule {
   integrator: IntegratorEvents;
   typing: AgentTyping;
   customerCalls: CustomerCalls;
+  automation: Automation;
   directory: RoutingDirectory;
   events: ChannelEventBus;
   media: MediaStore;
@@ -57,6 +60,7 @@ export interface ChannelRepositories {
   conversations: ConversationsRepository;
   deliveries: DeliveriesRepository;
   conversationEvents: ConversationEventsRepository;
+  automation: AutomationRepository;
   media: MediaRepository;
 }
 
@@ -99,11 +103,14 @@ export function createChannelModule(deps: ChannelDeps): ChannelModule {
   deps.jobs.work<PushJob>(CHANNEL_PUSH_QUEUE, pusher.handle, { concurrency: deps.pushConcurrency ?? 8, leaseMs: 30_000 });
   const conversations = new ConversationsService(conversationsRepo, deps.uow, directory, dispatcher, events, deps.jobs, deps.clock, integrator);
   const signature = new SendMessageSignature(associations, deps.clock);
+  const automation = new Automation(deps.repositories.automation, conversationsRepo, deps.repositories.conversationEvents, directory, deps.uow, deps.jobs, dispatcher, integrator, events, deps.clock);
+  deps.jobs.work<AutomationJob>(CHANNEL_AUTOMATION_QUEUE, automation.handle, { concurrency: 2, leaseMs: 60_000 });
   return {
     associations,
-    ingest: new IngestService(signature, new CustomerMessageAcceptor(deps.uow), events, deps.clock, integrator),
+    ingest: new IngestService(signature, new CustomerMessageAcceptor(deps.uow), events, deps.clock, integrator, automation),
     conversations,
     typing: new AgentTyping(conversations, integrator, deps.clock),
+    automation,
     customerCalls: new CustomerCalls(signature, deps.repositories.conversationEvents, conversationsRepo, integrator, events, deps.clock),
     deliveries: new DeliveriesService(deliveriesRepo, deps.uow, associations, deps.jobs, events, deps.clock),
     dispatcher,

@@ -11,6 +11,7 @@ import { inspectJson, jsonSyntaxDetail } from '../../kernel/input-checks.js';
 import type { CustomerMessageAcceptor } from './accept.js';
 import type { ChannelEventBus } from './events.js';
 import type { IntegratorEvents } from './integrator-events.js';
+import type { Automation } from './automation.js';
 import type { Conversation, VisitorProfile } from './ports.js';
 import type { ChargeAssociation, SendMessageSignature, SignedSendMessage } from './send-message-signature.js';
 
@@ -24,6 +25,7 @@ export class IngestService {
     private readonly events: ChannelEventBus,
     private readonly clock: Clock,
     private readonly integrator: IntegratorEvents,
+    private readonly automation?: Automation,
   ) {}
 
   /** `charge` is the association's rate, charged once the signature holds (send-message-signature.ts). */
@@ -70,7 +72,10 @@ export class IngestService {
         if (conv.agentId !== null) this.events.publish({ type: 'assignment', ...base, state: conv.state });
       }
       this.events.publish({ type: 'new_message', ...base, msg_id: accepted.msgId, direction: 'customer' });
-      if (accepted.opened) await this.toldIntegrator(conv, association.events);
+      if (accepted.opened) {
+        await this.toldIntegrator(conv, association.events);
+        await this.automation?.opened(conv);
+      }
     }
     return { msg_id: accepted.msgId, conversation_id: conv.id, duplicate: accepted.duplicate };
   }

@@ -10,9 +10,12 @@ import type { AssignmentTransaction, Conversation, StoredMessage } from './ports
 
 export interface AgentReplyRow {
   conversation: Conversation;
-  agentId: number;
+  /** Null for an automatic message (`ext.system`). */
+  agentId: number | null;
   msgId: string;
   bodies: MessageBody[];
+  /** Stored with the message ({} for an agent's reply, `{system: true}` for an automatic one). */
+  ext?: Record<string, unknown>;
   deliveryId: string;
   /** The push body as sent (spec 2.3). */
   pushBody: string;

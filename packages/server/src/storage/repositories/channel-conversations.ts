@@ -97,7 +97,7 @@ export async function storeAgentReply(trx: Kysely<Database>, input: AgentReplyRo
       msg_id: input.msgId,
       agent_id: input.agentId,
       bodies: JSON.stringify(input.bodies),
-      ext: '{}',
+      ext: JSON.stringify(input.ext ?? {}),
       timestamp: input.now,
       created_at: input.now,
     })

@@ -56,6 +56,19 @@ export function kyselyConversationEventsRepository(db: Kysely<Database>): Conver
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
     },
+    async tenantAgentLoads(tenantId) {
+      const rows = await db
+        .selectFrom('users as u')
+        .select((eb) => [
+          'u.id as id',
+          'u.max_sessions as max',
+          eb.selectFrom('conversations as c').select(eb.fn.countAll<number>().as('n')).whereRef('c.agent_id', '=', 'u.id').where('c.state', '=', 'processing').as('load'),
+        ])
+        .where('u.tenant_id', '=', tenantId)
+        .where('u.status', '=', 'online')
+        .execute();
+      return rows.map((r) => ({ id: r.id, max: r.max, load: Number(r.load ?? 0) }));
+    },
     async queueStats(queueId) {
       const recent = await db
         .selectFrom('conversations')

@@ -54,6 +54,16 @@ export interface ConversationsTable {
   csat_score: Generated<number | null>;
   csat_comment: Generated<string | null>;
   csat_at: Generated<number | null>;
+  /** When the customer was last warned that the conversation is idle. */
+  idle_warned_at: Generated<number | null>;
+}
+
+/** A skill group's automation (contract 6.4): JSON of AutomationSettings. */
+export interface QueueAutomationTable {
+  queue_id: number;
+  tenant_id: number;
+  settings: string;
+  updated_at: number;
 }
 
 export interface ChannelMessagesTable {
@@ -123,4 +133,5 @@ export interface ChannelTables {
   deliveries: DeliveriesTable;
   delivery_attempts: DeliveryAttemptsTable;
   channel_media: ChannelMediaTable;
+  queue_automation: QueueAutomationTable;
 }

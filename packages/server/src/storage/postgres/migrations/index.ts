@@ -16,6 +16,7 @@ import { foreignKeyIndexes } from './076-foreign-key-indexes.js';
 import { imLiveReceivers } from './077-im-live-receivers.js';
 import { conversationEvents } from './090-conversation-events.js';
 import { receiptsRatings } from './091-receipts-ratings.js';
+import { queueAutomation } from './092-queue-automation.js';
 
 /** PostgreSQL migrations, in order. Append; never edit a released one. */
-export const postgresMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin, callbackResendOutcome, instances, imPendingFanout, foreignKeyIndexes, imLiveReceivers, conversationEvents, receiptsRatings];
+export const postgresMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin, callbackResendOutcome, instances, imPendingFanout, foreignKeyIndexes, imLiveReceivers, conversationEvents, receiptsRatings, queueAutomation];
