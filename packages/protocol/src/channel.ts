@@ -247,7 +247,7 @@ export const ConversationQuery = Type.Object(
     agent_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Conversations held (or, closed, last held) by this agent' })),
     customer: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'The customer id (`from` of their messages)' })),
     q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Text of a txt message, case-insensitive substring' })),
-    label: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: "One of the customer's tags (ext.visitor.tags)" })),
+    label: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: "A label of the conversation, or one of the customer's tags (ext.visitor.tags)" })),
     from: Type.Optional(epochMs('updated_at at or after this time (epoch ms)')),
     to: Type.Optional(epochMs('updated_at at or before this time (epoch ms)')),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: CONVERSATION_PAGE_MAX, description: `Page size (default ${CONVERSATION_PAGE_DEFAULT})` })),
@@ -305,6 +305,7 @@ export const ConversationView = Type.Object({
   closedAt: Type.Union([Type.Integer(), Type.Null()]),
   lastMessage: Type.Union([MessageView, Type.Null()]),
   rating: Type.Union([RatingView, Type.Null()], { description: "The customer's satisfaction rating (contract 6.4)" }),
+  labels: Type.Array(Type.String(), { description: "The conversation's labels (contract 6.4)" }),
 }, { examples: [E.conversation] });
 export type ConversationView = Static<typeof ConversationView>;
 
@@ -329,6 +330,7 @@ export const ConversationPage = Type.Object(
             closedAt: 1893456240000,
             lastMessage: null,
             rating: { score: 5, comment: 'Quick and kind', createdAt: 1893456300000 },
+            labels: ['refund'],
           },
         ],
         total: 1,

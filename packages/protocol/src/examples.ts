@@ -55,7 +55,7 @@ export const CHANNEL_EXAMPLES = {
   sendMessageResult: { msg_id: 'shop-msg-1001', conversation_id: 12, duplicate: false },
   sendReply: { bodies: [{ type: 'txt', msg: 'It ships tomorrow.' }] },
   sendReplyResult: { msg_id: '0d9c8b7a-6f5e-4d3c-2b1a-0f9e8d7c6b5a', delivery: { id: 'dlv_01J9Z8Y7X6', status: 'pending' } },
-  conversation: { id: 12, state: 'processing', queue_id: '2', agent: agentRef, visitor, vip: true, channelId: 7, createdAt: T, lastMessage: message, rating: null },
+  conversation: { id: 12, state: 'processing', queue_id: '2', agent: agentRef, visitor, vip: true, channelId: 7, createdAt: T, lastMessage: message, rating: null, labels: [] },
   message,
   transfer: { queue_id: '3' },
   delivery: {

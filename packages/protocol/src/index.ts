@@ -5,6 +5,7 @@ export * from './accounts.js';
 export * from './channel.js';
 export * from './conversation-events.js';
 export * from './automation.js';
+export * from './agent-tools.js';
 export * from './channel-validate.js';
 export * from './schema-check.js';
 export * from './callbacks.js';

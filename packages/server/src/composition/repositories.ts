@@ -13,6 +13,7 @@ import { kyselyConversationsRepository } from '../storage/repositories/channel-c
 import { kyselyDeliveriesRepository } from '../storage/repositories/channel-deliveries.js';
 import { kyselyConversationEventsRepository } from '../storage/repositories/channel-events.js';
 import { kyselyAutomationRepository } from '../storage/repositories/channel-automation.js';
+import { kyselyAgentToolsRepository } from '../storage/repositories/channel-agent-tools.js';
 import { kyselyMediaRepository } from '../storage/repositories/channel-media.js';
 import { kyselyImAppsRepository, kyselyImUsersRepository } from '../storage/repositories/imApps.js';
 import { kyselyImGroupsRepository } from '../storage/repositories/imGroups.js';
@@ -56,6 +57,7 @@ export function storageRepositories(storage: Storage, secrets: SecretBox, jobs: 
       deliveries: kyselyDeliveriesRepository(db),
       conversationEvents: kyselyConversationEventsRepository(db),
       automation: kyselyAutomationRepository(db),
+      agentTools: withDomainErrors(kyselyAgentToolsRepository(db)),
       media: kyselyMediaRepository(db, { lockTenant: !singleWriter }),
     },
   };

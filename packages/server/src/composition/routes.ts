@@ -17,6 +17,7 @@ import { channelConversationRoutes } from '../http/routes/api/channel-conversati
 import { channelConversationToolRoutes } from '../http/routes/api/channel-conversation-tools.js';
 import { channelCustomerCallRoutes } from '../http/routes/api/channel-customer-calls.js';
 import { channelAutomationRoutes } from '../http/routes/api/channel-automation.js';
+import { cannedReplyRoutes } from '../http/routes/api/channel-canned-replies.js';
 import { channelEventRoutes } from '../http/routes/api/channel-events.js';
 import { channelIngestRoutes } from '../http/routes/api/channel-ingest.js';
 import { channelMediaRoutes } from '../http/routes/api/channel-media.js';
@@ -73,6 +74,7 @@ export async function registerSurfaces(app: ParleyFastify, pipeline: HttpPipelin
     await api.register(channelConversationRoutes, { channel });
     await api.register(channelConversationToolRoutes, { channel });
     await api.register(channelAutomationRoutes, { channel });
+    await api.register(cannedReplyRoutes, { channel });
     await api.register(channelMediaRoutes, { channel });
     await api.register(channelEventRoutes, { channel, accounts });
   });

@@ -70,6 +70,7 @@ export class ConversationsService {
       closedAt: c.closedAt,
       lastMessage: last ? messageView(last, lastAgent, c.customerId) : null,
       rating: details.rating,
+      labels: details.labels,
     };
   }
 
@@ -218,7 +219,7 @@ export class ConversationsService {
   }
 
   /** Admins see every conversation of the tenant; agents those assigned to them and those of their skill groups. */
-  private async assertMayView(conv: Conversation, principal: Principal): Promise<void> {
+  async assertMayView(conv: Conversation, principal: Principal): Promise<void> {
     if (principal.role !== 'agent' || conv.agentId === principal.userId) return;
     const queues = await this.directory.queueIdsOfAgent(principal.userId);
     if (!queues.includes(conv.queueId)) throw new AppError('forbidden', { detail: 'this conversation is in a skill group you are not in' });

@@ -36,6 +36,8 @@ import { AgentTyping } from './typing.js';
 import { CustomerCalls } from './customer-calls.js';
 import { Automation, CHANNEL_AUTOMATION_QUEUE, type AutomationJob } from './automation.js';
 import type { AutomationRepository } from './automation-ports.js';
+import { AgentTools } from './agent-tools.js';
+import type { AgentToolsRepository } from './agent-tools-ports.js';
 
 export interface ChannelModule {
   associations: AssociationsService;
@@ -47,6 +49,7 @@ export interface ChannelModule {
   typing: AgentTyping;
   customerCalls: CustomerCalls;
   automation: Automation;
+  tools: AgentTools;
   directory: RoutingDirectory;
   events: ChannelEventBus;
   media: MediaStore;
@@ -61,6 +64,7 @@ export interface ChannelRepositories {
   deliveries: DeliveriesRepository;
   conversationEvents: ConversationEventsRepository;
   automation: AutomationRepository;
+  agentTools: AgentToolsRepository;
   media: MediaRepository;
 }
 
@@ -111,6 +115,7 @@ export function createChannelModule(deps: ChannelDeps): ChannelModule {
     conversations,
     typing: new AgentTyping(conversations, integrator, deps.clock),
     automation,
+    tools: new AgentTools(deps.repositories.agentTools, conversations, deps.clock),
     customerCalls: new CustomerCalls(signature, deps.repositories.conversationEvents, conversationsRepo, integrator, events, deps.clock),
     deliveries: new DeliveriesService(deliveriesRepo, deps.uow, associations, deps.jobs, events, deps.clock),
     dispatcher,

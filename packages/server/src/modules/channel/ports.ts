@@ -135,7 +135,7 @@ export interface ConversationFilter {
   customerId?: string;
   /** Lower-cased text a `txt` body of one of its messages contains (compared case-insensitively). */
   text?: string;
-  /** A tag of the conversation's customer. */
+  /** A label of the conversation, or a tag of its customer. */
   label?: string;
   /** Bounds of `updated_at`, both inclusive (epoch ms). */
   updatedFrom?: number;
@@ -171,6 +171,7 @@ export interface ConversationDetails {
   lastMessage: (StoredMessage & { delivery: { id: string; status: DeliveryStatus; lastError: string | null } | null }) | undefined;
   /** The customer's satisfaction rating (contract 6.4). */
   rating: { score: number; comment: string | null; createdAt: number } | null;
+  labels: string[];
 }
 
 export interface ConversationsRepository {

@@ -125,6 +125,32 @@ export interface ChannelMediaTable {
   created_at: number;
 }
 
+export interface ConversationNotesTable {
+  id: Generated<number>;
+  tenant_id: number;
+  conversation_id: number;
+  author_id: number | null;
+  text: string;
+  created_at: number;
+}
+
+export interface ConversationLabelsTable {
+  conversation_id: number;
+  tenant_id: number;
+  label: string;
+}
+
+/** A canned reply: of the tenant (`owner_id` 0) or of one agent. */
+export interface CannedRepliesTable {
+  id: Generated<number>;
+  tenant_id: number;
+  owner_id: number;
+  shortcut: string;
+  text: string;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface ChannelTables {
   rest_channels: RestChannelsTable;
   channel_visitors: ChannelVisitorsTable;
@@ -134,4 +160,7 @@ export interface ChannelTables {
   delivery_attempts: DeliveryAttemptsTable;
   channel_media: ChannelMediaTable;
   queue_automation: QueueAutomationTable;
+  conversation_notes: ConversationNotesTable;
+  conversation_labels: ConversationLabelsTable;
+  canned_replies: CannedRepliesTable;
 }

@@ -20,7 +20,12 @@ export const channelAutomationRoutes: FastifyPluginAsyncTypebox<{ channel: Chann
         security: API_BEARER,
         summary: "Read a skill group's automation (null: never set, everything off)",
         params: SkillGroupParams,
-        response: { 200: ApiEntity(Type.Union([AutomationSettings, Type.Null()])), ...apiErrors(400, 401, 403, 404, 429) },
+        response: {
+          200: ApiEntity(Type.Union([AutomationSettings, Type.Null()]), {
+            examples: [{ status: 'OK', entity: { time_zone: 'Asia/Shanghai', business_hours: [{ day: 1, from: '09:00', to: '18:00' }], holidays: [], welcome: { enabled: true, text: 'Hello!' }, out_of_hours: { enabled: false, text: '' } } }],
+          }),
+          ...apiErrors(400, 401, 403, 404, 429),
+        },
       },
     },
     async (request) => {

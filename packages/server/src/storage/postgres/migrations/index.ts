@@ -17,6 +17,7 @@ import { imLiveReceivers } from './077-im-live-receivers.js';
 import { conversationEvents } from './090-conversation-events.js';
 import { receiptsRatings } from './091-receipts-ratings.js';
 import { queueAutomation } from './092-queue-automation.js';
+import { agentTools } from './093-agent-tools.js';
 
 /** PostgreSQL migrations, in order. Append; never edit a released one. */
-export const postgresMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin, callbackResendOutcome, instances, imPendingFanout, foreignKeyIndexes, imLiveReceivers, conversationEvents, receiptsRatings, queueAutomation];
+export const postgresMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin, callbackResendOutcome, instances, imPendingFanout, foreignKeyIndexes, imLiveReceivers, conversationEvents, receiptsRatings, queueAutomation, agentTools];

@@ -9,7 +9,7 @@ export const queueAutomation: Migration = {
   name: 'queue-automation',
   statements: [
     `CREATE TABLE queue_automation (
-      queue_id INTEGER PRIMARY KEY REFERENCES skill_groups(id) ON DELETE CASCADE,
+      queue_id INTEGER NOT NULL UNIQUE REFERENCES skill_groups(id) ON DELETE CASCADE,
       tenant_id INTEGER NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
       settings TEXT NOT NULL,
       updated_at INTEGER NOT NULL
