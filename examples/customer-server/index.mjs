@@ -9,10 +9,12 @@
  *   node examples/customer-server/index.mjs "Hello, where is my order?"
  *
  * Create the association with callback_url http://127.0.0.1:9090/parley (and start Parley with
- * PARLEY_ALLOW_PRIVATE_CALLBACKS=true, since that address is local).
+ * PARLEY_ALLOW_PRIVATE_CALLBACKS=true, since that address is local). List the conversation events
+ * you want in the association (`PUT .../rest/channels/{id}` `{"events":[...]}`) to see them here;
+ * every reply is acknowledged as `read`, and RATING=1..5 rates a closed conversation when invited.
  */
 import http from 'node:http';
-import { ChannelClient, ParleyApiError, verifyReplyPush, WebhookVerificationError } from '@parley/sdk';
+import { ChannelClient, ParleyApiError, verifyPush, WebhookVerificationError } from '@parley/sdk';
 
 const env = (name, fallback) => {
   const value = process.env[name] ?? fallback;
@@ -33,20 +35,48 @@ const client = new ChannelClient({
 });
 const customer = process.env.CUSTOMER_ID ?? 'wx_demo_openid_1';
 
-// Agent replies arrive here. Answer 2xx quickly; Parley retries anything else.
+// Agent replies and conversation events (the association's `events` setting) arrive here.
+// Answer 2xx quickly; Parley retries anything else.
 const seen = new Set();
+
+/** What a customer's server does with a conversation event: tell the customer, and rate when invited. */
+async function onEvent(event) {
+  const who = event.agent ? `${event.agent.user_nickname}` : 'nobody';
+  const lines = {
+    queued: `you are number ${event.position} in the queue${event.estimated_wait_seconds === null ? '' : ` (about ${event.estimated_wait_seconds} s)`}`,
+    position_changed: `you are now number ${event.position}`,
+    assigned: `${who} joined (${event.queue_name})`,
+    transferred: `handed to ${who} (${event.queue_name})`,
+    agent_typing: 'the agent is typing…',
+    closed: `closed by ${event.by} (${event.reason})`,
+    csat_invitation: 'asked for a rating',
+    csat_submitted: `rated ${event.score}`,
+  };
+  console.log(`event for ${event.to} in conversation ${event.conversation_id}: ${lines[event.event] ?? event.event}`);
+  if (event.event === 'csat_invitation' && process.env.RATING) {
+    await client.rate({ from: event.to, conversation_id: event.conversation_id, score: Number(process.env.RATING), comment: 'Sent by the example' });
+  }
+}
 const server = http.createServer((req, res) => {
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
     const raw = Buffer.concat(chunks);
     try {
-      const { deliveryId, push } = verifyReplyPush({ clientSecret, headers: req.headers, body: raw });
+      const received = verifyPush({ clientSecret, headers: req.headers, body: raw });
       res.writeHead(204).end();
-      if (seen.has(deliveryId)) return; // a retry of a reply already handled
-      seen.add(deliveryId);
+      if (seen.has(received.deliveryId)) return; // a retry of a push already handled
+      seen.add(received.deliveryId);
+      if (received.kind === 'event') {
+        onEvent(received.event).catch((error) => console.error(`event handling failed: ${error.message}`));
+        return;
+      }
+      const push = received.push;
       const text = push.bodies.map((b) => (b.type === 'txt' ? b.msg : `[${b.type}] ${b.filename} ${b.url}`)).join(' ');
-      console.log(`reply for ${push.to} from ${push.ext.agent.user_nickname} (${push.ext.queue_name}): ${text}`);
+      const from = received.system ? 'automatic message' : `${push.ext.agent.user_nickname} (${push.ext.queue_name})`;
+      console.log(`reply for ${push.to} from ${from}: ${text}`);
+      // Shown to the customer: the agent sees the tick.
+      client.sendReceipts(push.to, [push.ext.msg_id], 'read').catch((error) => console.error(`receipt failed: ${error.message}`));
     } catch (error) {
       const status = error instanceof WebhookVerificationError ? 401 : 400;
       res.writeHead(status).end();

@@ -5,6 +5,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { CHANNEL_EXAMPLES as E } from './examples.js';
+import { AssociationEvents, RatingView, ReceiptStatus } from './conversation-events.js';
 
 // --- Associations (contract 3.1) -------------------------------------------------------------
 
@@ -26,6 +27,7 @@ export const UpdateAssociationRequest = Type.Object(
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     callback_url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
     agent_queue_id: Type.Optional(Type.Union([Type.String({ pattern: '^\\d{1,16}$' }), Type.Null()])),
+    events: Type.Optional(AssociationEvents),
   },
   { additionalProperties: false, examples: [E.updateAssociation] },
 );
@@ -41,6 +43,7 @@ export const AssociationView = Type.Object({
   postMessageUrl: Type.String(),
   callbackUrl: Type.String(),
   agentQueueId: Type.Union([Type.String(), Type.Null()]),
+  events: AssociationEvents,
   createDateTime: Type.Integer(),
   previousSecretExpiresAt: Type.Optional(
     Type.Union([Type.Integer(), Type.Null()], { description: 'While a rotation overlaps (contract 6.6): ms at which the previous Client Secret stops working; else null' }),
@@ -215,6 +218,7 @@ export const AgentReplyPush = Type.Object({
     queue_id: NullableString,
     queue_name: Type.String(),
     agent_username: Type.String(),
+    system: Type.Optional(Type.Literal(true, { description: 'Present on automatic messages (welcome, out-of-hours, queue notice, idle warning): no agent wrote them' })),
   }),
   to: Type.String(),
   channel_type: Type.Literal('rest'),
@@ -246,7 +250,7 @@ export const ConversationQuery = Type.Object(
     agent_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Conversations held (or, closed, last held) by this agent' })),
     customer: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'The customer id (`from` of their messages)' })),
     q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Text of a txt message, case-insensitive substring' })),
-    label: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: "One of the customer's tags (ext.visitor.tags)" })),
+    label: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: "A label of the conversation, or one of the customer's tags (ext.visitor.tags)" })),
     from: Type.Optional(epochMs('updated_at at or after this time (epoch ms)')),
     to: Type.Optional(epochMs('updated_at at or before this time (epoch ms)')),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: CONVERSATION_PAGE_MAX, description: `Page size (default ${CONVERSATION_PAGE_DEFAULT})` })),
@@ -286,6 +290,7 @@ export const MessageView = Type.Object({
   createdAt: Type.Integer(),
   agent: Type.Union([AgentRef, Type.Null()]),
   delivery: Type.Union([MessageDelivery, Type.Null()]),
+  receipt: Type.Union([ReceiptStatus, Type.Null()], { description: "An agent message's receipt from the customer's server (contract 6.4); null on customer messages" }),
 }, { examples: [E.message] });
 export type MessageView = Static<typeof MessageView>;
 
@@ -302,6 +307,8 @@ export const ConversationView = Type.Object({
   updatedAt: Type.Integer(),
   closedAt: Type.Union([Type.Integer(), Type.Null()]),
   lastMessage: Type.Union([MessageView, Type.Null()]),
+  rating: Type.Union([RatingView, Type.Null()], { description: "The customer's satisfaction rating (contract 6.4)" }),
+  labels: Type.Array(Type.String(), { description: "The conversation's labels (contract 6.4)" }),
 }, { examples: [E.conversation] });
 export type ConversationView = Static<typeof ConversationView>;
 
@@ -325,6 +332,8 @@ export const ConversationPage = Type.Object(
             updatedAt: 1893456240000,
             closedAt: 1893456240000,
             lastMessage: null,
+            rating: { score: 5, comment: 'Quick and kind', createdAt: 1893456300000 },
+            labels: ['refund'],
           },
         ],
         total: 1,
@@ -356,7 +365,8 @@ export type DeliveryAttemptView = Static<typeof DeliveryAttemptView>;
 export const DeliveryView = Type.Object({
   id: Type.String(),
   channelId: Type.Integer(),
-  msg_id: Type.String(),
+  msg_id: Type.Union([Type.String(), Type.Null()], { description: 'The agent reply pushed; null for a conversation event' }),
+  event: Type.Union([Type.String(), Type.Null()], { description: 'The conversation event pushed (contract 6.4); null for an agent reply' }),
   to: Type.String(),
   status: DeliveryStatus,
   attempts: Type.Array(DeliveryAttemptView),
@@ -383,4 +393,7 @@ export type ChannelEvent =
   | { type: 'new_conversation'; tenantId: number; conversationId: number; queueId: number; agentId: number | null }
   | { type: 'new_message'; tenantId: number; conversationId: number; queueId: number; agentId: number | null; msg_id: string; direction: 'customer' | 'agent' }
   | { type: 'assignment'; tenantId: number; conversationId: number; queueId: number; agentId: number | null; state: ConversationState }
-  | { type: 'delivery_status'; tenantId: number; conversationId: number; queueId: number; agentId: number | null; msg_id: string; deliveryId: string; status: DeliveryStatus };
+  | { type: 'delivery_status'; tenantId: number; conversationId: number; queueId: number; agentId: number | null; msg_id: string; deliveryId: string; status: DeliveryStatus }
+  | { type: 'customer_typing'; tenantId: number; conversationId: number; queueId: number; agentId: number | null }
+  | { type: 'receipt'; tenantId: number; conversationId: number; queueId: number; agentId: number | null; msg_ids: string[]; status: 'delivered' | 'read' }
+  | { type: 'rating'; tenantId: number; conversationId: number; queueId: number; agentId: number | null; score: number };

@@ -26,6 +26,7 @@ const message = {
   createdAt: T,
   agent: null,
   delivery: null,
+  receipt: null,
 };
 
 export const CHANNEL_EXAMPLES = {
@@ -40,6 +41,7 @@ export const CHANNEL_EXAMPLES = {
     postMessageUrl: 'http://127.0.0.1:8080/api/tenants/1/rest/channels/7/messages',
     callbackUrl: 'https://shop.example.com/parley/replies',
     agentQueueId: '2',
+    events: [],
     createDateTime: T,
     previousSecretExpiresAt: null,
   },
@@ -54,13 +56,14 @@ export const CHANNEL_EXAMPLES = {
   sendMessageResult: { msg_id: 'shop-msg-1001', conversation_id: 12, duplicate: false },
   sendReply: { bodies: [{ type: 'txt', msg: 'It ships tomorrow.' }] },
   sendReplyResult: { msg_id: '0d9c8b7a-6f5e-4d3c-2b1a-0f9e8d7c6b5a', delivery: { id: 'dlv_01J9Z8Y7X6', status: 'pending' } },
-  conversation: { id: 12, state: 'processing', queue_id: '2', agent: agentRef, visitor, vip: true, channelId: 7, createdAt: T, lastMessage: message },
+  conversation: { id: 12, state: 'processing', queue_id: '2', agent: agentRef, visitor, vip: true, channelId: 7, createdAt: T, lastMessage: message, rating: null, labels: [] },
   message,
   transfer: { queue_id: '3' },
   delivery: {
     id: 'dlv_01J9Z8Y7X6',
     channelId: 7,
     msg_id: '0d9c8b7a-6f5e-4d3c-2b1a-0f9e8d7c6b5a',
+    event: null,
     to: 'customer-42',
     status: 'succeeded',
     attempts: [{ attempt: 1, startedAt: T, statusCode: 200, latencyMs: 42, error: null, succeeded: true }],

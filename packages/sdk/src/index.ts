@@ -1,14 +1,16 @@
 /**
  * @parley/sdk: what a customer's server needs to talk to Parley's REST channel.
  *   - ChannelClient: sign and send customer messages;
- *   - verifyReplyPush: check the Standard Webhooks signature of an agent reply;
+ *   - verifyReplyPush / verifyPush: check the Standard Webhooks signature of a push; parsePush tells
+ *     an agent reply from a conversation event (contract 6.4);
+ *   - ChannelClient.sendReceipts / sendTyping / rate: the signed customer-side calls;
  *   - ImSocket: an IM socket client (connect, send with ack, receive, rooms, reconnect);
  *   - verifyCallback: check a post-send callback (security, body MD5, Standard Webhooks);
  *   - the wire types of every body.
  */
 export { ChannelClient, ParleyApiError, type ChannelClientOptions } from './client.js';
 export { signSendMessageRequest, type SignRequestInput, type SignedHeaders } from './sign.js';
-export { verifyReplyPush, WebhookVerificationError, type VerifyPushInput } from './webhook.js';
+export { parsePush, verifyPush, verifyReplyPush, WebhookVerificationError, type ParleyPush, type VerifyPushInput } from './webhook.js';
 export { verifyCallback, CallbackVerificationError, type CallbackCheck, type VerifyCallbackInput } from './callbacks.js';
 export { ImSocket, ImSocketError, backoffDelay, type BackoffOptions, type ImSocketEvents, type ImSocketOptions, type SendInput } from './im-socket.js';
 export {
@@ -26,4 +28,10 @@ export {
   type Visitor,
   type ApiErrorBody,
   type CallbackRecord,
+  INTEGRATOR_EVENT_NAMES,
+  type ConversationEventPush,
+  type IntegratorEventName,
+  type ReceiptStatus,
+  type RatingRequest,
+  type RatingView,
 } from '@parley/protocol';

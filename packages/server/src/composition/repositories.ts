@@ -12,6 +12,9 @@ import { kyselyArrivals } from '../storage/repositories/channel-arrivals.js';
 import { kyselyAssociationsRepository, kyselyRoutingDirectory } from '../storage/repositories/channel-associations.js';
 import { kyselyConversationsRepository } from '../storage/repositories/channel-conversations.js';
 import { kyselyDeliveriesRepository } from '../storage/repositories/channel-deliveries.js';
+import { kyselyConversationEventsRepository } from '../storage/repositories/channel-events.js';
+import { kyselyAutomationRepository } from '../storage/repositories/channel-automation.js';
+import { kyselyAgentToolsRepository } from '../storage/repositories/channel-agent-tools.js';
 import { kyselyMediaRepository } from '../storage/repositories/channel-media.js';
 import { kyselyImAppsRepository, kyselyImUsersRepository } from '../storage/repositories/imApps.js';
 import { kyselyImGroupsRepository } from '../storage/repositories/imGroups.js';
@@ -56,6 +59,9 @@ export function storageRepositories(storage: Storage, secrets: SecretBox, jobs: 
       directory: kyselyRoutingDirectory(db),
       conversations: kyselyConversationsRepository(db, { engine: storage.capabilities.engine }),
       deliveries: kyselyDeliveriesRepository(db),
+      conversationEvents: kyselyConversationEventsRepository(db),
+      automation: kyselyAutomationRepository(db),
+      agentTools: withDomainErrors(kyselyAgentToolsRepository(db)),
       media: kyselyMediaRepository(db, { lockTenant: !singleWriter }),
     },
   };

@@ -14,6 +14,10 @@ import { registerRateLimit } from '../http/plugins/rate-limit.js';
 import { accountsRoutes, TAKEN_NAMES_PER_HOUR, TAKEN_NAMES_WINDOW_MS } from '../http/routes/api/accounts.js';
 import { channelAssociationRoutes } from '../http/routes/api/channel-associations.js';
 import { channelConversationRoutes } from '../http/routes/api/channel-conversations.js';
+import { channelConversationToolRoutes } from '../http/routes/api/channel-conversation-tools.js';
+import { channelCustomerCallRoutes } from '../http/routes/api/channel-customer-calls.js';
+import { channelAutomationRoutes } from '../http/routes/api/channel-automation.js';
+import { cannedReplyRoutes } from '../http/routes/api/channel-canned-replies.js';
 import { channelEventRoutes } from '../http/routes/api/channel-events.js';
 import { channelIngestRoutes } from '../http/routes/api/channel-ingest.js';
 import { channelMediaRoutes } from '../http/routes/api/channel-media.js';
@@ -68,6 +72,9 @@ export async function registerSurfaces(app: ParleyFastify, pipeline: HttpPipelin
     await api.register(accountsRoutes, { accounts, takenNames: fixedWindow('rl-taken-names-', TAKEN_NAMES_PER_HOUR, TAKEN_NAMES_WINDOW_MS) });
     await api.register(channelAssociationRoutes, { channel });
     await api.register(channelConversationRoutes, { channel });
+    await api.register(channelConversationToolRoutes, { channel });
+    await api.register(channelAutomationRoutes, { channel });
+    await api.register(cannedReplyRoutes, { channel });
     await api.register(channelMediaRoutes, { channel });
     await api.register(channelEventRoutes, { channel, accounts });
   });
@@ -82,6 +89,7 @@ export async function registerSurfaces(app: ParleyFastify, pipeline: HttpPipelin
     failures: failureWindow('rl-channel-fail-'),
   });
   await app.register(channelIngestRoutes, { route: sendMessage });
+  await app.register(channelCustomerCallRoutes, { route: sendMessage, calls: channel.customerCalls });
   lane.current = new SendMessageLane({ pipeline, route: sendMessage, log: app.log });
 
   // IM surface: /management/apps and /{org}/{app}/... with its own auth and per-app rate limit.

@@ -63,12 +63,25 @@ const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
  * The answer to one send-message request: 200 with the envelope, or an error envelope (logged by
  * the pipeline's errors step). Rejects only with ClientGone, when there is nobody to answer.
  */
-export async function serveSendMessage(route: SendMessageRoute, input: SendMessageInput): Promise<Answer> {
+export function serveSendMessage(route: SendMessageRoute, input: SendMessageInput): Promise<Answer> {
+  return serveSignedCall(route, input, (request, charge) => route.ingest.receive(request, charge));
+}
+
+/**
+ * Any call signed as the send-message API (the customer-side calls of contract 6.4 too): the same
+ * admission, body limit, Content-Type, failure counting and envelope; `handle` verifies the
+ * signature (SendMessageSignature.verify) and answers the entity.
+ */
+export async function serveSignedCall(
+  route: SendMessageRoute,
+  input: SendMessageInput,
+  handle: (request: SendMessageRequest, charge: ChargeAssociation) => Promise<unknown>,
+): Promise<Answer> {
   try {
     const admitted = admitSendMessage(route.limits, input);
     const credentials = admitted instanceof Promise ? await admitted : admitted;
     const rawBody = await readBody(input.body, SEND_MESSAGE_MAX_BYTES, input.headers['content-length']);
-    const result = await route.ingest.receive(sendMessageRequest(input, rawBody, credentials), route.charge);
+    const result = await handle(sendMessageRequest(input, rawBody, credentials), route.charge);
     return { status: 200, headers: NO_HEADERS, body: JSON.stringify({ status: 'OK', entity: result }) };
   } catch (error) {
     if (error instanceof ClientGone) throw error;

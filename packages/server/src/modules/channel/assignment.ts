@@ -15,6 +15,7 @@ import type { UnitOfWork } from '../../kernel/unit-of-work.js';
 import type { ChannelEventBus } from './events.js';
 import type { AgentClaims, AgentLoad, ConversationsRepository, RoutingDirectory } from './ports.js';
 import type { ChannelTransaction } from './transaction.js';
+import type { IntegratorEvents } from './integrator-events.js';
 
 /** Tries of the claim at open before the conversation is left waiting. */
 const CLAIM_TRIES = 3;
@@ -51,6 +52,8 @@ export class Dispatcher {
     private readonly directory: RoutingDirectory,
     private readonly events: ChannelEventBus,
     private readonly clock: Clock,
+    /** Tells the integrator of each hand-out (contract 6.4); none in unit tests. */
+    private readonly integrator?: IntegratorEvents,
   ) {}
 
   dispatchQueues(tenantId: number, queueIds: number[]): Promise<void> {
@@ -72,9 +75,37 @@ export class Dispatcher {
         if (agentId === undefined) break;
         if (await this.assignWithinCapacity(next, agentId, this.clock.now())) {
           this.events.publish({ type: 'assignment', tenantId, conversationId: next, queueId, agentId, state: 'processing' });
+          await this.toldIntegrator(tenantId, next);
         }
       }
     }
+  }
+
+  /**
+   * Offers a waiting conversation to the least-loaded of `agents` with room (the re-offer of
+   * automation: any skill group's agents); false when none has room or it no longer waits.
+   */
+  offerTo(tenantId: number, conversationId: number, queueId: number, agents: readonly AgentLoad[]): Promise<boolean> {
+    const run = this.chain.then(async () => {
+      const agentId = chooseAgent(agents);
+      if (agentId === undefined || !(await this.assignWithinCapacity(conversationId, agentId, this.clock.now()))) return false;
+      this.events.publish({ type: 'assignment', tenantId, conversationId, queueId, agentId, state: 'processing' });
+      await this.toldIntegrator(tenantId, conversationId);
+      return true;
+    });
+    this.chain = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  private async toldIntegrator(tenantId: number, conversationId: number): Promise<void> {
+    if (!this.integrator) return;
+    const conv = await this.conversations.get(tenantId, conversationId);
+    if (!conv) return;
+    await this.integrator.assigned(conv);
+    await this.integrator.positionsChanged(conv.queueId, conv);
   }
 
   /**

@@ -75,6 +75,7 @@ export class AssociationsService {
       postMessageUrl: postMessagePath(a.tenantId, a.id),
       callbackUrl: a.callbackUrl,
       agentQueueId: a.agentQueueId === null ? null : String(a.agentQueueId),
+      events: a.events,
       createDateTime: a.createdAt,
       previousSecretExpiresAt: liveOverlap(a.previousSecret, this.clock.now())?.until ?? null,
     };
@@ -110,7 +111,7 @@ export class AssociationsService {
     const now = this.clock.now();
     const name = input.name.trim();
     const created = await uniqueName(name, () =>
-      this.repo.create({ tenantId, name, callbackUrl, clientId: randomUUID(), secretSealed: this.box.seal(randomHex(16)), agentQueueId, createdAt: now, updatedAt: now }),
+      this.repo.create({ tenantId, name, callbackUrl, clientId: randomUUID(), secretSealed: this.box.seal(randomHex(16)), agentQueueId, events: [], createdAt: now, updatedAt: now }),
     );
     return this.view(created);
   }
@@ -137,6 +138,7 @@ export class AssociationsService {
       ...(input.name !== undefined ? { name: input.name.trim() } : {}),
       ...(input.callback_url !== undefined ? { callbackUrl: await this.checkedCallbackUrl(input.callback_url) } : {}),
       ...(input.agent_queue_id !== undefined ? { agentQueueId: await this.queueIdOf(tenantId, input.agent_queue_id) } : {}),
+      ...(input.events !== undefined ? { events: [...new Set(input.events)] } : {}),
     };
     const updated = await uniqueName(patch.name ?? current.name, () => this.repo.update(tenantId, current.id, patch, this.clock.now()));
     if (!updated) throw new AppError('not_found', { resource: `REST channel ${channelId}` });

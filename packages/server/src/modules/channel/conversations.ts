@@ -17,6 +17,7 @@ import { decodeConversationCursor, encodeConversationCursor } from './conversati
 import type { AgentInfo, Conversation, ConversationDetails, ConversationFilter, ConversationOrder, ConversationsRepository, RoutingDirectory, StoredMessage } from './ports.js';
 import { CHANNEL_PUSH_QUEUE, pushOrderingKey, type PushJob } from './push.js';
 import type { ChannelTransaction } from './transaction.js';
+import type { IntegratorEvents } from './integrator-events.js';
 import { buildReplyPush, profileWithNulls } from './reply-body.js';
 
 const agentRef = (a: AgentInfo | undefined) => (a ? { id: a.id, username: a.username, nickname: a.nickname, avatar: a.avatar } : null);
@@ -32,6 +33,7 @@ export function messageView(m: StoredMessage & { delivery: { id: string; status:
     createdAt: m.createdAt,
     agent: m.direction === 'agent' ? agentRef(agent) : null,
     delivery: m.delivery,
+    receipt: m.direction === 'agent' ? (m.receipt ?? null) : null,
   };
 }
 
@@ -44,6 +46,7 @@ export class ConversationsService {
     private readonly events: ChannelEventBus,
     private readonly jobs: JobQueue,
     private readonly clock: Clock,
+    private readonly integrator: IntegratorEvents,
   ) {}
 
   private async view(details: ConversationDetails): Promise<ConversationView> {
@@ -66,6 +69,8 @@ export class ConversationsService {
       updatedAt: c.updatedAt,
       closedAt: c.closedAt,
       lastMessage: last ? messageView(last, lastAgent, c.customerId) : null,
+      rating: details.rating,
+      labels: details.labels,
     };
   }
 
@@ -120,6 +125,8 @@ export class ConversationsService {
     const moved = await this.repo.assign(id, ['waiting'], { state: 'processing', agentId: principal.userId }, this.clock.now());
     if (!moved) throw new AppError('conversation_state', { id, state: 'taken', detail: 'another agent accepted it first' });
     this.events.publish({ type: 'assignment', tenantId, conversationId: id, queueId: conv.queueId, agentId: principal.userId, state: 'processing' });
+    await this.integrator.assigned(await this.require(tenantId, id));
+    await this.integrator.positionsChanged(conv.queueId, conv);
     return this.viewOf(tenantId, id);
   }
 
@@ -146,6 +153,10 @@ export class ConversationsService {
     if (!moved) throw new AppError('conversation_state', { id, state: 'closed', detail: 'it was closed meanwhile' });
     const queueId = target.queueId ?? conv.queueId;
     this.events.publish({ type: 'assignment', tenantId, conversationId: id, queueId, agentId: target.agentId, state: target.state });
+    const after = await this.require(tenantId, id);
+    await this.integrator.assigned(after, 'transferred');
+    if (conv.state === 'waiting') await this.integrator.positionsChanged(conv.queueId, conv);
+    if (after.state === 'waiting') await this.integrator.queued(after);
     const freed = conv.agentId !== null && conv.agentId !== target.agentId ? await this.directory.queueIdsOfAgent(conv.agentId) : [];
     await this.dispatcher.dispatchQueues(tenantId, [...freed, ...(target.state === 'waiting' ? [queueId] : [])]);
     return this.viewOf(tenantId, id);
@@ -157,6 +168,8 @@ export class ConversationsService {
     const moved = await this.repo.assign(id, ['waiting', 'processing'], { state: 'closed', agentId: conv.agentId }, this.clock.now());
     if (!moved) throw new AppError('conversation_state', { id, state: 'closed', detail: 'it is already closed' });
     this.events.publish({ type: 'assignment', tenantId, conversationId: id, queueId: conv.queueId, agentId: conv.agentId, state: 'closed' });
+    await this.integrator.closed(conv, 'agent', 'closed_by_agent');
+    if (conv.state === 'waiting') await this.integrator.positionsChanged(conv.queueId, conv);
     if (conv.agentId !== null) await this.dispatcher.agentAvailable(tenantId, conv.agentId);
     return this.viewOf(tenantId, id);
   }
@@ -206,7 +219,7 @@ export class ConversationsService {
   }
 
   /** Admins see every conversation of the tenant; agents those assigned to them and those of their skill groups. */
-  private async assertMayView(conv: Conversation, principal: Principal): Promise<void> {
+  async assertMayView(conv: Conversation, principal: Principal): Promise<void> {
     if (principal.role !== 'agent' || conv.agentId === principal.userId) return;
     const queues = await this.directory.queueIdsOfAgent(principal.userId);
     if (!queues.includes(conv.queueId)) throw new AppError('forbidden', { detail: 'this conversation is in a skill group you are not in' });
@@ -228,7 +241,7 @@ export class ConversationsService {
   }
 
   /** Agents handle their own conversations (and take waiting ones by accept); admins any. */
-  private assertMayHandle(conv: Conversation, principal: Principal): void {
+  assertMayHandle(conv: Conversation, principal: Principal): void {
     if (principal.role === 'admin' || principal.role === 'system_admin') return;
     if (conv.agentId !== principal.userId) throw new AppError('forbidden', { detail: 'this conversation is assigned to another agent' });
   }

@@ -19,6 +19,7 @@ const deliveryView = (d: Delivery & { attemptLog: DeliveryAttempt[] }): Delivery
   id: d.id,
   channelId: d.channelId,
   msg_id: d.msgId,
+  event: d.event,
   to: d.customerId,
   status: d.status,
   attempts: d.attemptLog,
@@ -58,7 +59,7 @@ export class DeliveriesService {
         });
       });
       this.jobs.notify(CHANNEL_PUSH_QUEUE);
-      this.events.publish({
+      if (delivery.msgId !== null) this.events.publish({
         type: 'delivery_status',
         tenantId,
         conversationId: delivery.conversationId,

@@ -30,6 +30,14 @@ import type {
 } from './ports.js';
 import { CHANNEL_PUSH_QUEUE, ReplyPusher, type PushJob, type PushSettings } from './push.js';
 import type { ChannelTransaction } from './transaction.js';
+import type { ConversationEventsRepository } from './event-ports.js';
+import { IntegratorEvents } from './integrator-events.js';
+import { AgentTyping } from './typing.js';
+import { CustomerCalls } from './customer-calls.js';
+import { Automation, CHANNEL_AUTOMATION_QUEUE, type AutomationJob } from './automation.js';
+import type { AutomationRepository } from './automation-ports.js';
+import { AgentTools } from './agent-tools.js';
+import type { AgentToolsRepository } from './agent-tools-ports.js';
 
 export interface ChannelModule {
   associations: AssociationsService;
@@ -37,6 +45,11 @@ export interface ChannelModule {
   conversations: ConversationsService;
   deliveries: DeliveriesService;
   dispatcher: Dispatcher;
+  integrator: IntegratorEvents;
+  typing: AgentTyping;
+  customerCalls: CustomerCalls;
+  automation: Automation;
+  tools: AgentTools;
   directory: RoutingDirectory;
   events: ChannelEventBus;
   media: MediaStore;
@@ -49,6 +62,9 @@ export interface ChannelRepositories {
   directory: RoutingDirectory;
   conversations: ConversationsRepository;
   deliveries: DeliveriesRepository;
+  conversationEvents: ConversationEventsRepository;
+  automation: AutomationRepository;
+  agentTools: AgentToolsRepository;
   media: MediaRepository;
 }
 
@@ -82,18 +98,28 @@ export function createChannelModule(deps: ChannelDeps): ChannelModule {
   const events = deps.metrics ? countingEventBus(bus, deps.metrics) : bus;
   const { directory, conversations: conversationsRepo, deliveries: deliveriesRepo } = deps.repositories;
   const associations = new AssociationsService(deps.repositories.associations, directory, deps.accounts, deps.secrets, deps.outbound, deps.clock, deps.settings);
-  const dispatcher = new Dispatcher(conversationsRepo, deps.uow, directory, events, deps.clock);
+  const integrator = new IntegratorEvents(deps.repositories.associations, deps.repositories.conversationEvents, directory, deps.uow, deps.jobs, deps.clock);
+  const dispatcher = new Dispatcher(conversationsRepo, deps.uow, directory, events, deps.clock, integrator);
   const pusher = new ReplyPusher(deliveriesRepo, associations, deps.outbound, events, deps.clock, deps.push);
   // The lease covers one attempt (10 s timeout plus two small writes) with room to spare; it is
   // also the longest a push in flight during a crash waits before another run picks it up (the
   // instances' heartbeat usually releases it within seconds: modules/cluster).
   deps.jobs.work<PushJob>(CHANNEL_PUSH_QUEUE, pusher.handle, { concurrency: deps.pushConcurrency ?? 8, leaseMs: 30_000 });
+  const conversations = new ConversationsService(conversationsRepo, deps.uow, directory, dispatcher, events, deps.jobs, deps.clock, integrator);
+  const signature = new SendMessageSignature(associations, deps.clock);
+  const automation = new Automation(deps.repositories.automation, conversationsRepo, deps.repositories.conversationEvents, directory, deps.uow, deps.jobs, dispatcher, integrator, events, deps.clock);
+  deps.jobs.work<AutomationJob>(CHANNEL_AUTOMATION_QUEUE, automation.handle, { concurrency: 2, leaseMs: 60_000 });
   return {
     associations,
-    ingest: new IngestService(new SendMessageSignature(associations, deps.clock), new CustomerMessageAcceptor(deps.uow), events, deps.clock),
-    conversations: new ConversationsService(conversationsRepo, deps.uow, directory, dispatcher, events, deps.jobs, deps.clock),
+    ingest: new IngestService(signature, new CustomerMessageAcceptor(deps.uow), events, deps.clock, integrator, automation),
+    conversations,
+    typing: new AgentTyping(conversations, integrator, deps.clock),
+    automation,
+    tools: new AgentTools(deps.repositories.agentTools, conversations, deps.clock),
+    customerCalls: new CustomerCalls(signature, deps.repositories.conversationEvents, conversationsRepo, integrator, events, deps.clock),
     deliveries: new DeliveriesService(deliveriesRepo, deps.uow, associations, deps.jobs, events, deps.clock),
     dispatcher,
+    integrator,
     directory,
     events,
     media: new MediaStore(deps.repositories.media, path.join(deps.dataDir, 'media'), deps.publicUrl, deps.clock, deps.media ?? DEFAULT_MEDIA_LIMITS),

@@ -4,13 +4,15 @@
  * and publish what happened. Order after the signature: JSON -> message rules -> accept.
  */
 import { randomUUID } from 'node:crypto';
-import { validateCustomerMessage, VISITOR_STRING_FIELDS, type CustomerMessage, type SendMessageResult } from '@parley/protocol';
+import { validateCustomerMessage, VISITOR_STRING_FIELDS, type CustomerMessage, type IntegratorEventName, type SendMessageResult } from '@parley/protocol';
 import { AppError } from '../../kernel/errors.js';
 import type { Clock } from '../../kernel/clock.js';
 import { inspectJson, jsonSyntaxDetail } from '../../kernel/input-checks.js';
 import type { CustomerMessageAcceptor } from './accept.js';
 import type { ChannelEventBus } from './events.js';
-import type { VisitorProfile } from './ports.js';
+import type { IntegratorEvents } from './integrator-events.js';
+import type { Automation } from './automation.js';
+import type { Conversation, VisitorProfile } from './ports.js';
 import type { ChargeAssociation, SendMessageSignature, SignedSendMessage } from './send-message-signature.js';
 
 /** A send-message request as the HTTP layer hands it over: what the signature covers. */
@@ -22,6 +24,8 @@ export class IngestService {
     private readonly acceptor: CustomerMessageAcceptor,
     private readonly events: ChannelEventBus,
     private readonly clock: Clock,
+    private readonly integrator: IntegratorEvents,
+    private readonly automation?: Automation,
   ) {}
 
   /** `charge` is the association's rate, charged once the signature holds (send-message-signature.ts). */
@@ -68,8 +72,20 @@ export class IngestService {
         if (conv.agentId !== null) this.events.publish({ type: 'assignment', ...base, state: conv.state });
       }
       this.events.publish({ type: 'new_message', ...base, msg_id: accepted.msgId, direction: 'customer' });
+      if (accepted.opened) {
+        await this.toldIntegrator(conv, association.events);
+        await this.automation?.opened(conv);
+      }
     }
     return { msg_id: accepted.msgId, conversation_id: conv.id, duplicate: accepted.duplicate };
+  }
+
+  /** A new conversation: `assigned` when an agent took it at once, else `queued` (and those it overtook move). */
+  private async toldIntegrator(conv: Conversation, listed: readonly IntegratorEventName[]): Promise<void> {
+    if (listed.length === 0) return;
+    if (conv.state === 'processing') return this.integrator.assigned(conv);
+    await this.integrator.queued(conv);
+    if (conv.vip) await this.integrator.positionsChanged(conv.queueId, conv);
   }
 }
 

@@ -3,7 +3,7 @@
  * Each method is atomic; the Kysely implementations live in src/storage/repositories/channel*.ts
  * and work on both engines.
  */
-import type { ConversationState, DeliveryStatus, MessageBody, VISITOR_STRING_FIELDS } from '@parley/protocol';
+import type { ConversationState, DeliveryStatus, IntegratorEventName, MessageBody, VISITOR_STRING_FIELDS } from '@parley/protocol';
 import type { SecretOverlap } from '../../kernel/secret-overlap.js';
 
 export interface Association {
@@ -16,6 +16,8 @@ export interface Association {
   /** The sealed Client Secret before the last rotation and when it stops working (contract 6.6). */
   previousSecret: SecretOverlap<string> | null;
   agentQueueId: number | null;
+  /** The conversation events pushed to the callback address (contract 6.4); default none. */
+  events: IntegratorEventName[];
   createdAt: number;
   updatedAt: number;
 }
@@ -25,7 +27,7 @@ export interface AssociationsRepository {
   get(tenantId: number, id: number): Promise<Association | undefined>;
   findByClientId(clientId: string): Promise<Association | undefined>;
   list(tenantId: number): Promise<Association[]>;
-  update(tenantId: number, id: number, patch: Partial<Pick<Association, 'name' | 'callbackUrl' | 'agentQueueId' | 'secretSealed' | 'previousSecret'>>, now: number): Promise<Association | undefined>;
+  update(tenantId: number, id: number, patch: Partial<Pick<Association, 'name' | 'callbackUrl' | 'agentQueueId' | 'secretSealed' | 'previousSecret' | 'events'>>, now: number): Promise<Association | undefined>;
   delete(tenantId: number, id: number): Promise<boolean>;
 }
 
@@ -92,6 +94,8 @@ export interface StoredMessage {
   ext: Record<string, unknown>;
   timestamp: number;
   createdAt: number;
+  /** An agent message's receipt from the customer's server (contract 6.4). */
+  receipt?: 'delivered' | 'read' | null;
 }
 
 /** An online agent of a queue: its id, how many conversations it may process at once, and how many it is processing. */
@@ -134,7 +138,7 @@ export interface ConversationFilter {
   customerId?: string;
   /** Lower-cased text a `txt` body of one of its messages contains (compared case-insensitively). */
   text?: string;
-  /** A tag of the conversation's customer. */
+  /** A label of the conversation, or a tag of its customer. */
   label?: string;
   /** Bounds of `updated_at`, both inclusive (epoch ms). */
   updatedFrom?: number;
@@ -168,6 +172,9 @@ export interface ConversationDetails {
   visitor: { customerId: string; profile: VisitorProfile; tags: string[] };
   agent: AgentInfo | undefined;
   lastMessage: (StoredMessage & { delivery: { id: string; status: DeliveryStatus; lastError: string | null } | null }) | undefined;
+  /** The customer's satisfaction rating (contract 6.4). */
+  rating: { score: number; comment: string | null; createdAt: number } | null;
+  labels: string[];
 }
 
 export interface ConversationsRepository {
@@ -190,8 +197,11 @@ export interface Delivery {
   tenantId: number;
   channelId: number;
   conversationId: number;
-  messageId: number;
-  msgId: string;
+  /** The agent reply pushed; null for a conversation event. */
+  messageId: number | null;
+  msgId: string | null;
+  /** The conversation event pushed (contract 6.4); null for an agent reply. */
+  event: string | null;
   /** The agent who sent the reply. */
   agentId: number | null;
   customerId: string;

@@ -84,7 +84,8 @@ export class ReplyPusher {
       { status, nextAttemptAt },
       this.clock.now(),
     );
-    if (status !== 'pending' || job.attempts === 0) {
+    // The workspace shows a reply's delivery; a conversation event (no message) is only in the log.
+    if (delivery.msgId !== null && (status !== 'pending' || job.attempts === 0)) {
       this.events.publish({
         type: 'delivery_status',
         tenantId: delivery.tenantId,

@@ -5,13 +5,17 @@
 import type { MessageBody } from '@parley/protocol';
 import type { TransactionJobs } from '../jobs/ports.js';
 import type { ArrivalTransaction } from './arrival-store.js';
+import type { EventDeliveryRow } from './event-ports.js';
 import type { AssignmentTransaction, Conversation, StoredMessage } from './ports.js';
 
 export interface AgentReplyRow {
   conversation: Conversation;
-  agentId: number;
+  /** Null for an automatic message (`ext.system`). */
+  agentId: number | null;
   msgId: string;
   bodies: MessageBody[];
+  /** Stored with the message ({} for an agent's reply, `{system: true}` for an automatic one). */
+  ext?: Record<string, unknown>;
   deliveryId: string;
   /** The push body as sent (spec 2.3). */
   pushBody: string;
@@ -27,6 +31,10 @@ export interface ChannelWrites {
   storeAgentReply(reply: AgentReplyRow): Promise<StoredMessage>;
   /** The agent's processing conversations wait in their queues again, keeping their queue time; answers which moved. */
   requeueAgent(agentId: number, now: number): Promise<Array<{ id: number; queueId: number }>>;
+  /** Stores a conversation event as a pending delivery without a message (contract 6.4). */
+  storeEvent(row: EventDeliveryRow): Promise<void>;
+  /** Records that the customer was invited to rate the conversation (a rating needs it). */
+  inviteRating(conversationId: number, now: number): Promise<void>;
   /** Sets a delivery back to pending; false when there is no such delivery. */
   requeueDelivery(id: string, now: number): Promise<boolean>;
 }

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import { overlapOf } from '../../kernel/secret-overlap.js';
+import { INTEGRATOR_EVENT_NAMES, type IntegratorEventName } from '@parley/protocol';
 import type { AgentInfo, Association, AssociationsRepository, RoutingDirectory } from '../../modules/channel/ports.js';
 import type { RestChannelsTable } from '../tables/channel.js';
 import type { UsersTable } from '../tables/accounts.js';
@@ -14,9 +15,20 @@ const toAssociation = (row: Selectable<RestChannelsTable>): Association => ({
   secretSealed: row.secret_sealed,
   previousSecret: overlapOf(row.previous_secret_sealed, row.previous_secret_until),
   agentQueueId: row.agent_queue_id,
+  events: parseEvents(row.events),
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
+
+/** The stored `events` setting; names this build does not know are dropped. */
+function parseEvents(raw: string): IntegratorEventName[] {
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    return Array.isArray(parsed) ? parsed.filter((e): e is IntegratorEventName => (INTEGRATOR_EVENT_NAMES as readonly unknown[]).includes(e)) : [];
+  } catch {
+    return [];
+  }
+}
 
 export const toAgentInfo = (row: Selectable<UsersTable>): AgentInfo => ({
   id: row.id,
@@ -41,6 +53,7 @@ export function kyselyAssociationsRepository(db: Kysely<Database>): Associations
           client_id: input.clientId,
           secret_sealed: input.secretSealed,
           agent_queue_id: input.agentQueueId,
+          events: JSON.stringify(input.events),
           created_at: input.createdAt,
           updated_at: input.updatedAt,
         })
@@ -70,6 +83,7 @@ export function kyselyAssociationsRepository(db: Kysely<Database>): Associations
           ...(patch.previousSecret !== undefined
             ? { previous_secret_sealed: patch.previousSecret?.previous ?? null, previous_secret_until: patch.previousSecret?.until ?? null }
             : {}),
+          ...(patch.events !== undefined ? { events: JSON.stringify(patch.events) } : {}),
           updated_at: now,
         })
         .where('tenant_id', '=', tenantId)

@@ -21,11 +21,12 @@ function hasText(engine: Engine, folded: string): Expression<SqlBool> {
           AND strpos(lower(b->>'msg'), ${folded}::text) > 0)`;
 }
 
-/** The conversation's customer has the tag `label`. */
+/** The conversation has the label `label`, or its customer has it as a tag. */
 function hasLabel(engine: Engine, label: string): Expression<SqlBool> {
+  const labelled = sql<SqlBool>`EXISTS (SELECT 1 FROM conversation_labels l WHERE l.conversation_id = conversations.id AND l.label = ${label})`;
   return engine === 'sqlite'
-    ? sql<SqlBool>`EXISTS (SELECT 1 FROM channel_visitors v, json_each(v.tags) t WHERE v.id = conversations.visitor_id AND t.value = ${label})`
-    : sql<SqlBool>`EXISTS (SELECT 1 FROM channel_visitors v WHERE v.id = conversations.visitor_id AND v.tags::jsonb @> jsonb_build_array(${label}::text))`;
+    ? sql<SqlBool>`(${labelled} OR EXISTS (SELECT 1 FROM channel_visitors v, json_each(v.tags) t WHERE v.id = conversations.visitor_id AND t.value = ${label}))`
+    : sql<SqlBool>`(${labelled} OR EXISTS (SELECT 1 FROM channel_visitors v WHERE v.id = conversations.visitor_id AND v.tags::jsonb @> jsonb_build_array(${label}::text)))`;
 }
 
 export async function listConversations(

@@ -33,6 +33,7 @@ export const toMessage = (row: Selectable<ChannelMessagesTable>): StoredMessage 
   ext: JSON.parse(row.ext) as Record<string, unknown>,
   timestamp: row.timestamp,
   createdAt: row.created_at,
+  receipt: row.receipt ?? null,
 });
 
 type Delivered = StoredMessage & { delivery: { id: string; status: DeliveryStatus; lastError: string | null } | null };

@@ -59,10 +59,11 @@ async function conversationDetails(db: Kysely<Database>, tenantId: number, ids: 
   const visitorIds = [...new Set(convs.map((c) => c.visitor_id))];
   const agentIds = [...new Set(convs.map((c) => c.agent_id).filter((a): a is number => a !== null))];
   const lastIds = convs.map((c) => c.last_message_id).filter((m): m is number => m !== null);
-  const [visitors, agents, lastRows] = await Promise.all([
+  const [visitors, agents, lastRows, labelRows] = await Promise.all([
     db.selectFrom('channel_visitors').selectAll().where('id', 'in', visitorIds).execute(),
     agentIds.length ? db.selectFrom('users').selectAll().where('id', 'in', agentIds).execute() : Promise.resolve([]),
     lastIds.length ? db.selectFrom('channel_messages').selectAll().where('id', 'in', lastIds).execute() : Promise.resolve([]),
+    db.selectFrom('conversation_labels').select(['conversation_id', 'label']).where('conversation_id', 'in', ids).orderBy('label').execute(),
   ]);
   const last = new Map((await withDeliveries(db, lastRows)).map((m) => [m.id, m]));
   const byId = new Map(convs.map((c) => [c.id, c]));
@@ -81,6 +82,8 @@ async function conversationDetails(db: Kysely<Database>, tenantId: number, ids: 
         },
         agent: a ? toAgentInfo(a) : undefined,
         lastMessage: c.last_message_id === null ? undefined : last.get(c.last_message_id),
+        labels: labelRows.filter((l) => l.conversation_id === c.id).map((l) => l.label),
+        rating: c.csat_score === null ? null : { score: c.csat_score, comment: c.csat_comment, createdAt: Number(c.csat_at) },
       };
     });
 }
@@ -96,7 +99,7 @@ export async function storeAgentReply(trx: Kysely<Database>, input: AgentReplyRo
       msg_id: input.msgId,
       agent_id: input.agentId,
       bodies: JSON.stringify(input.bodies),
-      ext: '{}',
+      ext: JSON.stringify(input.ext ?? {}),
       timestamp: input.now,
       created_at: input.now,
     })

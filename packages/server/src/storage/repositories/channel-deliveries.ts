@@ -4,13 +4,14 @@ import type { DeliveriesTable, DeliveryAttemptsTable } from '../tables/channel.j
 import type { Database } from '../schema.js';
 import { limitParam } from '../precompiled.js';
 
-const toDelivery = (row: Selectable<DeliveriesTable> & { msg_id: string; agent_id: number | null }): Delivery => ({
+const toDelivery = (row: Selectable<DeliveriesTable> & { msg_id: string | null; agent_id: number | null }): Delivery => ({
   id: row.id,
   tenantId: row.tenant_id,
   channelId: row.channel_id,
   conversationId: row.conversation_id,
   messageId: row.message_id,
   msgId: row.msg_id,
+  event: row.event,
   agentId: row.agent_id,
   customerId: row.customer_id,
   status: row.status,
@@ -32,7 +33,8 @@ const toAttempt = (row: Selectable<DeliveryAttemptsTable>): DeliveryAttempt => (
 });
 
 export function kyselyDeliveriesRepository(db: Kysely<Database>): DeliveriesRepository {
-  const withMsgId = () => db.selectFrom('deliveries as d').innerJoin('channel_messages as m', 'm.id', 'd.message_id').selectAll('d').select(['m.msg_id', 'm.agent_id']);
+  // Conversation events have no message: their msg_id and agent are null.
+  const withMsgId = () => db.selectFrom('deliveries as d').leftJoin('channel_messages as m', 'm.id', 'd.message_id').selectAll('d').select(['m.msg_id', 'm.agent_id']);
   return {
     async get(id) {
       const row = await withMsgId().where('d.id', '=', id).executeTakeFirst();

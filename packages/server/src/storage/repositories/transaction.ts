@@ -18,6 +18,7 @@ import { agentLoads, lockAgent, moveConversation, requeueAgentConversations } fr
 import type { ArrivalTransaction } from '../../modules/channel/arrival-store.js';
 import { storeAgentReply } from './channel-conversations.js';
 import { requeueDelivery } from './channel-deliveries.js';
+import { inviteRating, storeEvent } from './channel-events.js';
 
 export type StorageTransaction = ImTransaction & ChannelTransaction & CallbacksTransaction & AccountsTransaction;
 
@@ -44,6 +45,8 @@ function channelWrites(ctx: TransactionContext, arrivals: TransactionParts['arri
     },
     storeAgentReply: (reply) => storeAgentReply(trx, reply),
     requeueAgent: (agentId, now) => requeueAgentConversations(trx, agentId, now),
+    storeEvent: (row) => storeEvent(trx, row),
+    inviteRating: (conversationId, now) => inviteRating(trx, conversationId, now),
     requeueDelivery: (id, now) => requeueDelivery(trx, id, now),
   };
 }

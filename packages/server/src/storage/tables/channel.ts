@@ -19,6 +19,8 @@ export interface RestChannelsTable {
   agent_queue_id: number | null;
   created_at: number;
   updated_at: number;
+  /** JSON array of the conversation events pushed to the callback address (contract 6.4). */
+  events: Generated<string>;
 }
 
 /** One customer (`from`) of one association, with the profile kept from `ext.visitor`. */
@@ -50,6 +52,21 @@ export interface ConversationsTable {
   updated_at: number;
   closed_at: number | null;
   last_message_id: number | null;
+  /** When the customer was invited to rate it (contract 6.4); a rating needs it. */
+  csat_invited_at: Generated<number | null>;
+  csat_score: Generated<number | null>;
+  csat_comment: Generated<string | null>;
+  csat_at: Generated<number | null>;
+  /** When the customer was last warned that the conversation is idle. */
+  idle_warned_at: Generated<number | null>;
+}
+
+/** A skill group's automation (contract 6.4): JSON of AutomationSettings. */
+export interface QueueAutomationTable {
+  queue_id: number;
+  tenant_id: number;
+  settings: string;
+  updated_at: number;
 }
 
 export interface ChannelMessagesTable {
@@ -66,6 +83,8 @@ export interface ChannelMessagesTable {
   /** The customer's `timestamp`, or the reply time for agent messages. */
   timestamp: number;
   created_at: number;
+  /** An agent message's receipt from the customer's server: `delivered`, then `read`. */
+  receipt: Generated<'delivered' | 'read' | null>;
 }
 
 export interface DeliveriesTable {
@@ -74,7 +93,8 @@ export interface DeliveriesTable {
   tenant_id: number;
   channel_id: number;
   conversation_id: number;
-  message_id: number;
+  /** The agent reply pushed; null for a conversation event. */
+  message_id: number | null;
   customer_id: string;
   status: DeliveryStatus;
   /** The exact JSON body pushed on every attempt. */
@@ -84,6 +104,8 @@ export interface DeliveriesTable {
   last_error: string | null;
   created_at: number;
   updated_at: number;
+  /** The conversation event's name (contract 6.4); null for an agent reply. */
+  event: Generated<string | null>;
 }
 
 export interface DeliveryAttemptsTable {
@@ -106,6 +128,32 @@ export interface ChannelMediaTable {
   created_at: number;
 }
 
+export interface ConversationNotesTable {
+  id: Generated<number>;
+  tenant_id: number;
+  conversation_id: number;
+  author_id: number | null;
+  text: string;
+  created_at: number;
+}
+
+export interface ConversationLabelsTable {
+  conversation_id: number;
+  tenant_id: number;
+  label: string;
+}
+
+/** A canned reply: of the tenant (`owner_id` 0) or of one agent. */
+export interface CannedRepliesTable {
+  id: Generated<number>;
+  tenant_id: number;
+  owner_id: number;
+  shortcut: string;
+  text: string;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface ChannelTables {
   rest_channels: RestChannelsTable;
   channel_visitors: ChannelVisitorsTable;
@@ -114,4 +162,8 @@ export interface ChannelTables {
   deliveries: DeliveriesTable;
   delivery_attempts: DeliveryAttemptsTable;
   channel_media: ChannelMediaTable;
+  queue_automation: QueueAutomationTable;
+  conversation_notes: ConversationNotesTable;
+  conversation_labels: ConversationLabelsTable;
+  canned_replies: CannedRepliesTable;
 }
