@@ -215,6 +215,8 @@ export interface ImSendFrame {
   to: string;
   bodies: ImMessageBody[];
   ext?: Record<string, unknown>;
+  /** For receivers online now only (typing indicators): never stored for offline ones. */
+  online_only?: boolean;
 }
 export interface ImJoinFrame {
   op: 'join' | 'leave';
@@ -249,6 +251,13 @@ export interface ImMessageFrame {
   timestamp: number;
   /** Present on messages that were stored while the user was offline. */
   offline?: boolean;
+  /** Present on messages sent for online receivers only (typing indicators): never stored. */
+  online_only?: boolean;
+  /**
+   * Internal, never written to a client: on the copy of a user's own message for their other
+   * devices, the connection that sent it (which skips it); '' when every device gets it.
+   */
+  device?: string;
   payload: { bodies: ImMessageBody[]; ext: Record<string, unknown> };
 }
 export interface ImPongFrame {

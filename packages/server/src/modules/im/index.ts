@@ -136,7 +136,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
   presence.onDrainRequest((appId, username) => void drains.drain(appId, username));
   // A socket that closed before a frame pushed to it from another instance arrived.
   presence.onUnreached((appId, usernames, frame) => {
-    if (frame.op === 'message') void keep([{ appId, msgId: frame.msg_id, usernames }]).catch(() => undefined);
+    if (frame.op === 'message' && !frame.online_only && frame.device === undefined) void keep([{ appId, msgId: frame.msg_id, usernames }]).catch(() => undefined);
   });
   jobs.work<FanoutPayload>(FANOUT_QUEUE, fanout.handle, { concurrency: options.fanoutConcurrency ?? 8, leaseMs: 30_000 });
 

@@ -47,6 +47,13 @@ export interface SendInput {
    * refused message costs nothing.
    */
   charge?: () => Promise<number>;
+  /**
+   * Multi-device: the message also goes, live, to the sender's other connected devices: every one
+   * but the connection with this id (`''`: every one, a REST `sync_device`). Absent: none.
+   */
+  device?: string;
+  /** For the receivers online now only (`deliverOnlineOnly`, msync `routetype` ONLINE): never stored offline. */
+  onlineOnly?: boolean;
 }
 
 export interface Accepted {
@@ -64,7 +71,7 @@ export class ImMessagesService {
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
     /** Decides who gets messages live before they commit, and pushes them after, before the caller answers. */
-    private readonly live: Pick<LiveDeliveries, 'decide' | 'deliver'>,
+    private readonly live: Pick<LiveDeliveries, 'decide' | 'deliver' | 'syncSender'>,
     private readonly metrics: Pick<ImMetrics, 'sent'>,
   ) {}
 
@@ -97,6 +104,7 @@ export class ImMessagesService {
       source: input.source,
       timestamp,
       payload: { bodies: input.bodies, ext: input.ext },
+      ...(input.onlineOnly ? { onlineOnly: true } : {}),
     }));
     await this.live.decide(messages);
     const committed = this.committer.commit(messages);
@@ -108,6 +116,7 @@ export class ImMessagesService {
     this.metrics.sent(input.chatType, input.bodies[0]?.type, messages.length);
     if (after) await after.then(noop, noop);
     await this.live.deliver(messages);
+    if (input.device !== undefined) await this.live.syncSender(messages, input.device);
     return messages.map((m) => ({ target: m.to, msgId: m.msgId, timestamp: m.timestamp }));
   }
 

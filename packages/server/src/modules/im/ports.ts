@@ -75,6 +75,11 @@ export interface StoredMessage {
    * pushes them (live-deliveries.ts): the fan-out leaves them to it while it lives.
    */
   live?: LivePush;
+  /**
+   * For the receivers online when it is sent only (Easemob's `deliverOnlineOnly`, msync
+   * `routetype` ONLINE): never stored for offline receivers, never given back by a closing socket.
+   */
+  onlineOnly?: boolean;
 }
 
 export interface LivePush {

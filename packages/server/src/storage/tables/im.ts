@@ -71,6 +71,8 @@ export interface ImMessagesTable {
   /** JSON array of the receivers pushed live by `live_by` (an instance id); both NULL when none (migration 77). */
   live: string | null;
   live_by: string | null;
+  /** 1: for online receivers only, never stored offline (migration 85). */
+  online_only: Generated<number>;
 }
 
 export interface ImOfflineTable {

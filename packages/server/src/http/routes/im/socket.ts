@@ -7,7 +7,7 @@
  * every heartbeat interval and closes a socket that did not answer the previous ping.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { IM_LIMITS, type ImChatType, type ImClientFrame, type ImServerFrame } from '@parley/protocol';
+import { IM_LIMITS, type ImChatType, type ImClientFrame, type ImMessageFrame, type ImServerFrame } from '@parley/protocol';
 import { Type } from 'typebox';
 import type { WebSocket, RawData } from 'ws';
 import { AppError, isAppError } from '../../../kernel/errors.js';
@@ -62,12 +62,16 @@ function socketConnection(socket: WebSocket, lease: SocketLease): ImConnection {
     socket.send(JSON.stringify(frame), done);
   };
   const open = () => socket.readyState === OPEN && lease.active;
+  const id = uuid();
   return {
-    id: uuid(),
+    id,
     // The bound is checked before each write: frames of one turn leave in one write (corked),
     // so only the first frame of a turn asks; what a turn adds is one commit's frames at most.
     send: (frame: ImServerFrame) => {
-      if (socket.readyState === OPEN && (isCorked(socket) || lease.admitFrame())) write(frame);
+      if (socket.readyState !== OPEN || !(isCorked(socket) || lease.admitFrame())) return;
+      if (frame.op !== 'message' || frame.device === undefined) write(frame);
+      // The user's own message from another device (never echoed to the device that sent it).
+      else if (frame.device !== id) write(withoutDevice(frame));
     },
     room: async () => {
       await lease.writable();
@@ -88,6 +92,11 @@ function socketConnection(socket: WebSocket, lease: SocketLease): ImConnection {
     // Closed by the server (the user was deleted): terminated after the grace like any drop.
     close: (code, reason) => lease.drop(code, reason),
   };
+}
+
+function withoutDevice(frame: ImMessageFrame): ImMessageFrame {
+  const { device: _device, ...rest } = frame;
+  return rest;
 }
 
 /** Pings every interval; a socket that did not answer the previous ping is terminated. */
@@ -191,6 +200,7 @@ async function handleFrame(im: ImModule, imApp: ImApp, username: string, connect
         if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw bad('bodies[0]: expected an object');
         const ext = frame.ext ?? {};
         if (typeof ext !== 'object' || ext === null || Array.isArray(ext)) throw bad('ext: expected an object');
+        if (frame.online_only !== undefined && typeof frame.online_only !== 'boolean') throw bad('online_only: expected a boolean');
         const { type, ...fields } = raw;
         const body = normaliseBody(type, fields, 'bodies[0]', 'bodies[0].type');
         const [accepted] = await im.messages.send(imApp, {
@@ -202,6 +212,8 @@ async function handleFrame(im: ImModule, imApp: ImApp, username: string, connect
           source: 'sdk',
           requireMembership: true,
           charge,
+          device: connection.id,
+          ...(frame.online_only ? { onlineOnly: true } : {}),
         });
         connection.send({ op: 'ack', id: frame.id, msg_id: accepted?.msgId ?? '', timestamp: accepted?.timestamp ?? Date.now() });
         return;

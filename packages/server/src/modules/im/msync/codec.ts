@@ -39,6 +39,8 @@ export interface MetaIn {
   to?: Jid;
   ns: number;
   payload?: Uint8Array;
+  /** ROUTE_ALL 0 (absent), ROUTE_ONLINE 1 (for online receivers only), ROUTE_DIRECT 2. */
+  routetype?: number;
   ext?: KeyValue[];
 }
 

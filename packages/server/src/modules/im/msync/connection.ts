@@ -54,6 +54,8 @@ interface LoggedIn {
   resource: string;
   lease: SocketLease;
   connection: ImConnection;
+  /** The connection's id: the user's other devices get its sends (sends.ts). */
+  device: string;
   /** Charges one message to the user's send limits (sends.ts). */
   charge: () => Promise<number>;
 }
@@ -211,7 +213,7 @@ export class MsyncConnection {
       this.state = onClosed();
       return;
     }
-    this.login = { app, appKey, username, resource, lease, connection, charge: () => this.socket.charge(appKey, username) };
+    this.login = { app, appKey, username, resource, lease, connection, device: connection.id, charge: () => this.socket.charge(appKey, username) };
     this.state = onProvisioned(this.state, true);
     this.socket.send(encodeProvisionReply(OK, resource));
     this.im.presence.add(app.id, username, connection);
@@ -221,12 +223,14 @@ export class MsyncConnection {
 
   /** The connection as presence sees it: message frames become metas in the outbox. */
   private presenceConnection(): ImConnection {
+    const id = uuid();
     return {
-      id: uuid(),
+      id,
       send: (frame) => {
-        if (frame.op !== 'message') return;
-        const delivered = deliveredOf(frame);
-        this.hold(delivered, true, delivered.chatType === 'chatroom' ? 'room' : 'live');
+        if (frame.op !== 'message' || frame.device === id) return;
+        // Own messages from another device, chat-room and online-only messages are never given back to the store.
+        const once = frame.chat_type === 'chatroom' || frame.online_only === true || frame.device !== undefined;
+        this.hold(deliveredOf(frame), true, once ? 'room' : 'live');
       },
       room: () => this.roomForStored(),
       sendStored: (messages, acknowledge) => this.takeStored(messages, acknowledge),
@@ -238,7 +242,7 @@ export class MsyncConnection {
   private hold(message: Delivered, notify: boolean, origin: Origin): boolean {
     const login = this.login;
     if (!login || !login.lease.active) return false;
-    const queue = queueOf(login.appKey, message);
+    const queue = queueOf(login.appKey, message, login.username);
     const outcome = this.outbox.add(queue, toMeta(login.appKey, message), notify, origin);
     if (outcome === 'notice') this.write(encodeNotice(queue));
     if (outcome !== 'overflow') return true;

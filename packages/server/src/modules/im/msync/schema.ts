@@ -39,6 +39,9 @@ export const ErrorCode = {
 /** `MUCBody.operation`, the two the gateway serves. */
 export const MucOperation = { JOIN: 2, LEAVE: 3 } as const;
 
+/** `Meta.routetype`: ONLINE is the SDK's `deliverOnlineOnly` (typing indicators). */
+export const RouteType = { ALL: 0, ONLINE: 1, DIRECT: 2 } as const;
+
 const DESCRIPTOR = {
   nested: {
     easemob: {

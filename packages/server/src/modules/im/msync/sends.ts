@@ -17,12 +17,14 @@ import type { ImApp } from '../ports.js';
 import { decodeMessageBody, decodeMucBody, type MetaIn, type SyncDown } from './codec.js';
 import { chatTypeOf, toParleyBody } from './contents.js';
 import { fromKeyValues } from './key-values.js';
-import { ErrorCode, MucOperation, Namespace } from './schema.js';
+import { ErrorCode, MucOperation, Namespace, RouteType } from './schema.js';
 import { OK, roomStatus, sendStatus } from './statuses.js';
 
 export interface Sender {
   app: ImApp;
   username: string;
+  /** The sending connection's id: the user's other devices get the message too. */
+  device?: string;
   /** Charges one message to the sender's send limits: the seconds to wait, 0 when it may go. */
   charge: () => Promise<number>;
 }
@@ -68,7 +70,18 @@ async function sendMessage(im: ImModule, sender: Sender, meta: MetaIn, previous:
     const ext = fromKeyValues(body.ext?.length ? body.ext : meta.ext);
     const fault = inspectJson({ body: parsed, ext }, 'message');
     if (fault) throw bad(`${fault.field} ${fault.problem}`);
-    const input = { from: sender.username, chatType, targets: [to], bodies: [parsed], ext, source: 'sdk' as const, requireMembership: true, charge: sender.charge };
+    const input = {
+      from: sender.username,
+      chatType,
+      targets: [to],
+      bodies: [parsed],
+      ext,
+      source: 'sdk' as const,
+      requireMembership: true,
+      charge: sender.charge,
+      ...(sender.device === undefined ? {} : { device: sender.device }),
+      ...(meta.routetype === RouteType.ONLINE ? { onlineOnly: true } : {}),
+    };
     const queued = await im.messages.enqueue(sender.app, input, previous);
     const reply = queued.accepted.then(([accepted]): SyncDown => {
       if (!accepted) throw new AppError('internal_error');

@@ -1,0 +1,11 @@
+import type { Migration } from '../../types.js';
+
+/**
+ * Messages sent for online receivers only (Easemob's `deliverOnlineOnly`, msync `routetype`
+ * ONLINE: typing indicators): 1 means the fan-out never stores them for offline receivers.
+ */
+export const imOnlineOnly: Migration = {
+  version: 85,
+  name: 'im-online-only',
+  statements: [`ALTER TABLE im_messages ADD COLUMN online_only INTEGER NOT NULL DEFAULT 0`],
+};
