@@ -22,6 +22,8 @@ import { Fanout } from './fanout.js';
 import { ImGroupsService } from './groups.js';
 import { LiveDeliveries } from './live-deliveries.js';
 import { ImMessagesService } from './messages.js';
+import { ReceiptsService } from './receipts.js';
+import { RecallsService } from './recalls.js';
 import { noImMetrics, type ImMetrics } from './metrics.js';
 import { ModerationService } from './moderation.js';
 import { IdGenerator } from './msg-id.js';
@@ -38,6 +40,10 @@ export interface ImModule {
   groups: ImGroupsService;
   moderation: ModerationService;
   messages: ImMessagesService;
+  /** Read, delivery and conversation receipts, forwarded live; group readers. */
+  receipts: ReceiptsService;
+  /** Recall of a message: removed, and its receivers and the sender's other devices told. */
+  recalls: RecallsService;
   /** The offline count and status (read after the user's pending fan-out); messages given back by a socket. */
   offline: OfflineStore;
   /** The `im.fanout` job handler. */
@@ -76,6 +82,8 @@ export interface ImModuleOptions {
   clock: Clock;
   jobs: JobQueue;
   tokenTtlSeconds: number;
+  /** How long after sending a user may recall a message (default 120). */
+  recallSeconds?: number;
   /** Called by every fan-out in its transaction (the callbacks module's hook); default: none. */
   postSend?: PostSendHook;
   presence?: Presence;
@@ -118,6 +126,8 @@ export function createImModule(options: ImModuleOptions): ImModule {
   );
   const committer = new MessageCommitter(uow, ids);
   const messages = new ImMessagesService(committer, users, groups, moderation, ids, clock, live, metrics);
+  const receipts = new ReceiptsService(messagesRepo, groups, uow, presence, ids, clock);
+  const recalls = new RecallsService(messagesRepo, groupsRepo, uow, presence, ids, clock, options.recallSeconds ?? 120);
   const drains = new Drains(messagesRepo, presence, clock, metrics, (error) => options.logger?.error({ err: error }, 'IM: a drain of stored messages failed; they stay stored'));
   const fanout = new Fanout({
     uow,
@@ -161,7 +171,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
     return removed;
   };
 
-  return { apps, users, groups, moderation, messages, offline, fanout, drains, presence, sockets, removeUser };
+  return { apps, users, groups, moderation, messages, receipts, recalls, offline, fanout, drains, presence, sockets, removeUser };
 }
 
 function parseUserRemoved(payload: string): { appId?: string; username?: string } {

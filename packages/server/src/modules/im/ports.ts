@@ -167,6 +167,10 @@ export interface ImMessageWrites {
   markFanoutDone(refs: MessageRef[]): Promise<Set<string>>;
   /** Idempotent: a (user, msg_id) pair is stored once. */
   storeOffline(rows: Array<MessageRef & { username: string }>, now: number): Promise<void>;
+  /** A group member read the message (group read receipts). Idempotent. */
+  addGroupRead(ref: MessageRef, username: string, now: number): Promise<void>;
+  /** Recall: the message is gone, with its offline rows and readers; false when it did not exist. */
+  removeMessage(ref: MessageRef): Promise<boolean>;
 }
 
 /** What an IM transaction holds: its message writes and its jobs. */
@@ -197,4 +201,9 @@ export interface ImMessagesRepository {
   returnOffline(appId: string, username: string, msgIds: readonly string[], now: number): Promise<void>;
   countOffline(appId: string, username: string): Promise<number>;
   offlineStatus(appId: string, username: string, msgId: string): Promise<'delivered' | 'undelivered' | undefined>;
+  /** One message as sent (without its live record), or undefined. */
+  findMessage(appId: string, msgId: string): Promise<StoredMessage | undefined>;
+  /** Up to `limit` readers of a group message after `after` (a username), by username. */
+  groupReaders(appId: string, msgId: string, after: string | undefined, limit: number): Promise<Array<{ username: string; readAt: number }>>;
+  countGroupReaders(appId: string, msgId: string): Promise<number>;
 }

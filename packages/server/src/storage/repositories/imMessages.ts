@@ -2,6 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import { refKey, type ImMessagesRepository, type ImMessageWrites, type MessageRef, type StoredMessage } from '../../modules/im/ports.js';
 import type { ImMessagesTable } from '../tables/im.js';
 import { copies, limitParam, precompiledSized } from '../precompiled.js';
+import { messageChangeReads, messageChangeWrites } from './imMessageChanges.js';
 import type { Database } from '../schema.js';
 
 const toMessage = (row: Selectable<ImMessagesTable>): StoredMessage => ({
@@ -67,7 +68,10 @@ function hotQueries() {
 /** The IM messages repository, and the writes of a transaction over the same compiled statements. */
 export function kyselyImMessages(db: Kysely<Database>): { repository: ImMessagesRepository; writes: (trx: Kysely<Database>) => ImMessageWrites } {
   const q = hotQueries();
-  return { repository: { ...fanoutReads(db, q), ...offlineReads(db), ...pendingReads(db) }, writes: (trx) => messageWrites(trx, q) };
+  return {
+    repository: { ...fanoutReads(db, q), ...offlineReads(db), ...pendingReads(db), ...messageChangeReads(db) },
+    writes: (trx) => ({ ...messageWrites(trx, q), ...messageChangeWrites(trx) }),
+  };
 }
 
 function fanoutReads(db: Kysely<Database>, q: ReturnType<typeof hotQueries>) {
@@ -86,7 +90,7 @@ function fanoutReads(db: Kysely<Database>, q: ReturnType<typeof hotQueries>) {
 }
 
 /** Accepting and fanning out, in the transaction `trx`: the precompiled statements, in chunks. */
-function messageWrites(trx: Kysely<Database>, q: ReturnType<typeof hotQueries>): ImMessageWrites {
+function messageWrites(trx: Kysely<Database>, q: ReturnType<typeof hotQueries>): Omit<ImMessageWrites, 'addGroupRead' | 'removeMessage'> {
   return {
     async insertMessages(messages) {
       for (const chunk of chunks(messages, CHUNK)) {

@@ -84,6 +84,14 @@ export interface ImOfflineTable {
   delivered_at: number | null;
 }
 
+/** One reader of a group message (migration 86). */
+export interface ImGroupReadsTable {
+  app_id: string;
+  msg_id: number;
+  username: string;
+  read_at: number;
+}
+
 export interface ImSensitiveWordsTable {
   app_id: string;
   /** JSON array of lower-case words. */
@@ -99,5 +107,6 @@ export interface ImTables {
   im_members: ImMembersTable;
   im_messages: ImMessagesTable;
   im_offline: ImOfflineTable;
+  im_group_reads: ImGroupReadsTable;
   im_sensitive_words: ImSensitiveWordsTable;
 }

@@ -7,7 +7,7 @@
  * every heartbeat interval and closes a socket that did not answer the previous ping.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { IM_LIMITS, type ImChatType, type ImClientFrame, type ImMessageFrame, type ImServerFrame } from '@parley/protocol';
+import { IM_LIMITS, type ImChatType, type ImClientFrame, type ImMessageFrame, type ImRecallFrame, type ImServerFrame } from '@parley/protocol';
 import { Type } from 'typebox';
 import type { WebSocket, RawData } from 'ws';
 import { AppError, isAppError } from '../../../kernel/errors.js';
@@ -29,6 +29,13 @@ import { websocketOnly } from './websocket-only.js';
 const CHAT_TYPES: readonly ImChatType[] = ['chat', 'groupchat', 'chatroom'];
 
 const bad = (detail: string) => new AppError('illegal_argument', { detail });
+const OPS: readonly string[] = ['send', 'join', 'leave', 'ping', 'receipt', 'recall'];
+const RECEIPT_KINDS: readonly string[] = ['read', 'delivered', 'channel'];
+const text = (value: unknown, field: string, max: number): string | undefined => {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.length > max) throw bad(`${field}: expected a string of at most ${max} characters`);
+  return value;
+};
 
 function parseFrame(data: RawData): ImClientFrame {
   const size = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : (data as Buffer | ArrayBuffer).byteLength;
@@ -44,7 +51,7 @@ function parseFrame(data: RawData): ImClientFrame {
   const fault = inspectJson(frame, 'frame');
   if (fault) throw bad(`${fault.field} ${fault.problem}`);
   const op = (frame as { op?: unknown }).op;
-  if (op !== 'send' && op !== 'join' && op !== 'leave' && op !== 'ping') throw bad(`op: unknown operation ${JSON.stringify(op ?? null)}; expected send, join, leave or ping`);
+  if (!OPS.includes(op as string)) throw bad(`op: unknown operation ${JSON.stringify(op ?? null)}; expected ${OPS.join(', ')}`);
   return frame as ImClientFrame;
 }
 
@@ -69,8 +76,8 @@ function socketConnection(socket: WebSocket, lease: SocketLease): ImConnection {
     // so only the first frame of a turn asks; what a turn adds is one commit's frames at most.
     send: (frame: ImServerFrame) => {
       if (socket.readyState !== OPEN || !(isCorked(socket) || lease.admitFrame())) return;
-      if (frame.op !== 'message' || frame.device === undefined) write(frame);
-      // The user's own message from another device (never echoed to the device that sent it).
+      if ((frame.op !== 'message' && frame.op !== 'recall') || frame.device === undefined) write(frame);
+      // The user's own message or recall from another device (never echoed to the device that sent it).
       else if (frame.device !== id) write(withoutDevice(frame));
     },
     room: async () => {
@@ -94,9 +101,9 @@ function socketConnection(socket: WebSocket, lease: SocketLease): ImConnection {
   };
 }
 
-function withoutDevice(frame: ImMessageFrame): ImMessageFrame {
+function withoutDevice(frame: ImMessageFrame | ImRecallFrame): ImServerFrame {
   const { device: _device, ...rest } = frame;
-  return rest;
+  return rest as ImServerFrame;
 }
 
 /** Pings every interval; a socket that did not answer the previous ping is terminated. */
@@ -189,6 +196,29 @@ async function handleFrame(im: ImModule, imApp: ImApp, username: string, connect
         if (frame.op === 'join') await im.groups.addMember(imApp, 'chatroom', frame.room, username);
         else await im.groups.removeMember(imApp, 'chatroom', frame.room, username);
         connection.send({ op: 'ack', id: id ?? frame.room, timestamp: Date.now() });
+        return;
+      }
+      case 'receipt': {
+        if (!RECEIPT_KINDS.includes(frame.kind)) throw bad('kind: expected read, delivered or channel');
+        const chatType = frame.chat_type ?? 'chat';
+        if (chatType !== 'chat' && chatType !== 'groupchat') throw bad('chat_type: expected chat or groupchat');
+        const msgId = text(frame.msg_id, 'msg_id', 32);
+        const ackContent = text(frame.ack_content, 'ack_content', 1024);
+        await im.receipts.send(imApp, {
+          from: username,
+          kind: frame.kind,
+          chatType,
+          to: text(frame.to, 'to', 128) ?? '',
+          ...(msgId ? { msgId } : {}),
+          ...(ackContent ? { ackContent } : {}),
+        });
+        connection.send({ op: 'ack', id: id ?? '', timestamp: Date.now() });
+        return;
+      }
+      case 'recall': {
+        const ext = text(frame.ext, 'ext', 1024);
+        await im.recalls.recall(imApp, { msgId: text(frame.msg_id, 'msg_id', 32) ?? '', by: username, device: connection.id, ...(ext ? { ext } : {}) });
+        connection.send({ op: 'ack', id: id ?? '', msg_id: frame.msg_id, timestamp: Date.now() });
         return;
       }
       case 'send': {

@@ -14,7 +14,9 @@ import type { ImConnection } from '../presence.js';
 import type { SocketLease } from '../socket-limits.js';
 import { foldUsername } from '../users.js';
 import { CLOSE_SLOW_CONSUMER } from '../socket-limits.js';
-import { decodeFrame, decodeProvision, decodeSyncUp, encodeLogoutReply, encodeNotice, encodeProvisionReply, encodeSyncDown, encodeUnreadReply, FrameError, type MsyncFrame } from './codec.js';
+import { decodeFrame, decodeProvision, decodeSyncUp, encodeLogoutReply, encodeNotice, encodeProvisionReply, encodeSyncDown, encodeUnreadReply, FrameError, type Jid, type MetaOut, type MsyncFrame } from './codec.js';
+import { recallMeta } from './recall.js';
+import { receiptMeta } from './receipts.js';
 import { deliveredOf, queueOf, toMeta, type Delivered } from './contents.js';
 import { Outbox, PULL_BATCH, type Origin } from './outbox.js';
 import { handleMeta } from './sends.js';
@@ -227,7 +229,11 @@ export class MsyncConnection {
     return {
       id,
       send: (frame) => {
-        if (frame.op !== 'message' || frame.device === id) return;
+        const login = this.login;
+        if (!login || ((frame.op === 'message' || frame.op === 'recall') && frame.device === id)) return;
+        if (frame.op === 'receipt') return void this.place(receiptMeta(login.appKey, frame), 'room');
+        if (frame.op === 'recall') return void this.place(recallMeta(login.appKey, frame, login.username), 'room');
+        if (frame.op !== 'message') return;
         // Own messages from another device, chat-room and online-only messages are never given back to the store.
         const once = frame.chat_type === 'chatroom' || frame.online_only === true || frame.device !== undefined;
         this.hold(deliveredOf(frame), true, once ? 'room' : 'live');
@@ -241,12 +247,19 @@ export class MsyncConnection {
   /** Puts a message in the outbox (NOTICE when its queue is not being pulled); false when it overflowed. */
   private hold(message: Delivered, notify: boolean, origin: Origin): boolean {
     const login = this.login;
+    if (!login) return false;
+    const placed = this.place({ queue: queueOf(login.appKey, message, login.username), meta: toMeta(login.appKey, message) }, origin, notify);
+    if (!placed && origin === 'live') this.overflowed.push(message.msgId);
+    return placed;
+  }
+
+  /** Puts a meta in the outbox (NOTICE when its queue is not being pulled); false when it overflowed or the connection is going. */
+  private place({ queue, meta }: { queue: Jid; meta: MetaOut }, origin: Origin, notify = true): boolean {
+    const login = this.login;
     if (!login || !login.lease.active) return false;
-    const queue = queueOf(login.appKey, message, login.username);
-    const outcome = this.outbox.add(queue, toMeta(login.appKey, message), notify, origin);
+    const outcome = this.outbox.add(queue, meta, notify, origin);
     if (outcome === 'notice') this.write(encodeNotice(queue));
     if (outcome !== 'overflow') return true;
-    if (origin === 'live') this.overflowed.push(message.msgId);
     login.lease.drop(CLOSE_SLOW_CONSUMER, 'slow consumer: too many messages not pulled');
     return false;
   }

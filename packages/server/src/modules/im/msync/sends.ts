@@ -14,10 +14,12 @@ import { inspectJson } from '../../../kernel/input-checks.js';
 import { normaliseBody } from '../bodies.js';
 import type { ImModule } from '../index.js';
 import type { ImApp } from '../ports.js';
-import { decodeMessageBody, decodeMucBody, type MetaIn, type SyncDown } from './codec.js';
+import { decodeMessageBody, decodeMucBody, type MessageBodyIn, type MetaIn, type Status, type SyncDown } from './codec.js';
+import { takeRecall } from './recall.js';
+import { isReceipt, takeReceipt } from './receipts.js';
 import { chatTypeOf, toParleyBody } from './contents.js';
 import { fromKeyValues } from './key-values.js';
-import { ErrorCode, MucOperation, Namespace, RouteType } from './schema.js';
+import { ErrorCode, MessageType, MucOperation, Namespace, RouteType } from './schema.js';
 import { OK, roomStatus, sendStatus } from './statuses.js';
 
 export interface Sender {
@@ -58,8 +60,7 @@ export async function handleMeta(im: ImModule, sender: Sender, meta: MetaIn, pre
 async function sendMessage(im: ImModule, sender: Sender, meta: MetaIn, previous: Promise<unknown> | undefined): Promise<MetaOutcome> {
   const body = decodeMessageBody(meta.payload);
   const chatType = chatTypeOf(body);
-  // Read and delivery acks, recalls and edits are taken and not stored (not served yet).
-  if (!chatType) return now({ metaId: meta.id, status: OK });
+  if (!chatType) return now({ metaId: meta.id, status: await takeOther(im, sender, meta, body) });
   const to = meta.to?.name ?? body.to?.name ?? '';
   const refused = (error: unknown): SyncDown => ({ metaId: meta.id, status: sendStatus(error, chatType as ImChatType, to) });
   try {
@@ -91,6 +92,13 @@ async function sendMessage(im: ImModule, sender: Sender, meta: MetaIn, previous:
   } catch (error) {
     return now(refused(error));
   }
+}
+
+/** A MessageBody that is no message: a receipt, a recall; anything else (edits) is taken and ignored. */
+async function takeOther(im: ImModule, sender: Sender, meta: MetaIn, body: MessageBodyIn): Promise<Status> {
+  if (isReceipt(body)) return takeReceipt(im, sender, meta, body);
+  if (body.type === MessageType.RECALL) return takeRecall(im, sender, meta, body);
+  return OK;
 }
 
 async function joinOrLeave(im: ImModule, sender: Sender, meta: MetaIn): Promise<SyncDown> {

@@ -1,0 +1,64 @@
+/**
+ * What happens to a message after it was sent: its group readers (read receipts) and its recall.
+ * Reads over the pool; the writes run in the unit of work's transaction.
+ */
+import type { Kysely } from 'kysely';
+import type { ImMessagesRepository, ImMessageWrites, StoredMessage } from '../../modules/im/ports.js';
+import { limitParam } from '../precompiled.js';
+import type { Database } from '../schema.js';
+
+type Reads = Pick<ImMessagesRepository, 'findMessage' | 'groupReaders' | 'countGroupReaders'>;
+type Writes = Pick<ImMessageWrites, 'addGroupRead' | 'removeMessage'>;
+
+export function messageChangeReads(db: Kysely<Database>): Reads {
+  return {
+    async findMessage(appId, msgId) {
+      const row = await db.selectFrom('im_messages').select(['msg_id', 'sender', 'receiver', 'chat_type', 'source', 'timestamp', 'payload']).where('app_id', '=', appId).where('msg_id', '=', Number(msgId)).executeTakeFirst();
+      if (!row) return undefined;
+      return {
+        appId,
+        msgId: String(row.msg_id),
+        from: row.sender,
+        to: row.receiver,
+        chatType: row.chat_type,
+        source: row.source,
+        timestamp: Number(row.timestamp),
+        payload: JSON.parse(row.payload) as StoredMessage['payload'],
+      };
+    },
+    async groupReaders(appId, msgId, after, limit) {
+      let query = db.selectFrom('im_group_reads').select(['username', 'read_at']).where('app_id', '=', appId).where('msg_id', '=', Number(msgId));
+      if (after !== undefined) query = query.where('username', '>', after);
+      const rows = await query.orderBy('username').limit(limitParam(limit)).execute();
+      return rows.map((r) => ({ username: r.username, readAt: Number(r.read_at) }));
+    },
+    async countGroupReaders(appId, msgId) {
+      const row = await db
+        .selectFrom('im_group_reads')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('app_id', '=', appId)
+        .where('msg_id', '=', Number(msgId))
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+  };
+}
+
+export function messageChangeWrites(trx: Kysely<Database>): Writes {
+  return {
+    async addGroupRead(ref, username, now) {
+      await trx
+        .insertInto('im_group_reads')
+        .values({ app_id: ref.appId, msg_id: Number(ref.msgId), username, read_at: now })
+        .onConflict((oc) => oc.columns(['app_id', 'msg_id', 'username']).doNothing())
+        .execute();
+    },
+    async removeMessage(ref) {
+      const msgId = Number(ref.msgId);
+      await trx.deleteFrom('im_offline').where('app_id', '=', ref.appId).where('msg_id', '=', msgId).execute();
+      await trx.deleteFrom('im_group_reads').where('app_id', '=', ref.appId).where('msg_id', '=', msgId).execute();
+      const deleted = await trx.deleteFrom('im_messages').where('app_id', '=', ref.appId).where('msg_id', '=', msgId).executeTakeFirst();
+      return Number(deleted.numDeletedRows) > 0;
+    },
+  };
+}
