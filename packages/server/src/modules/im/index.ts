@@ -22,6 +22,7 @@ import { Fanout } from './fanout.js';
 import { ImGroupsService } from './groups.js';
 import { LiveDeliveries } from './live-deliveries.js';
 import { ImMessagesService } from './messages.js';
+import { PendingEvents } from './pending-events.js';
 import { ReceiptsService } from './receipts.js';
 import { RecallsService } from './recalls.js';
 import { noImMetrics, type ImMetrics } from './metrics.js';
@@ -44,6 +45,8 @@ export interface ImModule {
   receipts: ReceiptsService;
   /** Recall of a message: removed, and its receivers and the sender's other devices told. */
   recalls: RecallsService;
+  /** Receipts and recalls kept for users who were offline; each socket route hands them over once ready. */
+  events: PendingEvents;
   /** The offline count and status (read after the user's pending fan-out); messages given back by a socket. */
   offline: OfflineStore;
   /** The `im.fanout` job handler. */
@@ -126,8 +129,9 @@ export function createImModule(options: ImModuleOptions): ImModule {
   );
   const committer = new MessageCommitter(uow, ids);
   const messages = new ImMessagesService(committer, users, groups, moderation, ids, clock, live, metrics);
-  const receipts = new ReceiptsService(messagesRepo, groups, uow, presence, ids, clock);
-  const recalls = new RecallsService(messagesRepo, groupsRepo, uow, presence, ids, clock, options.recallSeconds ?? 120);
+  const events = new PendingEvents(messagesRepo, uow, presence, clock, (error) => options.logger?.error({ err: error }, 'IM: a receipt or recall could not be kept'));
+  const receipts = new ReceiptsService(messagesRepo, groups, uow, events, ids, clock);
+  const recalls = new RecallsService(messagesRepo, groupsRepo, uow, presence, events, ids, clock, options.recallSeconds ?? 120);
   const drains = new Drains(messagesRepo, presence, clock, metrics, (error) => options.logger?.error({ err: error }, 'IM: a drain of stored messages failed; they stay stored'));
   const fanout = new Fanout({
     uow,
@@ -171,7 +175,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
     return removed;
   };
 
-  return { apps, users, groups, moderation, messages, receipts, recalls, offline, fanout, drains, presence, sockets, removeUser };
+  return { apps, users, groups, moderation, messages, receipts, recalls, events, offline, fanout, drains, presence, sockets, removeUser };
 }
 
 function parseUserRemoved(payload: string): { appId?: string; username?: string } {

@@ -169,8 +169,14 @@ export interface ImMessageWrites {
   storeOffline(rows: Array<MessageRef & { username: string }>, now: number): Promise<void>;
   /** A group member read the message (group read receipts). Idempotent. */
   addGroupRead(ref: MessageRef, username: string, now: number): Promise<void>;
-  /** Recall: the message is gone, with its offline rows and readers; false when it did not exist. */
-  removeMessage(ref: MessageRef): Promise<boolean>;
+  /**
+   * Recall: the message is gone, with its offline rows and readers. Answers the users whose
+   * offline row was still undelivered (they never had it); undefined when it did not exist.
+   */
+  removeMessage(ref: MessageRef): Promise<string[] | undefined>;
+  /** Receipts and recalls kept for users no socket of whom was reached (`frame`: JSON). */
+  storeEvents(rows: ReadonlyArray<{ appId: string; username: string; id: string; frame: string }>, now: number): Promise<void>;
+  deleteEvents(appId: string, username: string, ids: readonly string[]): Promise<void>;
 }
 
 /** What an IM transaction holds: its message writes and its jobs. */
@@ -206,4 +212,6 @@ export interface ImMessagesRepository {
   /** Up to `limit` readers of a group message after `after` (a username), by username. */
   groupReaders(appId: string, msgId: string, after: string | undefined, limit: number): Promise<Array<{ username: string; readAt: number }>>;
   countGroupReaders(appId: string, msgId: string): Promise<number>;
+  /** Up to `limit` of the user's kept receipts and recalls, oldest first. */
+  readEvents(appId: string, username: string, limit: number): Promise<Array<{ id: string; frame: string }>>;
 }

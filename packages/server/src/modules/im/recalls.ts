@@ -1,8 +1,9 @@
 /**
  * Recall of a message (Easemob's RECALL, `POST /messages/msg_recall`): the message is removed (its
- * row, its offline rows, its group readers) in one transaction, then every receiver online and the
- * sender's other devices get a `recall` frame, live. A receiver offline at that moment never gets
- * the message at all (its offline row is gone).
+ * row, its offline rows, its group readers) in one transaction, then every receiver and the
+ * sender's other devices online get a `recall` frame, live; receivers who had the message and are
+ * offline get it on their next socket (pending-events.ts). A receiver whose stored copy was not
+ * delivered yet never gets the message at all (its offline row is gone), nor the recall.
  *
  *   user:      own message only (`forbidden_op` "not the sender"), within PARLEY_IM_RECALL_SECONDS
  *              of its sending (`forbidden_op` "exceed recall time limit"), by the injected clock
@@ -15,6 +16,7 @@ import { AppError } from '../../kernel/errors.js';
 import type { UnitOfWork } from '../../kernel/unit-of-work.js';
 import type { IdGenerator } from './msg-id.js';
 import type { ImApp, ImGroupsRepository, ImMessagesRepository, ImTransaction, StoredMessage } from './ports.js';
+import type { PendingEvents } from './pending-events.js';
 import type { Presence } from './presence.js';
 import { receiversOf } from './receivers.js';
 
@@ -44,6 +46,7 @@ export class RecallsService {
     private readonly groups: ImGroupsRepository,
     private readonly uow: UnitOfWork<ImTransaction>,
     private readonly presence: Pick<Presence, 'deliver'>,
+    private readonly events: Pick<PendingEvents, 'deliver'>,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
     private readonly windowSeconds: number,
@@ -59,7 +62,8 @@ export class RecallsService {
       if (this.clock.now() - message.timestamp > this.windowSeconds * 1000) throw new AppError('forbidden_op', { detail: RECALL_TOO_LATE });
     }
     const receivers = await receiversOf(this.groups, message);
-    if (!(await this.uow.run((tx) => tx.im.removeMessage(message)))) throw notFound();
+    const neverHad = await this.uow.run((tx) => tx.im.removeMessage(message));
+    if (!neverHad) throw notFound();
     const frame: ImRecallFrame = {
       op: 'recall',
       id: this.ids.next(),
@@ -72,7 +76,9 @@ export class RecallsService {
       timestamp: this.clock.now(),
     };
     const others = receivers.filter((u) => u !== message.from);
-    if (others.length > 0) await this.presence.deliver(app.id, others, frame);
+    // Chat-room messages are never stored, so nobody offline needs their recall either.
+    if (message.chatType === 'chatroom') await this.presence.deliver(app.id, others, frame);
+    else await this.events.deliver(app.id, others, frame, (u) => !neverHad.includes(u));
     await this.presence.deliver(app.id, [message.from], { ...frame, device: input.device ?? '' });
     return message;
   }

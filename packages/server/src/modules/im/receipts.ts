@@ -1,8 +1,8 @@
 /**
  * Receipts (Easemob's READ_ACK, DELIVER_ACK, CHANNEL_ACK) from any socket kind: forwarded live to
  * the user they concern as a `receipt` frame, which each socket kind renders its own way (the
- * msync gateway as the SDK's ack metas, the JSON socket as is). Never stored: a receipt for a user
- * with no socket open is dropped, as Easemob reports missed group reads as a count instead.
+ * msync gateway as the SDK's ack metas, the JSON socket as is); one for a user with no socket
+ * reached is kept for their next socket (pending-events.ts).
  *
  *   read / delivered (one-to-one) ──▶ the message's sender (`to`)
  *   channel (a conversation read)  ──▶ the other user (`to`)
@@ -18,7 +18,7 @@ import type { UnitOfWork } from '../../kernel/unit-of-work.js';
 import type { ImGroupsService } from './groups.js';
 import type { IdGenerator } from './msg-id.js';
 import type { ImApp, ImMessagesRepository, ImTransaction } from './ports.js';
-import type { Presence } from './presence.js';
+import type { PendingEvents } from './pending-events.js';
 import { validUsername } from './users.js';
 
 /** Longest `ack_content` of a group read receipt. */
@@ -51,7 +51,7 @@ export class ReceiptsService {
     private readonly messages: Pick<ImMessagesRepository, 'findMessage' | 'groupReaders' | 'countGroupReaders'>,
     private readonly groups: Pick<ImGroupsService, 'require' | 'isMember'>,
     private readonly uow: UnitOfWork<ImTransaction>,
-    private readonly presence: Pick<Presence, 'deliver'>,
+    private readonly events: Pick<PendingEvents, 'deliver'>,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
   ) {}
@@ -64,7 +64,7 @@ export class ReceiptsService {
     if (input.chatType === 'groupchat') return this.groupRead(app, input, id, timestamp);
     const to = validUsername(input.to, 'to');
     const frame: ImReceiptFrame = { op: 'receipt', id, kind: input.kind, from: input.from, to, chat_type: 'chat', ...(input.kind === 'channel' ? {} : { msg_id: input.msgId }), timestamp };
-    if (to !== input.from) await this.presence.deliver(app.id, [to], frame);
+    if (to !== input.from) await this.events.deliver(app.id, [to], frame);
     return id;
   }
 
@@ -81,7 +81,7 @@ export class ReceiptsService {
     if (message.from === input.from) return id;
     await this.uow.run((tx) => tx.im.addGroupRead(message, input.from, timestamp));
     const count = await this.messages.countGroupReaders(app.id, message.msgId);
-    await this.presence.deliver(app.id, [message.from], {
+    await this.events.deliver(app.id, [message.from], {
       op: 'receipt',
       id,
       kind: 'read',

@@ -7,8 +7,8 @@ import type { ImMessagesRepository, ImMessageWrites, StoredMessage } from '../..
 import { limitParam } from '../precompiled.js';
 import type { Database } from '../schema.js';
 
-type Reads = Pick<ImMessagesRepository, 'findMessage' | 'groupReaders' | 'countGroupReaders'>;
-type Writes = Pick<ImMessageWrites, 'addGroupRead' | 'removeMessage'>;
+type Reads = Pick<ImMessagesRepository, 'findMessage' | 'groupReaders' | 'countGroupReaders' | 'readEvents'>;
+type Writes = Pick<ImMessageWrites, 'addGroupRead' | 'removeMessage' | 'storeEvents' | 'deleteEvents'>;
 
 export function messageChangeReads(db: Kysely<Database>): Reads {
   return {
@@ -31,6 +31,10 @@ export function messageChangeReads(db: Kysely<Database>): Reads {
       if (after !== undefined) query = query.where('username', '>', after);
       const rows = await query.orderBy('username').limit(limitParam(limit)).execute();
       return rows.map((r) => ({ username: r.username, readAt: Number(r.read_at) }));
+    },
+    async readEvents(appId, username, limit) {
+      const rows = await db.selectFrom('im_pending_events').select(['id', 'frame']).where('app_id', '=', appId).where('username', '=', username).orderBy('id').limit(limitParam(limit)).execute();
+      return rows.map((r) => ({ id: String(r.id), frame: r.frame }));
     },
     async countGroupReaders(appId, msgId) {
       const row = await db
@@ -55,10 +59,28 @@ export function messageChangeWrites(trx: Kysely<Database>): Writes {
     },
     async removeMessage(ref) {
       const msgId = Number(ref.msgId);
-      await trx.deleteFrom('im_offline').where('app_id', '=', ref.appId).where('msg_id', '=', msgId).execute();
+      const undelivered = await trx
+        .deleteFrom('im_offline')
+        .where('app_id', '=', ref.appId)
+        .where('msg_id', '=', msgId)
+        .returning(['username', 'status'])
+        .execute();
       await trx.deleteFrom('im_group_reads').where('app_id', '=', ref.appId).where('msg_id', '=', msgId).execute();
       const deleted = await trx.deleteFrom('im_messages').where('app_id', '=', ref.appId).where('msg_id', '=', msgId).executeTakeFirst();
-      return Number(deleted.numDeletedRows) > 0;
+      if (Number(deleted.numDeletedRows) === 0) return undefined;
+      return undelivered.filter((r) => r.status === 'undelivered').map((r) => r.username);
+    },
+    async storeEvents(rows, now) {
+      if (rows.length === 0) return;
+      await trx
+        .insertInto('im_pending_events')
+        .values(rows.map((r) => ({ app_id: r.appId, username: r.username, id: Number(r.id), frame: r.frame, created_at: now })))
+        .onConflict((oc) => oc.columns(['app_id', 'username', 'id']).doNothing())
+        .execute();
+    },
+    async deleteEvents(appId, username, ids) {
+      if (ids.length === 0) return;
+      await trx.deleteFrom('im_pending_events').where('app_id', '=', appId).where('username', '=', username).where('id', 'in', ids.map(Number)).execute();
     },
   };
 }

@@ -92,6 +92,16 @@ export interface ImGroupReadsTable {
   read_at: number;
 }
 
+/** A receipt or recall frame kept for a user no socket of whom was reached (migration 86). */
+export interface ImPendingEventsTable {
+  app_id: string;
+  username: string;
+  id: number;
+  /** The frame as JSON. */
+  frame: string;
+  created_at: number;
+}
+
 export interface ImSensitiveWordsTable {
   app_id: string;
   /** JSON array of lower-case words. */
@@ -108,5 +118,6 @@ export interface ImTables {
   im_messages: ImMessagesTable;
   im_offline: ImOfflineTable;
   im_group_reads: ImGroupReadsTable;
+  im_pending_events: ImPendingEventsTable;
   im_sensitive_words: ImSensitiveWordsTable;
 }

@@ -6,6 +6,7 @@
  * stored for the others, so they do not get it when they log in.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CallbackReceiver } from '../../helpers/callback-receiver.js';
 import { assertNoForeignRequests, type SdkClient } from '../../helpers/easemob-sdk.js';
 import { ENGINES } from '../../helpers/engines.js';
 import { SocketClient, waitFor } from '../../helpers/im.js';
@@ -18,11 +19,15 @@ describe.each(ENGINES)('multi-device and online-only messages with the Easemob W
   let ben: SdkClient;
   let annJson: SocketClient;
   let groupId: string;
+  let receiver: CallbackReceiver;
   const offlineRows = async (column: 'username' | 'msg_id', value: string) =>
     Number((await w.t.app.parley.storage.db.selectFrom('im_offline').select((eb) => eb.fn.countAll().as('n')).where(column, '=', value as never).executeTakeFirstOrThrow()).n);
 
   beforeAll(async () => {
     w = await msyncWorld(engine, ['ann', 'ben', 'cat']);
+    receiver = await CallbackReceiver.start();
+    await w.api('PUT', '/callbacks/service', { enabled: true });
+    expect((await w.api('POST', '/callbacks/rules', { name: 'all_sdk', url: receiver.url, sources: ['sdk'] })).status).toBe(200);
     groupId = (await w.api('POST', '/chatgroups', { groupname: 'team', public: true, owner: 'ann', members: ['ben', 'cat'] })).body.data.groupid;
     [ann1, ann2, ben] = await Promise.all([w.login('ann'), w.login('ann'), w.login('ben')]);
     annJson = await SocketClient.connect(w.url, w.im.base, await w.token('ann'));
@@ -32,6 +37,7 @@ describe.each(ENGINES)('multi-device and online-only messages with the Easemob W
   afterAll(async () => {
     await annJson?.close();
     await w?.close();
+    await receiver?.close();
   });
   afterEach(() => assertNoForeignRequests());
 
@@ -48,6 +54,18 @@ describe.each(ENGINES)('multi-device and online-only messages with the Easemob W
     await waitFor(() => ann1.messages().some((m) => m.id === probe.serverMsgId), Boolean);
     expect(ann1.messages().some((m) => m.id === ack.serverMsgId)).toBe(false);
     expect(await offlineRows('username', 'ann')).toBe(0);
+  });
+
+  it('a message synced to the sender\'s devices is called back once, like any message', async () => {
+    const ack = await ann2.send({ type: 'txt', chatType: 'singleChat', to: 'ben', msg: 'called back once' });
+    await waitFor(() => ann1.messages().some((m) => m.id === ack.serverMsgId), Boolean);
+    const hits = () => receiver.requests.filter((r) => (JSON.parse(r.body) as { msg_id?: string }).msg_id === ack.serverMsgId);
+    await waitFor(hits, (h) => h.length >= 1);
+    await w.t.app.parley.jobs.idle('im.fanout');
+    const probe = await ann2.send({ type: 'txt', chatType: 'singleChat', to: 'ben', msg: 'probe cb' });
+    await waitFor(() => receiver.requests.some((r) => r.body.includes(probe.serverMsgId)), Boolean);
+    expect(hits()).toHaveLength(1);
+    expect(JSON.parse(hits()[0]!.body)).toMatchObject({ from: 'ann', to: 'ben', chat_type: 'chat' });
   });
 
   it("a send on the JSON socket reaches the user's SDK devices", async () => {

@@ -29,7 +29,7 @@ describe.each(ENGINES)('recall with the Easemob Web SDK on %s', (engine) => {
     Number((await db().selectFrom('im_offline').select((eb) => eb.fn.countAll().as('n')).where('msg_id', '=', msgId as never).executeTakeFirstOrThrow()).n);
 
   beforeAll(async () => {
-    w = await msyncWorld(engine, ['ann', 'ben', 'cat', 'dan'], { env: { PARLEY_IM_RECALL_SECONDS: String(WINDOW_SECONDS) } });
+    w = await msyncWorld(engine, ['ann', 'ben', 'cat', 'dan', 'eve'], { env: { PARLEY_IM_RECALL_SECONDS: String(WINDOW_SECONDS) } });
     groupId = (await w.api('POST', '/chatgroups', { groupname: 'team', public: true, owner: 'ann', members: ['ben', 'cat', 'dan'] })).body.data.groupid;
     [ann1, ann2, ben] = await Promise.all([w.login('ann'), w.login('ann'), w.login('ben')]);
     dan = await SocketClient.connect(w.url, w.im.base, await w.token('dan'));
@@ -65,6 +65,20 @@ describe.each(ENGINES)('recall with the Easemob Web SDK on %s', (engine) => {
     await waitFor(() => cat.messages().some((m) => m.id === kept.serverMsgId), Boolean);
     expect(cat.messages().map((m) => m.id)).toEqual([kept.serverMsgId]);
     cat.close();
+  });
+
+  it('a receiver who had the message and is offline gets the recall on their next login', async () => {
+    const eve = await w.login('eve');
+    const sent = await ann1.send({ type: 'txt', chatType: 'singleChat', to: 'eve', msg: 'seen, then recalled' });
+    await waitFor(() => eve.messages().some((m) => m.id === sent.serverMsgId), Boolean);
+    eve.close();
+    await waitFor(() => w.online('eve'), (on) => !on);
+    await ann1.conn.recallMessage({ mid: sent.serverMsgId, to: 'eve', chatType: 'singleChat', ext: 'later' });
+    const again = await w.login('eve');
+    expect(await waitFor(() => again.of('recall').find((r) => r.mid === sent.serverMsgId), Boolean)).toMatchObject({ from: 'ann', to: 'eve', ext: 'later' });
+    // Handed over, then forgotten.
+    await waitFor(() => db().selectFrom('im_pending_events').select('id').where('username', '=', 'eve').execute(), (rows) => rows.length === 0);
+    again.close();
   });
 
   it("another user's message, an unknown one and one past the window are refused with the SDK's errors", async () => {

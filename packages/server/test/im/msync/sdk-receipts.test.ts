@@ -21,7 +21,7 @@ describe.each(ENGINES)('receipts with the Easemob Web SDK on %s', (engine) => {
   let groupId: string;
 
   beforeAll(async () => {
-    w = await msyncWorld(engine, ['ann', 'ben', 'cat', 'dan', 'eve']);
+    w = await msyncWorld(engine, ['ann', 'ben', 'cat', 'dan', 'eve', 'fay']);
     groupId = (await w.api('POST', '/chatgroups', { groupname: 'team', public: true, owner: 'ann', members: ['ben', 'cat'] })).body.data.groupid;
     [ann, ben, cat] = await Promise.all([w.login('ann'), w.login('ben'), w.login('cat')]);
     dan = await SocketClient.connect(w.url, w.im.base, await w.token('dan'));
@@ -82,6 +82,21 @@ describe.each(ENGINES)('receipts with the Easemob Web SDK on %s', (engine) => {
     expect((await w.api('GET', `/chatgroups/${groupId}/acks/123`)).status).toBe(404);
     // A read ack of a message that is not the group's is refused.
     await expect(ben.send({ type: 'read', chatType: 'groupChat', to: groupId, id: '123' })).rejects.toBeDefined();
+  });
+
+  it('a receipt for a user who is offline reaches them on their next login, once', async () => {
+    expect(await w.online('fay')).toBe(false);
+    await ben.send({ type: 'read', chatType: 'singleChat', to: 'fay', id: '7353398784950272' });
+    await dan.request({ op: 'receipt', id: 'r0', kind: 'channel', to: 'fay' });
+    const fay = await w.login('fay');
+    expect(await waitFor(() => fay.of('read').find((r) => r.mid === '7353398784950272'), Boolean)).toMatchObject({ from: 'ben', to: 'fay' });
+    expect(await waitFor(() => fay.of('channel').find((r) => r.from === 'dan'), Boolean)).toMatchObject({ to: 'fay' });
+    fay.close();
+    await waitFor(() => w.online('fay'), (on) => !on);
+    const again = await w.login('fay');
+    const probe = await ann.send({ type: 'txt', chatType: 'singleChat', to: 'fay', msg: 'probe' });
+    await waitFor(() => again.messages().some((m) => m.id === probe.serverMsgId), Boolean);
+    expect(again.of('read')).toHaveLength(0);
   });
 
   it('a JSON-socket user sends and gets the same receipts', async () => {

@@ -165,6 +165,8 @@ export async function imSocketRoutes(app: FastifyInstance, { im, heartbeatMs, li
       const heartbeat = startHeartbeat(socket, heartbeatMs);
       // Stored messages first, then online; drain again for anything stored in between.
       const feed = im.drains.connect(imApp.id, username, connection, lease);
+      // Then the receipts and recalls kept while the user was offline.
+      void feed.ready.then(() => (socket.readyState === OPEN && lease.active ? im.events.handOver(imApp.id, username, connection) : undefined));
 
       // Frames are handled one at a time, with back-pressure; handleFrame answers every failure
       // with an error frame itself.

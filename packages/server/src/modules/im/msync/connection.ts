@@ -221,6 +221,8 @@ export class MsyncConnection {
     this.im.presence.add(app.id, username, connection);
     // Stored messages first (the first of them held for the first UNREAD answer), then online.
     this.feed = this.im.drains.connect(app.id, username, connection, lease);
+    // Then the receipts and recalls kept while the user was offline.
+    void this.feed.ready.then(() => (this.state === 'closed' || !lease.active ? undefined : this.im.events.handOver(app.id, username, connection)));
   }
 
   /** The connection as presence sees it: message frames become metas in the outbox. */
