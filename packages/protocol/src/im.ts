@@ -249,7 +249,15 @@ export interface ImRecallClientFrame {
   /** Easemob's `recallMessageExtensionInfo`: text the receivers get with the recall. */
   ext?: string;
 }
-export type ImClientFrame = ImSendFrame | ImJoinFrame | ImPingFrame | ImReceiptClientFrame | ImRecallClientFrame;
+/** Edits one of the user's own text or custom messages: its body (and `ext` when given). */
+export interface ImEditClientFrame {
+  op: 'edit';
+  id?: string;
+  msg_id: string;
+  body: ImMessageBody;
+  ext?: Record<string, unknown>;
+}
+export type ImClientFrame = ImSendFrame | ImJoinFrame | ImPingFrame | ImReceiptClientFrame | ImRecallClientFrame | ImEditClientFrame;
 
 export type ImReceiptKind = 'read' | 'delivered' | 'channel';
 
@@ -322,4 +330,25 @@ export interface ImRecallFrame {
   /** Internal, never written to a client: the connection that recalled it (which skips it). */
   device?: string;
 }
-export type ImServerFrame = ImAckFrame | ImErrorFrame | ImMessageFrame | ImPongFrame | ImReceiptFrame | ImRecallFrame;
+/** A message was edited: clients replace its content. */
+export interface ImEditFrame {
+  op: 'edit';
+  /** The edit's own id. */
+  id: string;
+  msg_id: string;
+  /** The message's sender, receiver and chat type, as sent. */
+  from: string;
+  to: string;
+  chat_type: ImChatType;
+  group_id?: string;
+  /** The message as it is now. */
+  payload: { bodies: ImMessageBody[]; ext: Record<string, unknown> };
+  /** Edits so far, this one included. */
+  count: number;
+  edit_time: number;
+  /** When the message was sent. */
+  timestamp: number;
+  /** Internal, never written to a client: the connection that edited it (which skips it). */
+  device?: string;
+}
+export type ImServerFrame = ImAckFrame | ImErrorFrame | ImMessageFrame | ImPongFrame | ImReceiptFrame | ImRecallFrame | ImEditFrame;

@@ -22,6 +22,7 @@ import { Fanout } from './fanout.js';
 import { ImGroupsService } from './groups.js';
 import { LiveDeliveries } from './live-deliveries.js';
 import { ImMessagesService } from './messages.js';
+import { EditsService } from './edits.js';
 import { PendingEvents } from './pending-events.js';
 import { ReceiptsService } from './receipts.js';
 import { RecallsService } from './recalls.js';
@@ -45,6 +46,8 @@ export interface ImModule {
   receipts: ReceiptsService;
   /** Recall of a message: removed, and its receivers and the sender's other devices told. */
   recalls: RecallsService;
+  /** Edits of sent messages: stored, and receivers and the sender's other devices told. */
+  edits: EditsService;
   /** Receipts and recalls kept for users who were offline; each socket route hands them over once ready. */
   events: PendingEvents;
   /** The offline count and status (read after the user's pending fan-out); messages given back by a socket. */
@@ -132,6 +135,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
   const events = new PendingEvents(messagesRepo, uow, presence, clock, (error) => options.logger?.error({ err: error }, 'IM: a receipt or recall could not be kept'));
   const receipts = new ReceiptsService(messagesRepo, groups, uow, events, ids, clock);
   const recalls = new RecallsService(messagesRepo, groupsRepo, uow, presence, events, ids, clock, options.recallSeconds ?? 120);
+  const edits = new EditsService(messagesRepo, groupsRepo, moderation, uow, presence, events, ids, clock);
   const drains = new Drains(messagesRepo, presence, clock, metrics, (error) => options.logger?.error({ err: error }, 'IM: a drain of stored messages failed; they stay stored'));
   const fanout = new Fanout({
     uow,
@@ -175,7 +179,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
     return removed;
   };
 
-  return { apps, users, groups, moderation, messages, receipts, recalls, events, offline, fanout, drains, presence, sockets, removeUser };
+  return { apps, users, groups, moderation, messages, receipts, recalls, edits, events, offline, fanout, drains, presence, sockets, removeUser };
 }
 
 function parseUserRemoved(payload: string): { appId?: string; username?: string } {

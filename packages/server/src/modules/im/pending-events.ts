@@ -1,12 +1,12 @@
 /**
- * Receipts and recalls for users no socket of whom a live push reached: kept (one JSON frame a
+ * Receipts, recalls and edits for users no socket of whom a live push reached: kept (one JSON frame a
  * row, `im_pending_events`) and handed to the user's next socket once it is ready (after its
  * stored messages), oldest first, then forgotten. Deleting a user deletes theirs.
  *
  *   push ──reached──▶ done
  *     └── not reached ──▶ kept ──socket ready──▶ sent to that socket ──▶ forgotten
  */
-import type { ImReceiptFrame, ImRecallFrame } from '@parley/protocol';
+import type { ImEditFrame, ImReceiptFrame, ImRecallFrame } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
 import type { UnitOfWork } from '../../kernel/unit-of-work.js';
 import type { ImMessagesRepository, ImTransaction } from './ports.js';
@@ -15,7 +15,7 @@ import type { ImConnection, Presence } from './presence.js';
 /** Kept events handed over per read. */
 const BATCH = 200;
 
-export type PendingFrame = ImReceiptFrame | ImRecallFrame;
+export type PendingFrame = ImReceiptFrame | ImRecallFrame | ImEditFrame;
 
 export class PendingEvents {
   constructor(

@@ -174,6 +174,11 @@ export interface ImMessageWrites {
    * offline row was still undelivered (they never had it); undefined when it did not exist.
    */
   removeMessage(ref: MessageRef): Promise<string[] | undefined>;
+  /**
+   * Edit: replaces the message's payload if it was edited fewer than `maxEdits` times; answers the
+   * edits so far, this one included, or undefined when nothing was changed (unknown, or the limit).
+   */
+  editMessage(ref: MessageRef, payload: StoredMessage['payload'], maxEdits: number): Promise<number | undefined>;
   /** Receipts and recalls kept for users no socket of whom was reached (`frame`: JSON). */
   storeEvents(rows: ReadonlyArray<{ appId: string; username: string; id: string; frame: string }>, now: number): Promise<void>;
   deleteEvents(appId: string, username: string, ids: readonly string[]): Promise<void>;

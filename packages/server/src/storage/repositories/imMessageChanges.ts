@@ -8,7 +8,7 @@ import { limitParam } from '../precompiled.js';
 import type { Database } from '../schema.js';
 
 type Reads = Pick<ImMessagesRepository, 'findMessage' | 'groupReaders' | 'countGroupReaders' | 'readEvents'>;
-type Writes = Pick<ImMessageWrites, 'addGroupRead' | 'removeMessage' | 'storeEvents' | 'deleteEvents'>;
+type Writes = Pick<ImMessageWrites, 'addGroupRead' | 'removeMessage' | 'storeEvents' | 'deleteEvents' | 'editMessage'>;
 
 export function messageChangeReads(db: Kysely<Database>): Reads {
   return {
@@ -69,6 +69,17 @@ export function messageChangeWrites(trx: Kysely<Database>): Writes {
       const deleted = await trx.deleteFrom('im_messages').where('app_id', '=', ref.appId).where('msg_id', '=', msgId).executeTakeFirst();
       if (Number(deleted.numDeletedRows) === 0) return undefined;
       return undelivered.filter((r) => r.status === 'undelivered').map((r) => r.username);
+    },
+    async editMessage(ref, payload, maxEdits) {
+      const updated = await trx
+        .updateTable('im_messages')
+        .set((eb) => ({ payload: JSON.stringify(payload), edits: eb('edits', '+', 1) }))
+        .where('app_id', '=', ref.appId)
+        .where('msg_id', '=', Number(ref.msgId))
+        .where('edits', '<', maxEdits)
+        .returning('edits')
+        .executeTakeFirst();
+      return updated ? Number(updated.edits) : undefined;
     },
     async storeEvents(rows, now) {
       if (rows.length === 0) return;

@@ -73,6 +73,8 @@ export interface ImMessagesTable {
   live_by: string | null;
   /** 1: for online receivers only, never stored offline (migration 85). */
   online_only: Generated<number>;
+  /** Times the message was edited (migration 85). */
+  edits: Generated<number>;
 }
 
 export interface ImOfflineTable {

@@ -7,7 +7,7 @@
  * every heartbeat interval and closes a socket that did not answer the previous ping.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { IM_LIMITS, type ImChatType, type ImClientFrame, type ImMessageFrame, type ImRecallFrame, type ImServerFrame } from '@parley/protocol';
+import { IM_LIMITS, type ImChatType, type ImClientFrame, type ImEditFrame, type ImMessageFrame, type ImRecallFrame, type ImServerFrame } from '@parley/protocol';
 import { Type } from 'typebox';
 import type { WebSocket, RawData } from 'ws';
 import { AppError, isAppError } from '../../../kernel/errors.js';
@@ -21,6 +21,7 @@ import { messageFrame } from '../../../modules/im/receivers.js';
 import type { SocketLease } from '../../../modules/im/socket-limits.js';
 import { IM_TOKEN, imErrors } from '../../openapi.js';
 import { imAppOf } from './context.js';
+import { handleChange } from './socket-changes.js';
 import { IM_SOCKET_DESCRIPTION } from './socket-doc.js';
 import { chargeSocketSend, type ImLimits } from './send-limits.js';
 import { corkUntilTick, handleInOrder, isCorked, OPEN, transportOf } from './socket-io.js';
@@ -29,13 +30,7 @@ import { websocketOnly } from './websocket-only.js';
 const CHAT_TYPES: readonly ImChatType[] = ['chat', 'groupchat', 'chatroom'];
 
 const bad = (detail: string) => new AppError('illegal_argument', { detail });
-const OPS: readonly string[] = ['send', 'join', 'leave', 'ping', 'receipt', 'recall'];
-const RECEIPT_KINDS: readonly string[] = ['read', 'delivered', 'channel'];
-const text = (value: unknown, field: string, max: number): string | undefined => {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value.length > max) throw bad(`${field}: expected a string of at most ${max} characters`);
-  return value;
-};
+const OPS: readonly string[] = ['send', 'join', 'leave', 'ping', 'receipt', 'recall', 'edit'];
 
 function parseFrame(data: RawData): ImClientFrame {
   const size = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : (data as Buffer | ArrayBuffer).byteLength;
@@ -76,7 +71,7 @@ function socketConnection(socket: WebSocket, lease: SocketLease): ImConnection {
     // so only the first frame of a turn asks; what a turn adds is one commit's frames at most.
     send: (frame: ImServerFrame) => {
       if (socket.readyState !== OPEN || !(isCorked(socket) || lease.admitFrame())) return;
-      if ((frame.op !== 'message' && frame.op !== 'recall') || frame.device === undefined) write(frame);
+      if ((frame.op !== 'message' && frame.op !== 'recall' && frame.op !== 'edit') || frame.device === undefined) write(frame);
       // The user's own message or recall from another device (never echoed to the device that sent it).
       else if (frame.device !== id) write(withoutDevice(frame));
     },
@@ -101,7 +96,7 @@ function socketConnection(socket: WebSocket, lease: SocketLease): ImConnection {
   };
 }
 
-function withoutDevice(frame: ImMessageFrame | ImRecallFrame): ImServerFrame {
+function withoutDevice(frame: ImMessageFrame | ImRecallFrame | ImEditFrame): ImServerFrame {
   const { device: _device, ...rest } = frame;
   return rest as ImServerFrame;
 }
@@ -200,29 +195,11 @@ async function handleFrame(im: ImModule, imApp: ImApp, username: string, connect
         connection.send({ op: 'ack', id: id ?? frame.room, timestamp: Date.now() });
         return;
       }
-      case 'receipt': {
-        if (!RECEIPT_KINDS.includes(frame.kind)) throw bad('kind: expected read, delivered or channel');
-        const chatType = frame.chat_type ?? 'chat';
-        if (chatType !== 'chat' && chatType !== 'groupchat') throw bad('chat_type: expected chat or groupchat');
-        const msgId = text(frame.msg_id, 'msg_id', 32);
-        const ackContent = text(frame.ack_content, 'ack_content', 1024);
-        await im.receipts.send(imApp, {
-          from: username,
-          kind: frame.kind,
-          chatType,
-          to: text(frame.to, 'to', 128) ?? '',
-          ...(msgId ? { msgId } : {}),
-          ...(ackContent ? { ackContent } : {}),
-        });
-        connection.send({ op: 'ack', id: id ?? '', timestamp: Date.now() });
+      case 'receipt':
+      case 'recall':
+      case 'edit':
+        connection.send(await handleChange(im, imApp, username, connection.id, frame));
         return;
-      }
-      case 'recall': {
-        const ext = text(frame.ext, 'ext', 1024);
-        await im.recalls.recall(imApp, { msgId: text(frame.msg_id, 'msg_id', 32) ?? '', by: username, device: connection.id, ...(ext ? { ext } : {}) });
-        connection.send({ op: 'ack', id: id ?? '', msg_id: frame.msg_id, timestamp: Date.now() });
-        return;
-      }
       case 'send': {
         if (typeof frame.id !== 'string' || frame.id.length === 0 || frame.id.length > 64) throw bad('id: expected a string of 1-64 characters');
         if (!CHAT_TYPES.includes(frame.chat_type)) throw bad('chat_type: expected chat, groupchat or chatroom');

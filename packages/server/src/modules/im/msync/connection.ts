@@ -15,6 +15,7 @@ import type { SocketLease } from '../socket-limits.js';
 import { foldUsername } from '../users.js';
 import { CLOSE_SLOW_CONSUMER } from '../socket-limits.js';
 import { decodeFrame, decodeProvision, decodeSyncUp, encodeLogoutReply, encodeNotice, encodeProvisionReply, encodeSyncDown, encodeUnreadReply, FrameError, type Jid, type MetaOut, type MsyncFrame } from './codec.js';
+import { editMeta } from './edit.js';
 import { recallMeta } from './recall.js';
 import { receiptMeta } from './receipts.js';
 import { deliveredOf, queueOf, toMeta, type Delivered } from './contents.js';
@@ -232,9 +233,10 @@ export class MsyncConnection {
       id,
       send: (frame) => {
         const login = this.login;
-        if (!login || ((frame.op === 'message' || frame.op === 'recall') && frame.device === id)) return;
+        if (!login || ((frame.op === 'message' || frame.op === 'recall' || frame.op === 'edit') && frame.device === id)) return;
         if (frame.op === 'receipt') return void this.place(receiptMeta(login.appKey, frame), 'room');
         if (frame.op === 'recall') return void this.place(recallMeta(login.appKey, frame, login.username), 'room');
+        if (frame.op === 'edit') return void this.place(editMeta(login.appKey, frame, login.username), 'room');
         if (frame.op !== 'message') return;
         // Own messages from another device, chat-room and online-only messages are never given back to the store.
         const once = frame.chat_type === 'chatroom' || frame.online_only === true || frame.device !== undefined;

@@ -15,6 +15,7 @@ import { normaliseBody } from '../bodies.js';
 import type { ImModule } from '../index.js';
 import type { ImApp } from '../ports.js';
 import { decodeMessageBody, decodeMucBody, type MessageBodyIn, type MetaIn, type Status, type SyncDown } from './codec.js';
+import { takeEdit } from './edit.js';
 import { takeRecall } from './recall.js';
 import { isReceipt, takeReceipt } from './receipts.js';
 import { chatTypeOf, toParleyBody } from './contents.js';
@@ -94,10 +95,11 @@ async function sendMessage(im: ImModule, sender: Sender, meta: MetaIn, previous:
   }
 }
 
-/** A MessageBody that is no message: a receipt, a recall; anything else (edits) is taken and ignored. */
+/** A MessageBody that is no message: a receipt, a recall, an edit; anything else is taken and ignored. */
 async function takeOther(im: ImModule, sender: Sender, meta: MetaIn, body: MessageBodyIn): Promise<Status> {
   if (isReceipt(body)) return takeReceipt(im, sender, meta, body);
   if (body.type === MessageType.RECALL) return takeRecall(im, sender, meta, body);
+  if (body.type === MessageType.EDIT) return takeEdit(im, sender, body);
   return OK;
 }
 
