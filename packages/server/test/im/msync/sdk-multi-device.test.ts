@@ -88,6 +88,17 @@ describe.each(ENGINES)('multi-device and online-only messages with the Easemob W
     expect(ann2.messages().some((m) => m.id === ack.serverMsgId)).toBe(false);
   });
 
+  it("Easemob's REST fields: sync_device reaches every device of the sender, ROUTE_ONLINE is never stored", async () => {
+    const synced = await w.api('POST', '/messages/users', { from: 'ann', to: ['ben'], type: 'txt', body: { msg: 'rest, synced' }, sync_device: true });
+    expect(synced.status).toBe(200);
+    const msgId = synced.body.data.ben as string;
+    for (const device of [ann1, ann2]) await waitFor(() => device.messages().some((m) => m.id === msgId), Boolean);
+    await annJson.waitText('rest, synced');
+    const online = await w.api('POST', '/messages/users', { from: 'ben', to: ['cat'], type: 'cmd', body: { action: 'typing' }, routetype: 'ROUTE_ONLINE' });
+    await w.t.app.parley.jobs.idle('im.fanout');
+    expect(await offlineRows('msg_id', online.body.data.cat as string)).toBe(0);
+  });
+
   it('deliverOnlineOnly reaches the online receiver and is never stored for an offline one', async () => {
     expect(await w.online('cat')).toBe(false);
     const typing = await ben.send({ type: 'cmd', chatType: 'singleChat', to: 'ann', action: 'typing', deliverOnlineOnly: true });
