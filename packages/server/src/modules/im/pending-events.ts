@@ -4,7 +4,8 @@
  * stored messages), oldest first, then forgotten. Deleting a user deletes theirs.
  *
  *   push ──reached──▶ done
- *     └── not reached ──▶ kept ──socket ready──▶ sent to that socket ──▶ forgotten
+ *     └── not reached ──▶ kept (at most PENDING_EVENTS_MAX a user; beyond, dropped)
+ *                           ──socket ready──▶ sent to that socket ──▶ forgotten
  */
 import type { ImEditFrame, ImReceiptFrame, ImRecallFrame } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
@@ -14,12 +15,14 @@ import type { ImConnection, Presence } from './presence.js';
 
 /** Kept events handed over per read. */
 const BATCH = 200;
+/** Kept events per user at most: beyond, new ones are dropped (a user cannot fill another's store). */
+export const PENDING_EVENTS_MAX = 1000;
 
 export type PendingFrame = ImReceiptFrame | ImRecallFrame | ImEditFrame;
 
 export class PendingEvents {
   constructor(
-    private readonly repo: Pick<ImMessagesRepository, 'readEvents'>,
+    private readonly repo: Pick<ImMessagesRepository, 'readEvents' | 'countEvents'>,
     private readonly uow: UnitOfWork<ImTransaction>,
     private readonly presence: Pick<Presence, 'deliver'>,
     private readonly clock: Clock,
@@ -33,7 +36,10 @@ export class PendingEvents {
   async deliver(appId: string, usernames: readonly string[], frame: PendingFrame, keep: (username: string) => boolean = () => true): Promise<void> {
     try {
       const reached = await this.presence.deliver(appId, usernames, frame);
-      const missed = usernames.filter((u) => !reached.has(u) && keep(u));
+      const missed: string[] = [];
+      for (const u of usernames) {
+        if (!reached.has(u) && keep(u) && (await this.repo.countEvents(appId, u)) < PENDING_EVENTS_MAX) missed.push(u);
+      }
       if (missed.length === 0) return;
       const text = JSON.stringify(frame);
       await this.uow.run((tx) => tx.im.storeEvents(missed.map((username) => ({ appId, username, id: frame.id, frame: text })), this.clock.now()));

@@ -217,6 +217,8 @@ export interface ImMessagesRepository {
   /** Up to `limit` readers of a group message after `after` (a username), by username. */
   groupReaders(appId: string, msgId: string, after: string | undefined, limit: number): Promise<Array<{ username: string; readAt: number }>>;
   countGroupReaders(appId: string, msgId: string): Promise<number>;
+  /** How many receipts, recalls and edits are kept for the user. */
+  countEvents(appId: string, username: string): Promise<number>;
   /** Up to `limit` of the user's kept receipts and recalls, oldest first. */
   readEvents(appId: string, username: string, limit: number): Promise<Array<{ id: string; frame: string }>>;
 }

@@ -7,7 +7,7 @@ import type { ImMessagesRepository, ImMessageWrites, StoredMessage } from '../..
 import { limitParam } from '../precompiled.js';
 import type { Database } from '../schema.js';
 
-type Reads = Pick<ImMessagesRepository, 'findMessage' | 'groupReaders' | 'countGroupReaders' | 'readEvents'>;
+type Reads = Pick<ImMessagesRepository, 'findMessage' | 'groupReaders' | 'countGroupReaders' | 'readEvents' | 'countEvents'>;
 type Writes = Pick<ImMessageWrites, 'addGroupRead' | 'removeMessage' | 'storeEvents' | 'deleteEvents' | 'editMessage'>;
 
 export function messageChangeReads(db: Kysely<Database>): Reads {
@@ -31,6 +31,15 @@ export function messageChangeReads(db: Kysely<Database>): Reads {
       if (after !== undefined) query = query.where('username', '>', after);
       const rows = await query.orderBy('username').limit(limitParam(limit)).execute();
       return rows.map((r) => ({ username: r.username, readAt: Number(r.read_at) }));
+    },
+    async countEvents(appId, username) {
+      const row = await db
+        .selectFrom('im_pending_events')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('app_id', '=', appId)
+        .where('username', '=', username)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
     },
     async readEvents(appId, username, limit) {
       const rows = await db.selectFrom('im_pending_events').select(['id', 'frame']).where('app_id', '=', appId).where('username', '=', username).orderBy('id').limit(limitParam(limit)).execute();
