@@ -215,6 +215,8 @@ export interface ImSendFrame {
   to: string;
   bodies: ImMessageBody[];
   ext?: Record<string, unknown>;
+  /** For receivers online now only (typing indicators): never stored for offline ones. */
+  online_only?: boolean;
 }
 export interface ImJoinFrame {
   op: 'join' | 'leave';
@@ -225,7 +227,39 @@ export interface ImPingFrame {
   op: 'ping';
   id?: string;
 }
-export type ImClientFrame = ImSendFrame | ImJoinFrame | ImPingFrame;
+/** A read, delivery or conversation receipt a client sends (to the sender of the message). */
+export interface ImReceiptClientFrame {
+  op: 'receipt';
+  id?: string;
+  kind: ImReceiptKind;
+  /** `chat` (default) or `groupchat` (read receipts of group messages: `to` is the group id). */
+  chat_type?: 'chat' | 'groupchat';
+  /** The user told (`chat`), or the group id. */
+  to: string;
+  /** The message acknowledged (`read`, `delivered`). */
+  msg_id?: string;
+  /** Group read receipts: free text for the sender (at most 1024 characters). */
+  ack_content?: string;
+}
+/** Recalls one of the user's own messages. */
+export interface ImRecallClientFrame {
+  op: 'recall';
+  id?: string;
+  msg_id: string;
+  /** Easemob's `recallMessageExtensionInfo`: text the receivers get with the recall. */
+  ext?: string;
+}
+/** Edits one of the user's own text or custom messages: its body (and `ext` when given). */
+export interface ImEditClientFrame {
+  op: 'edit';
+  id?: string;
+  msg_id: string;
+  body: ImMessageBody;
+  ext?: Record<string, unknown>;
+}
+export type ImClientFrame = ImSendFrame | ImJoinFrame | ImPingFrame | ImReceiptClientFrame | ImRecallClientFrame | ImEditClientFrame;
+
+export type ImReceiptKind = 'read' | 'delivered' | 'channel';
 
 export interface ImAckFrame {
   op: 'ack';
@@ -249,6 +283,13 @@ export interface ImMessageFrame {
   timestamp: number;
   /** Present on messages that were stored while the user was offline. */
   offline?: boolean;
+  /** Present on messages sent for online receivers only (typing indicators): never stored. */
+  online_only?: boolean;
+  /**
+   * Internal, never written to a client: on the copy of a user's own message for their other
+   * devices, the connection that sent it (which skips it); '' when every device gets it.
+   */
+  device?: string;
   payload: { bodies: ImMessageBody[]; ext: Record<string, unknown> };
 }
 export interface ImPongFrame {
@@ -256,4 +297,58 @@ export interface ImPongFrame {
   id?: string;
   timestamp: number;
 }
-export type ImServerFrame = ImAckFrame | ImErrorFrame | ImMessageFrame | ImPongFrame;
+/** A receipt for the user: `from` read (or received) `msg_id`, or read the whole conversation (`channel`). */
+export interface ImReceiptFrame {
+  op: 'receipt';
+  /** The receipt's own id. */
+  id: string;
+  kind: ImReceiptKind;
+  from: string;
+  /** The user told, or the group id (`groupchat`). */
+  to: string;
+  chat_type: 'chat' | 'groupchat';
+  msg_id?: string;
+  group_id?: string;
+  /** Group read receipts: how many members have read the message so far. */
+  read_count?: number;
+  ack_content?: string;
+  timestamp: number;
+}
+/** A message was recalled: clients remove it. */
+export interface ImRecallFrame {
+  op: 'recall';
+  /** The recall's own id. */
+  id: string;
+  msg_id: string;
+  /** Who recalled it (the sender, or `admin`). */
+  from: string;
+  to: string;
+  chat_type: ImChatType;
+  group_id?: string;
+  ext?: string;
+  timestamp: number;
+  /** Internal, never written to a client: the connection that recalled it (which skips it). */
+  device?: string;
+}
+/** A message was edited: clients replace its content. */
+export interface ImEditFrame {
+  op: 'edit';
+  /** The edit's own id. */
+  id: string;
+  msg_id: string;
+  /** The message's sender, receiver and chat type, as sent. */
+  from: string;
+  to: string;
+  chat_type: ImChatType;
+  group_id?: string;
+  /** The message as it is now. */
+  payload: { bodies: ImMessageBody[]; ext: Record<string, unknown> };
+  /** Edits so far, this one included. */
+  count: number;
+  edit_time: number;
+  /** When the message was sent. */
+  timestamp: number;
+  /** Internal, never written to a client: the connection that edited it (which skips it). */
+  device?: string;
+}
+export type ImServerFrame = ImAckFrame | ImErrorFrame | ImMessageFrame | ImPongFrame | ImReceiptFrame | ImRecallFrame | ImEditFrame;

@@ -91,6 +91,7 @@ export async function buildModules(base: Foundation): Promise<Modules> {
     clock,
     jobs,
     tokenTtlSeconds: config.imTokenTtlSeconds,
+    recallSeconds: config.imRecallSeconds,
     passwords,
     sockets: deps.imSockets ?? { bufferBytes: config.imSocketBufferBytes, perUser: config.imSocketsPerUser, perApp: config.imSocketsPerApp },
     postSend: deps.postSend ?? callbacks.hook,

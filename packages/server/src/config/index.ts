@@ -79,6 +79,8 @@ export interface Config {
   readonly passwordHashQueue: number;
   /** Default lifetime of IM app and user tokens, seconds (PARLEY_IM_TOKEN_TTL_SECONDS). */
   readonly imTokenTtlSeconds: number;
+  /** How long after sending a user may recall (or edit) a message, seconds (PARLEY_IM_RECALL_SECONDS). */
+  readonly imRecallSeconds: number;
   /** Interval of socket heartbeats; a socket that misses one is closed (PARLEY_IM_HEARTBEAT_SECONDS). */
   readonly imHeartbeatSeconds: number;
   /**
@@ -302,6 +304,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     passwordHashConcurrency: int(env, 'PARLEY_PASSWORD_HASH_CONCURRENCY', HASH_CONCURRENCY_DEFAULT, 1, 256),
     passwordHashQueue: int(env, 'PARLEY_PASSWORD_HASH_QUEUE', 32, 0, 100_000),
     imTokenTtlSeconds: int(env, 'PARLEY_IM_TOKEN_TTL_SECONDS', 7 * 24 * 3600, 60, 365 * 24 * 3600),
+    imRecallSeconds: int(env, 'PARLEY_IM_RECALL_SECONDS', 120, 1, 7 * 24 * 3600),
     imHeartbeatSeconds: int(env, 'PARLEY_IM_HEARTBEAT_SECONDS', 30, 1, 3600),
     imSocketBufferBytes: int(env, 'PARLEY_IM_SOCKET_BUFFER_BYTES', 1024 * 1024, 16 * 1024, 256 * 1024 * 1024),
     imSocketsPerUser: int(env, 'PARLEY_IM_SOCKETS_PER_USER', 10, 1, 1000),

@@ -198,6 +198,8 @@ export interface SdkOptions {
   randomDevice?: boolean;
   /** The gateway path: `/ws` (the default) or `/websocket`. */
   path?: '/ws' | '/websocket';
+  /** The SDK's `delivery` option: it acknowledges every one-to-one message received (DELIVER_ACK). */
+  delivery?: boolean;
 }
 
 /** One SDK connection with recorded events. */
@@ -216,7 +218,7 @@ export class SdkClient {
       url: `${options.baseUrl.replace(/^http/, 'ws')}${options.path ?? '/ws'}`,
       apiUrl: options.baseUrl,
       isFixedDeviceId: !options.randomDevice,
-      delivery: false,
+      delivery: options.delivery ?? false,
     });
     const record = (event: string) => (data: Any) => this.events.push({ event, data });
     this.conn.addEventHandler('test', {
@@ -235,6 +237,11 @@ export class SdkClient {
       onError: record('error'),
       onTokenExpired: record('tokenExpired'),
       onTokenWillExpire: record('tokenWillExpire'),
+      onReadMessage: record('read'),
+      onDeliveredMessage: record('delivered'),
+      onChannelMessage: record('channel'),
+      onRecallMessage: record('recall'),
+      onModifiedMessage: record('modified'),
     });
   }
 

@@ -100,7 +100,7 @@ export class Fanout {
       const live = message.live && (await this.deps.pusherAlive(message.live.by)) ? new Set(message.live.to) : undefined;
       const receivers = (await receiversOf(groups, message)).filter((u) => !live?.has(u));
       const online = await presence.onlineAmong(message.appId, receivers);
-      const offline = message.chatType === 'chatroom' ? [] : receivers.filter((u) => !online.has(u));
+      const offline = message.chatType === 'chatroom' || message.onlineOnly ? [] : receivers.filter((u) => !online.has(u));
       plans.push({ message, online, offline, jobs: [] });
       events.push(eventOf(message, appkey, offline));
     }
@@ -131,7 +131,7 @@ export class Fanout {
       if (online.size === 0) continue;
       const reached = await presence.deliver(message.appId, [...online], messageFrame(message));
       this.deps.metrics.pushed('fanout', reached.size);
-      const unreached = [...online].filter((u) => !reached.has(u));
+      const unreached = message.onlineOnly ? [] : [...online].filter((u) => !reached.has(u));
       if (unreached.length > 0) missed.push({ appId: message.appId, msgId: message.msgId, usernames: unreached });
     }
     if (missed.length > 0) await this.deps.keep(missed);

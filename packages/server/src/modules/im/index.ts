@@ -22,6 +22,10 @@ import { Fanout } from './fanout.js';
 import { ImGroupsService } from './groups.js';
 import { LiveDeliveries } from './live-deliveries.js';
 import { ImMessagesService } from './messages.js';
+import { EditsService } from './edits.js';
+import { PendingEvents } from './pending-events.js';
+import { ReceiptsService } from './receipts.js';
+import { RecallsService } from './recalls.js';
 import { noImMetrics, type ImMetrics } from './metrics.js';
 import { ModerationService } from './moderation.js';
 import { IdGenerator } from './msg-id.js';
@@ -43,6 +47,14 @@ export interface ImModule {
   /** The browser origins allowed to call the app's IM REST routes (CORS). */
   origins: AllowedOriginsService;
   messages: ImMessagesService;
+  /** Read, delivery and conversation receipts, forwarded live; group readers. */
+  receipts: ReceiptsService;
+  /** Recall of a message: removed, and its receivers and the sender's other devices told. */
+  recalls: RecallsService;
+  /** Edits of sent messages: stored, and receivers and the sender's other devices told. */
+  edits: EditsService;
+  /** Receipts and recalls kept for users who were offline; each socket route hands them over once ready. */
+  events: PendingEvents;
   /** The offline count and status (read after the user's pending fan-out); messages given back by a socket. */
   offline: OfflineStore;
   /** The `im.fanout` job handler. */
@@ -82,6 +94,8 @@ export interface ImModuleOptions {
   clock: Clock;
   jobs: JobQueue;
   tokenTtlSeconds: number;
+  /** How long after sending a user may recall a message (default 120). */
+  recallSeconds?: number;
   /** Called by every fan-out in its transaction (the callbacks module's hook); default: none. */
   postSend?: PostSendHook;
   /** Reviews every send before it is written (the callbacks module's pre-send check); default: none. */
@@ -127,6 +141,10 @@ export function createImModule(options: ImModuleOptions): ImModule {
   );
   const committer = new MessageCommitter(uow, ids);
   const messages = new ImMessagesService(committer, users, groups, moderation, ids, clock, live, metrics, options.preSend);
+  const events = new PendingEvents(messagesRepo, uow, presence, clock, (error) => options.logger?.error({ err: error }, 'IM: a receipt or recall could not be kept'));
+  const receipts = new ReceiptsService(messagesRepo, groups, uow, events, ids, clock);
+  const recalls = new RecallsService(messagesRepo, groupsRepo, uow, presence, events, ids, clock, options.recallSeconds ?? 120);
+  const edits = new EditsService(messagesRepo, groupsRepo, moderation, uow, presence, events, ids, clock);
   const drains = new Drains(messagesRepo, presence, clock, metrics, (error) => options.logger?.error({ err: error }, 'IM: a drain of stored messages failed; they stay stored'));
   const fanout = new Fanout({
     uow,
@@ -145,7 +163,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
   presence.onDrainRequest((appId, username) => void drains.drain(appId, username));
   // A socket that closed before a frame pushed to it from another instance arrived.
   presence.onUnreached((appId, usernames, frame) => {
-    if (frame.op === 'message') void keep([{ appId, msgId: frame.msg_id, usernames }]).catch(() => undefined);
+    if (frame.op === 'message' && !frame.online_only && frame.device === undefined) void keep([{ appId, msgId: frame.msg_id, usernames }]).catch(() => undefined);
   });
   jobs.work<FanoutPayload>(FANOUT_QUEUE, fanout.handle, { concurrency: options.fanoutConcurrency ?? 8, leaseMs: 30_000 });
 
@@ -170,7 +188,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
     return removed;
   };
 
-  return { apps, users, groups, moderation, origins, messages, offline, fanout, drains, presence, sockets, removeUser };
+  return { apps, users, groups, moderation, origins, messages, receipts, recalls, edits, events, offline, fanout, drains, presence, sockets, removeUser };
 }
 
 function parseUserRemoved(payload: string): { appId?: string; username?: string } {

@@ -51,13 +51,29 @@ export class LiveDeliveries {
       try {
         const reached = await this.presence.deliver(message.appId, to, messageFrame(message));
         this.metrics.pushed('live', reached.size);
-        const unreached = to.filter((u) => !reached.has(u));
+        const unreached = message.onlineOnly ? [] : to.filter((u) => !reached.has(u));
         if (unreached.length > 0) missed.push({ appId: message.appId, msgId: message.msgId, usernames: unreached });
       } catch (error) {
         this.onError(error);
-        missed.push({ appId: message.appId, msgId: message.msgId, usernames: to });
+        if (!message.onlineOnly) missed.push({ appId: message.appId, msgId: message.msgId, usernames: to });
       }
     }
     if (missed.length > 0) await this.keep(missed).catch(this.onError);
+  }
+
+  /**
+   * Multi-device: pushes each message to its sender's devices online now but the one that sent
+   * it (`except`, a connection id; '' for none), live only: a device offline now does not get it
+   * later (the sender has it). A message to oneself already reached every device. Never rejects.
+   */
+  async syncSender(messages: readonly StoredMessage[], except: string): Promise<void> {
+    for (const message of messages) {
+      if (message.chatType === 'chat' && message.to === message.from) continue;
+      try {
+        await this.presence.deliver(message.appId, [message.from], { ...messageFrame(message), device: except });
+      } catch (error) {
+        this.onError(error);
+      }
+    }
   }
 }

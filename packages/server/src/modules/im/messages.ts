@@ -49,6 +49,13 @@ export interface SendInput {
    * refused message costs nothing.
    */
   charge?: () => Promise<number>;
+  /**
+   * Multi-device: the message also goes, live, to the sender's other connected devices: every one
+   * but the connection with this id (`''`: every one, a REST `sync_device`). Absent: none.
+   */
+  device?: string;
+  /** For the receivers online now only (`deliverOnlineOnly`, msync `routetype` ONLINE): never stored offline. */
+  onlineOnly?: boolean;
 }
 
 export interface Accepted {
@@ -66,7 +73,7 @@ export class ImMessagesService {
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
     /** Decides who gets messages live before they commit, and pushes them after, before the caller answers. */
-    private readonly live: Pick<LiveDeliveries, 'decide' | 'deliver'>,
+    private readonly live: Pick<LiveDeliveries, 'decide' | 'deliver' | 'syncSender'>,
     private readonly metrics: Pick<ImMetrics, 'sent'>,
     /** The app's pre-send review (callbacks module), after every check and before the commit. */
     private readonly preSend: PreSendHook = noPreSend,
@@ -101,6 +108,7 @@ export class ImMessagesService {
       source: input.source,
       timestamp,
       payload: { bodies: input.bodies, ext: input.ext },
+      ...(input.onlineOnly ? { onlineOnly: true } : {}),
     }));
     const messages = [...(await this.preSend.review(app, proposed))];
     await this.live.decide(messages);
@@ -113,6 +121,7 @@ export class ImMessagesService {
     this.metrics.sent(input.chatType, input.bodies[0]?.type, messages.length);
     if (after) await after.then(noop, noop);
     await this.live.deliver(messages);
+    if (input.device !== undefined) await this.live.syncSender(messages, input.device);
     return messages.map((m) => ({ target: m.to, msgId: m.msgId, timestamp: m.timestamp }));
   }
 

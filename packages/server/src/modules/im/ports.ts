@@ -78,6 +78,11 @@ export interface StoredMessage {
    * pushes them (live-deliveries.ts): the fan-out leaves them to it while it lives.
    */
   live?: LivePush;
+  /**
+   * For the receivers online when it is sent only (Easemob's `deliverOnlineOnly`, msync
+   * `routetype` ONLINE): never stored for offline receivers, never given back by a closing socket.
+   */
+  onlineOnly?: boolean;
 }
 
 export interface LivePush {
@@ -165,6 +170,21 @@ export interface ImMessageWrites {
   markFanoutDone(refs: MessageRef[]): Promise<Set<string>>;
   /** Idempotent: a (user, msg_id) pair is stored once. */
   storeOffline(rows: Array<MessageRef & { username: string }>, now: number): Promise<void>;
+  /** A group member read the message (group read receipts). Idempotent. */
+  addGroupRead(ref: MessageRef, username: string, now: number): Promise<void>;
+  /**
+   * Recall: the message is gone, with its offline rows and readers. Answers the users whose
+   * offline row was still undelivered (they never had it); undefined when it did not exist.
+   */
+  removeMessage(ref: MessageRef): Promise<string[] | undefined>;
+  /**
+   * Edit: replaces the message's payload if it was edited fewer than `maxEdits` times; answers the
+   * edits so far, this one included, or undefined when nothing was changed (unknown, or the limit).
+   */
+  editMessage(ref: MessageRef, payload: StoredMessage['payload'], maxEdits: number): Promise<number | undefined>;
+  /** Receipts and recalls kept for users no socket of whom was reached (`frame`: JSON). */
+  storeEvents(rows: ReadonlyArray<{ appId: string; username: string; id: string; frame: string }>, now: number): Promise<void>;
+  deleteEvents(appId: string, username: string, ids: readonly string[]): Promise<void>;
 }
 
 /** What an IM transaction holds: its message writes and its jobs. */
@@ -195,4 +215,13 @@ export interface ImMessagesRepository {
   returnOffline(appId: string, username: string, msgIds: readonly string[], now: number): Promise<void>;
   countOffline(appId: string, username: string): Promise<number>;
   offlineStatus(appId: string, username: string, msgId: string): Promise<'delivered' | 'undelivered' | undefined>;
+  /** One message as sent (without its live record), or undefined. */
+  findMessage(appId: string, msgId: string): Promise<StoredMessage | undefined>;
+  /** Up to `limit` readers of a group message after `after` (a username), by username. */
+  groupReaders(appId: string, msgId: string, after: string | undefined, limit: number): Promise<Array<{ username: string; readAt: number }>>;
+  countGroupReaders(appId: string, msgId: string): Promise<number>;
+  /** How many receipts, recalls and edits are kept for the user. */
+  countEvents(appId: string, username: string): Promise<number>;
+  /** Up to `limit` of the user's kept receipts and recalls, oldest first. */
+  readEvents(appId: string, username: string, limit: number): Promise<Array<{ id: string; frame: string }>>;
 }

@@ -21,6 +21,7 @@ export function messageFrame(m: StoredMessage, offline = false): ImMessageFrame 
     ...(m.chatType === 'chat' ? {} : { group_id: m.to }),
     timestamp: m.timestamp,
     ...(offline ? { offline: true } : {}),
+    ...(m.onlineOnly ? { online_only: true } : {}),
     payload: m.payload,
   };
 }

@@ -171,9 +171,11 @@ export class RedisPresence implements Presence {
     const reached = this.deliverOnce(appId, usernames, frame);
     let holders: Map<string, string[]>;
     try {
+      // A copy for the sender's other devices looks elsewhere too (the sending device is here).
+      const sync = frame.op === 'message' && frame.device !== undefined;
       holders = await this.remoteHolders(
         appId,
-        usernames.filter((u) => !reached.has(u)),
+        usernames.filter((u) => sync || !reached.has(u)),
       );
     } catch (error) {
       this.opts.onError?.(error);

@@ -2,6 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import { refKey, type ImMessagesRepository, type ImMessageWrites, type MessageRef, type StoredMessage } from '../../modules/im/ports.js';
 import type { ImMessagesTable } from '../tables/im.js';
 import { copies, limitParam, precompiledSized } from '../precompiled.js';
+import { messageChangeReads, messageChangeWrites } from './imMessageChanges.js';
 import type { Database } from '../schema.js';
 
 const toMessage = (row: Selectable<ImMessagesTable>): StoredMessage => ({
@@ -14,6 +15,7 @@ const toMessage = (row: Selectable<ImMessagesTable>): StoredMessage => ({
   timestamp: row.timestamp,
   payload: JSON.parse(row.payload) as StoredMessage['payload'],
   ...(row.live_by !== null ? { live: { by: row.live_by, to: JSON.parse(row.live ?? '[]') as string[] } } : {}),
+  ...(row.online_only ? { onlineOnly: true } : {}),
 });
 
 /** Rows or ids per statement: well under both engines' bound-parameter limits. */
@@ -40,10 +42,10 @@ function byApp(refs: MessageRef[]): Map<string, number[]> {
  * batch size: building them with Kysely on each call cost more than running them.
  */
 function hotQueries() {
-  const row = { app_id: '', msg_id: 0, sender: '', receiver: '', chat_type: 'chat' as const, source: 'rest' as const, timestamp: 0, payload: '', live: null, live_by: null };
+  const row = { app_id: '', msg_id: 0, sender: '', receiver: '', chat_type: 'chat' as const, source: 'rest' as const, timestamp: 0, payload: '', live: null, live_by: null, online_only: 0 };
   const offline = { app_id: '', username: '', msg_id: 0, status: 'undelivered' as const, created_at: 0, delivered_at: null };
   return {
-    // per row: [app_id, msg_id, sender, receiver, chat_type, source, timestamp, payload, live, live_by]
+    // per row: [app_id, msg_id, sender, receiver, chat_type, source, timestamp, payload, live, live_by, online_only]
     insert: precompiledSized((db, n) => db.insertInto('im_messages').values(copies(n, row))),
     // [appId, ...msgIds, 0]
     pending: precompiledSized((db, n) =>
@@ -66,7 +68,10 @@ function hotQueries() {
 /** The IM messages repository, and the writes of a transaction over the same compiled statements. */
 export function kyselyImMessages(db: Kysely<Database>): { repository: ImMessagesRepository; writes: (trx: Kysely<Database>) => ImMessageWrites } {
   const q = hotQueries();
-  return { repository: { ...fanoutReads(db, q), ...offlineReads(db), ...pendingReads(db) }, writes: (trx) => messageWrites(trx, q) };
+  return {
+    repository: { ...fanoutReads(db, q), ...offlineReads(db), ...pendingReads(db), ...messageChangeReads(db) },
+    writes: (trx) => ({ ...messageWrites(trx, q), ...messageChangeWrites(trx) }),
+  };
 }
 
 function fanoutReads(db: Kysely<Database>, q: ReturnType<typeof hotQueries>) {
@@ -85,14 +90,14 @@ function fanoutReads(db: Kysely<Database>, q: ReturnType<typeof hotQueries>) {
 }
 
 /** Accepting and fanning out, in the transaction `trx`: the precompiled statements, in chunks. */
-function messageWrites(trx: Kysely<Database>, q: ReturnType<typeof hotQueries>): ImMessageWrites {
+function messageWrites(trx: Kysely<Database>, q: ReturnType<typeof hotQueries>): Omit<ImMessageWrites, 'addGroupRead' | 'removeMessage' | 'storeEvents' | 'deleteEvents' | 'editMessage'> {
   return {
     async insertMessages(messages) {
       for (const chunk of chunks(messages, CHUNK)) {
         const params: unknown[] = [];
         for (const m of chunk) {
           const live = m.live ? [JSON.stringify(m.live.to), m.live.by] : [null, null];
-          params.push(m.appId, Number(m.msgId), m.from, m.to, m.chatType, m.source, m.timestamp, JSON.stringify(m.payload), ...live);
+          params.push(m.appId, Number(m.msgId), m.from, m.to, m.chatType, m.source, m.timestamp, JSON.stringify(m.payload), ...live, m.onlineOnly ? 1 : 0);
         }
         await q.insert(trx, chunk.length, params);
       }

@@ -74,6 +74,10 @@ export interface ImMessagesTable {
   /** JSON array of the receivers pushed live by `live_by` (an instance id); both NULL when none (migration 77). */
   live: string | null;
   live_by: string | null;
+  /** 1: for online receivers only, never stored offline (migration 85). */
+  online_only: Generated<number>;
+  /** Times the message was edited (migration 85). */
+  edits: Generated<number>;
 }
 
 export interface ImOfflineTable {
@@ -83,6 +87,24 @@ export interface ImOfflineTable {
   status: 'undelivered' | 'delivered';
   created_at: number;
   delivered_at: number | null;
+}
+
+/** One reader of a group message (migration 86). */
+export interface ImGroupReadsTable {
+  app_id: string;
+  msg_id: number;
+  username: string;
+  read_at: number;
+}
+
+/** A receipt or recall frame kept for a user no socket of whom was reached (migration 86). */
+export interface ImPendingEventsTable {
+  app_id: string;
+  username: string;
+  id: number;
+  /** The frame as JSON. */
+  frame: string;
+  created_at: number;
 }
 
 export interface ImSensitiveWordsTable {
@@ -100,5 +122,7 @@ export interface ImTables {
   im_members: ImMembersTable;
   im_messages: ImMessagesTable;
   im_offline: ImOfflineTable;
+  im_group_reads: ImGroupReadsTable;
+  im_pending_events: ImPendingEventsTable;
   im_sensitive_words: ImSensitiveWordsTable;
 }

@@ -21,6 +21,7 @@ import { imGroupAdminRoutes } from './groups-admin.js';
 import { imGroupRoutes } from './groups.js';
 import { imManagementRoutes } from './management.js';
 import { imMessageRoutes } from './messages.js';
+import { imMessageChangeRoutes } from './message-changes.js';
 import { imModerationRoutes } from './moderation.js';
 import { msyncRoutes, type MsyncLimits } from './msync.js';
 import type { ImLimits } from './send-limits.js';
@@ -77,6 +78,7 @@ export async function imRoutes(app: FastifyInstance, options: ImRoutesOptions): 
       await scope.register(imGroupAdminRoutes, { im });
       await scope.register(imModerationRoutes, { im });
       await scope.register(imMessageRoutes, { im });
+      await scope.register(imMessageChangeRoutes, { im });
       await scope.register(imSocketRoutes, { im, heartbeatMs: options.heartbeatMs, limits: options.limits });
       if (options.callbacks) await scope.register(imCallbackRoutes, { callbacks: options.callbacks, recent: options.recentCallbacks });
       if (options.presend) await scope.register(imPresendRoutes, { presend: options.presend });

@@ -52,6 +52,9 @@ export const imMessageRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> = asyn
           ext: (b.ext ?? {}) as Record<string, unknown>,
           source: 'rest',
           requireMembership: false,
+          // Easemob's fields: the sender's online devices get it too; only receivers online now get it.
+          ...(b.sync_device ? { device: '' } : {}),
+          ...(b.routetype === 'ROUTE_ONLINE' ? { onlineOnly: true } : {}),
         });
         return imData(request, imApp, Object.fromEntries(accepted.map((a) => [a.target, a.msgId])));
       },

@@ -7,7 +7,7 @@
  * every heartbeat interval and closes a socket that did not answer the previous ping.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { IM_LIMITS, type ImChatType, type ImClientFrame, type ImServerFrame } from '@parley/protocol';
+import { IM_LIMITS, type ImChatType, type ImClientFrame, type ImEditFrame, type ImMessageFrame, type ImRecallFrame, type ImServerFrame } from '@parley/protocol';
 import { Type } from 'typebox';
 import type { WebSocket, RawData } from 'ws';
 import { AppError, isAppError } from '../../../kernel/errors.js';
@@ -21,6 +21,7 @@ import { messageFrame } from '../../../modules/im/receivers.js';
 import type { SocketLease } from '../../../modules/im/socket-limits.js';
 import { IM_TOKEN, imErrors } from '../../openapi.js';
 import { imAppOf } from './context.js';
+import { handleChange } from './socket-changes.js';
 import { IM_SOCKET_DESCRIPTION } from './socket-doc.js';
 import { chargeSocketSend, type ImLimits } from './send-limits.js';
 import { corkUntilTick, handleInOrder, isCorked, OPEN, transportOf } from './socket-io.js';
@@ -29,6 +30,7 @@ import { websocketOnly } from './websocket-only.js';
 const CHAT_TYPES: readonly ImChatType[] = ['chat', 'groupchat', 'chatroom'];
 
 const bad = (detail: string) => new AppError('illegal_argument', { detail });
+const OPS: readonly string[] = ['send', 'join', 'leave', 'ping', 'receipt', 'recall', 'edit'];
 
 function parseFrame(data: RawData): ImClientFrame {
   const size = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : (data as Buffer | ArrayBuffer).byteLength;
@@ -44,7 +46,7 @@ function parseFrame(data: RawData): ImClientFrame {
   const fault = inspectJson(frame, 'frame');
   if (fault) throw bad(`${fault.field} ${fault.problem}`);
   const op = (frame as { op?: unknown }).op;
-  if (op !== 'send' && op !== 'join' && op !== 'leave' && op !== 'ping') throw bad(`op: unknown operation ${JSON.stringify(op ?? null)}; expected send, join, leave or ping`);
+  if (!OPS.includes(op as string)) throw bad(`op: unknown operation ${JSON.stringify(op ?? null)}; expected ${OPS.join(', ')}`);
   return frame as ImClientFrame;
 }
 
@@ -62,12 +64,16 @@ function socketConnection(socket: WebSocket, lease: SocketLease): ImConnection {
     socket.send(JSON.stringify(frame), done);
   };
   const open = () => socket.readyState === OPEN && lease.active;
+  const id = uuid();
   return {
-    id: uuid(),
+    id,
     // The bound is checked before each write: frames of one turn leave in one write (corked),
     // so only the first frame of a turn asks; what a turn adds is one commit's frames at most.
     send: (frame: ImServerFrame) => {
-      if (socket.readyState === OPEN && (isCorked(socket) || lease.admitFrame())) write(frame);
+      if (socket.readyState !== OPEN || !(isCorked(socket) || lease.admitFrame())) return;
+      if ((frame.op !== 'message' && frame.op !== 'recall' && frame.op !== 'edit') || frame.device === undefined) write(frame);
+      // The user's own message or recall from another device (never echoed to the device that sent it).
+      else if (frame.device !== id) write(withoutDevice(frame));
     },
     room: async () => {
       await lease.writable();
@@ -88,6 +94,11 @@ function socketConnection(socket: WebSocket, lease: SocketLease): ImConnection {
     // Closed by the server (the user was deleted): terminated after the grace like any drop.
     close: (code, reason) => lease.drop(code, reason),
   };
+}
+
+function withoutDevice(frame: ImMessageFrame | ImRecallFrame | ImEditFrame): ImServerFrame {
+  const { device: _device, ...rest } = frame;
+  return rest as ImServerFrame;
 }
 
 /** Pings every interval; a socket that did not answer the previous ping is terminated. */
@@ -149,6 +160,8 @@ export async function imSocketRoutes(app: FastifyInstance, { im, heartbeatMs, li
       const heartbeat = startHeartbeat(socket, heartbeatMs);
       // Stored messages first, then online; drain again for anything stored in between.
       const feed = im.drains.connect(imApp.id, username, connection, lease);
+      // Then the receipts and recalls kept while the user was offline.
+      void feed.ready.then(() => (socket.readyState === OPEN && lease.active ? im.events.handOver(imApp.id, username, connection) : undefined));
 
       // Frames are handled one at a time, with back-pressure; handleFrame answers every failure
       // with an error frame itself.
@@ -182,6 +195,11 @@ async function handleFrame(im: ImModule, imApp: ImApp, username: string, connect
         connection.send({ op: 'ack', id: id ?? frame.room, timestamp: Date.now() });
         return;
       }
+      case 'receipt':
+      case 'recall':
+      case 'edit':
+        connection.send(await handleChange(im, imApp, username, connection.id, frame));
+        return;
       case 'send': {
         if (typeof frame.id !== 'string' || frame.id.length === 0 || frame.id.length > 64) throw bad('id: expected a string of 1-64 characters');
         if (!CHAT_TYPES.includes(frame.chat_type)) throw bad('chat_type: expected chat, groupchat or chatroom');
@@ -191,6 +209,7 @@ async function handleFrame(im: ImModule, imApp: ImApp, username: string, connect
         if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw bad('bodies[0]: expected an object');
         const ext = frame.ext ?? {};
         if (typeof ext !== 'object' || ext === null || Array.isArray(ext)) throw bad('ext: expected an object');
+        if (frame.online_only !== undefined && typeof frame.online_only !== 'boolean') throw bad('online_only: expected a boolean');
         const { type, ...fields } = raw;
         const body = normaliseBody(type, fields, 'bodies[0]', 'bodies[0].type');
         const [accepted] = await im.messages.send(imApp, {
@@ -202,6 +221,8 @@ async function handleFrame(im: ImModule, imApp: ImApp, username: string, connect
           source: 'sdk',
           requireMembership: true,
           charge,
+          device: connection.id,
+          ...(frame.online_only ? { onlineOnly: true } : {}),
         });
         connection.send({ op: 'ack', id: frame.id, msg_id: accepted?.msgId ?? '', timestamp: accepted?.timestamp ?? Date.now() });
         return;

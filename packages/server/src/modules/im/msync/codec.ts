@@ -39,6 +39,8 @@ export interface MetaIn {
   to?: Jid;
   ns: number;
   payload?: Uint8Array;
+  /** ROUTE_ALL 0 (absent), ROUTE_ONLINE 1 (for online receivers only), ROUTE_DIRECT 2. */
+  routetype?: number;
   ext?: KeyValue[];
 }
 
@@ -74,6 +76,15 @@ export interface MessageBodyIn {
   to?: Jid;
   contents?: ContentIn[];
   ext?: KeyValue[];
+  /** The message a receipt, recall or edit is about (uint64 as a decimal string). */
+  ackMessageId?: string;
+  msgConfig?: { allowGroupAck?: boolean };
+  ackContent?: string;
+  /** JSON text (edits: `{edit_msg: ...}`). */
+  meta?: string;
+  editMessageId?: string;
+  /** BODY 1, BODY_AND_EXT 2. */
+  editScope?: number;
 }
 
 export interface MucBodyIn {
@@ -90,6 +101,7 @@ export interface MetaOut {
   timestamp: number | string;
   ns: number;
   payload?: Uint8Array;
+  ext?: KeyValue[];
 }
 
 export class FrameError extends Error {

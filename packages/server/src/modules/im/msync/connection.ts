@@ -14,7 +14,10 @@ import type { ImConnection } from '../presence.js';
 import type { SocketLease } from '../socket-limits.js';
 import { foldUsername } from '../users.js';
 import { CLOSE_SLOW_CONSUMER } from '../socket-limits.js';
-import { decodeFrame, decodeProvision, decodeSyncUp, encodeLogoutReply, encodeNotice, encodeProvisionReply, encodeSyncDown, encodeUnreadReply, FrameError, type MsyncFrame } from './codec.js';
+import { decodeFrame, decodeProvision, decodeSyncUp, encodeLogoutReply, encodeNotice, encodeProvisionReply, encodeSyncDown, encodeUnreadReply, FrameError, type Jid, type MetaOut, type MsyncFrame } from './codec.js';
+import { editMeta } from './edit.js';
+import { recallMeta } from './recall.js';
+import { receiptMeta } from './receipts.js';
 import { deliveredOf, queueOf, toMeta, type Delivered } from './contents.js';
 import { Outbox, PULL_BATCH, type Origin } from './outbox.js';
 import { handleMeta } from './sends.js';
@@ -54,6 +57,8 @@ interface LoggedIn {
   resource: string;
   lease: SocketLease;
   connection: ImConnection;
+  /** The connection's id: the user's other devices get its sends (sends.ts). */
+  device: string;
   /** Charges one message to the user's send limits (sends.ts). */
   charge: () => Promise<number>;
 }
@@ -211,22 +216,31 @@ export class MsyncConnection {
       this.state = onClosed();
       return;
     }
-    this.login = { app, appKey, username, resource, lease, connection, charge: () => this.socket.charge(appKey, username) };
+    this.login = { app, appKey, username, resource, lease, connection, device: connection.id, charge: () => this.socket.charge(appKey, username) };
     this.state = onProvisioned(this.state, true);
     this.socket.send(encodeProvisionReply(OK, resource));
     this.im.presence.add(app.id, username, connection);
     // Stored messages first (the first of them held for the first UNREAD answer), then online.
     this.feed = this.im.drains.connect(app.id, username, connection, lease);
+    // Then the receipts and recalls kept while the user was offline.
+    void this.feed.ready.then(() => (this.state === 'closed' || !lease.active ? undefined : this.im.events.handOver(app.id, username, connection)));
   }
 
   /** The connection as presence sees it: message frames become metas in the outbox. */
   private presenceConnection(): ImConnection {
+    const id = uuid();
     return {
-      id: uuid(),
+      id,
       send: (frame) => {
+        const login = this.login;
+        if (!login || ((frame.op === 'message' || frame.op === 'recall' || frame.op === 'edit') && frame.device === id)) return;
+        if (frame.op === 'receipt') return void this.place(receiptMeta(login.appKey, frame), 'room');
+        if (frame.op === 'recall') return void this.place(recallMeta(login.appKey, frame, login.username), 'room');
+        if (frame.op === 'edit') return void this.place(editMeta(login.appKey, frame, login.username), 'room');
         if (frame.op !== 'message') return;
-        const delivered = deliveredOf(frame);
-        this.hold(delivered, true, delivered.chatType === 'chatroom' ? 'room' : 'live');
+        // Own messages from another device, chat-room and online-only messages are never given back to the store.
+        const once = frame.chat_type === 'chatroom' || frame.online_only === true || frame.device !== undefined;
+        this.hold(deliveredOf(frame), true, once ? 'room' : 'live');
       },
       room: () => this.roomForStored(),
       sendStored: (messages, acknowledge) => this.takeStored(messages, acknowledge),
@@ -237,12 +251,19 @@ export class MsyncConnection {
   /** Puts a message in the outbox (NOTICE when its queue is not being pulled); false when it overflowed. */
   private hold(message: Delivered, notify: boolean, origin: Origin): boolean {
     const login = this.login;
+    if (!login) return false;
+    const placed = this.place({ queue: queueOf(login.appKey, message, login.username), meta: toMeta(login.appKey, message) }, origin, notify);
+    if (!placed && origin === 'live') this.overflowed.push(message.msgId);
+    return placed;
+  }
+
+  /** Puts a meta in the outbox (NOTICE when its queue is not being pulled); false when it overflowed or the connection is going. */
+  private place({ queue, meta }: { queue: Jid; meta: MetaOut }, origin: Origin, notify = true): boolean {
+    const login = this.login;
     if (!login || !login.lease.active) return false;
-    const queue = queueOf(login.appKey, message);
-    const outcome = this.outbox.add(queue, toMeta(login.appKey, message), notify, origin);
+    const outcome = this.outbox.add(queue, meta, notify, origin);
     if (outcome === 'notice') this.write(encodeNotice(queue));
     if (outcome !== 'overflow') return true;
-    if (origin === 'live') this.overflowed.push(message.msgId);
     login.lease.drop(CLOSE_SLOW_CONSUMER, 'slow consumer: too many messages not pulled');
     return false;
   }

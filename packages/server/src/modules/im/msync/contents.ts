@@ -116,8 +116,12 @@ export const deliveredOf = (f: ImMessageFrame): Delivered => ({
 export const userJid = (appKey: string, name: string): Jid => ({ appKey, name, domain: USER_DOMAIN });
 export const groupJid = (appKey: string, id: string): Jid => ({ appKey, name: id, domain: GROUP_DOMAIN });
 
-/** The queue (conversation) a message is pulled from by its receiver: the sender, or the group or room. */
-export const queueOf = (appKey: string, m: Delivered): Jid => (m.chatType === 'chat' ? userJid(appKey, m.from) : groupJid(appKey, m.to));
+/**
+ * The queue (conversation) a message is pulled from by `me`: the other user (the sender, or the
+ * receiver of `me`'s own message from another device), or the group or room.
+ */
+export const queueOf = (appKey: string, m: Delivered, me?: string): Jid =>
+  m.chatType === 'chat' ? userJid(appKey, m.from === me ? m.to : m.from) : groupJid(appKey, m.to);
 
 const MESSAGE_TYPES: Record<ImChatType, number> = { chat: MessageType.CHAT, groupchat: MessageType.GROUPCHAT, chatroom: MessageType.CHATROOM };
 

@@ -39,6 +39,9 @@ export const ErrorCode = {
 /** `MUCBody.operation`, the two the gateway serves. */
 export const MucOperation = { JOIN: 2, LEAVE: 3 } as const;
 
+/** `Meta.routetype`: ONLINE is the SDK's `deliverOnlineOnly` (typing indicators). */
+export const RouteType = { ALL: 0, ONLINE: 1, DIRECT: 2 } as const;
+
 const DESCRIPTOR = {
   nested: {
     easemob: {
@@ -101,8 +104,14 @@ const DESCRIPTOR = {
                 contents: many(4, 'Content'),
                 ext: many(5, 'KeyValue'),
                 ackMessageId: f(6, 'uint64'),
+                msgConfig: f(7, 'MessageConfig'),
+                ackContent: f(8, 'string'),
+                meta: f(9, 'string'),
+                editMessageId: f(11, 'uint64'),
+                editScope: f(12, 'int32'),
               },
               {
+                MessageConfig: message({ allowGroupAck: f(1, 'bool') }),
                 Content: message(
                   {
                     type: f(1, 'int32'),

@@ -14,15 +14,20 @@ import { inspectJson } from '../../../kernel/input-checks.js';
 import { normaliseBody } from '../bodies.js';
 import type { ImModule } from '../index.js';
 import type { ImApp } from '../ports.js';
-import { decodeMessageBody, decodeMucBody, type MetaIn, type SyncDown } from './codec.js';
+import { decodeMessageBody, decodeMucBody, type MessageBodyIn, type MetaIn, type Status, type SyncDown } from './codec.js';
+import { takeEdit } from './edit.js';
+import { takeRecall } from './recall.js';
+import { isReceipt, takeReceipt } from './receipts.js';
 import { chatTypeOf, toParleyBody } from './contents.js';
 import { fromKeyValues } from './key-values.js';
-import { ErrorCode, MucOperation, Namespace } from './schema.js';
+import { ErrorCode, MessageType, MucOperation, Namespace, RouteType } from './schema.js';
 import { OK, roomStatus, sendStatus } from './statuses.js';
 
 export interface Sender {
   app: ImApp;
   username: string;
+  /** The sending connection's id: the user's other devices get the message too. */
+  device?: string;
   /** Charges one message to the sender's send limits: the seconds to wait, 0 when it may go. */
   charge: () => Promise<number>;
 }
@@ -56,8 +61,7 @@ export async function handleMeta(im: ImModule, sender: Sender, meta: MetaIn, pre
 async function sendMessage(im: ImModule, sender: Sender, meta: MetaIn, previous: Promise<unknown> | undefined): Promise<MetaOutcome> {
   const body = decodeMessageBody(meta.payload);
   const chatType = chatTypeOf(body);
-  // Read and delivery acks, recalls and edits are taken and not stored (not served yet).
-  if (!chatType) return now({ metaId: meta.id, status: OK });
+  if (!chatType) return now({ metaId: meta.id, status: await takeOther(im, sender, meta, body) });
   const to = meta.to?.name ?? body.to?.name ?? '';
   const refused = (error: unknown): SyncDown => ({ metaId: meta.id, status: sendStatus(error, chatType as ImChatType, to) });
   try {
@@ -68,7 +72,18 @@ async function sendMessage(im: ImModule, sender: Sender, meta: MetaIn, previous:
     const ext = fromKeyValues(body.ext?.length ? body.ext : meta.ext);
     const fault = inspectJson({ body: parsed, ext }, 'message');
     if (fault) throw bad(`${fault.field} ${fault.problem}`);
-    const input = { from: sender.username, chatType, targets: [to], bodies: [parsed], ext, source: 'sdk' as const, requireMembership: true, charge: sender.charge };
+    const input = {
+      from: sender.username,
+      chatType,
+      targets: [to],
+      bodies: [parsed],
+      ext,
+      source: 'sdk' as const,
+      requireMembership: true,
+      charge: sender.charge,
+      ...(sender.device === undefined ? {} : { device: sender.device }),
+      ...(meta.routetype === RouteType.ONLINE ? { onlineOnly: true } : {}),
+    };
     const queued = await im.messages.enqueue(sender.app, input, previous);
     const reply = queued.accepted.then(([accepted]): SyncDown => {
       if (!accepted) throw new AppError('internal_error');
@@ -78,6 +93,14 @@ async function sendMessage(im: ImModule, sender: Sender, meta: MetaIn, previous:
   } catch (error) {
     return now(refused(error));
   }
+}
+
+/** A MessageBody that is no message: a receipt, a recall, an edit; anything else is taken and ignored. */
+async function takeOther(im: ImModule, sender: Sender, meta: MetaIn, body: MessageBodyIn): Promise<Status> {
+  if (isReceipt(body)) return takeReceipt(im, sender, meta, body);
+  if (body.type === MessageType.RECALL) return takeRecall(im, sender, meta, body);
+  if (body.type === MessageType.EDIT) return takeEdit(im, sender, body);
+  return OK;
 }
 
 async function joinOrLeave(im: ImModule, sender: Sender, meta: MetaIn): Promise<SyncDown> {

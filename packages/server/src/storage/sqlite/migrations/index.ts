@@ -16,6 +16,8 @@ import { imPendingFanout } from './075-im-pending-fanout.js';
 import { foreignKeyIndexes } from './076-foreign-key-indexes.js';
 import { imLiveReceivers } from './077-im-live-receivers.js';
 import { imOriginsAttributes } from './080-im-origins-attributes.js';
+import { imOnlineOnly } from './085-im-online-only.js';
+import { imGroupReads } from './086-im-group-reads.js';
 import { conversationEvents } from './090-conversation-events.js';
 import { receiptsRatings } from './091-receipts-ratings.js';
 import { queueAutomation } from './092-queue-automation.js';
@@ -25,4 +27,4 @@ import { callbackRedrive } from './101-callback-redrive.js';
 import { presendRules } from './103-presend-rules.js';
 
 /** SQLite migrations, in order. Append; never edit a released one. */
-export const sqliteMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, conversationEpoch, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin, callbackResendOutcome, instances, imPendingFanout, foreignKeyIndexes, imLiveReceivers, imOriginsAttributes, conversationEvents, receiptsRatings, queueAutomation, agentTools, secretOverlap, callbackRedrive, presendRules];
+export const sqliteMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, conversationEpoch, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin, callbackResendOutcome, instances, imPendingFanout, foreignKeyIndexes, imLiveReceivers, imOriginsAttributes, imOnlineOnly, imGroupReads, conversationEvents, receiptsRatings, queueAutomation, agentTools, secretOverlap, callbackRedrive, presendRules];
