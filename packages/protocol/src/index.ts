@@ -9,3 +9,4 @@ export * from './callbacks.js';
 export * from './im.js';
 export * from './im-admin.js';
 export * from './im-views.js';
+export * from './im-files.js';

@@ -16,6 +16,7 @@ export function schedulePeriodicTasks({ config, coordination, accounts, im, chan
   });
   coordination.singletons.every('channel.media-retention', 60 * 60_000, async () => {
     await channel.media.sweepExpired();
+    await im.files.sweepExpired();
   });
 }
 

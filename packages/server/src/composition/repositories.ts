@@ -12,6 +12,7 @@ import { kyselyAssociationsRepository, kyselyRoutingDirectory } from '../storage
 import { kyselyConversationsRepository } from '../storage/repositories/channel-conversations.js';
 import { kyselyDeliveriesRepository } from '../storage/repositories/channel-deliveries.js';
 import { kyselyMediaRepository } from '../storage/repositories/channel-media.js';
+import { kyselyImFilesRepository } from '../storage/repositories/im-files.js';
 import { kyselyImAppsRepository, kyselyImUsersRepository } from '../storage/repositories/imApps.js';
 import { kyselyImGroupsRepository } from '../storage/repositories/imGroups.js';
 import { kyselyImMessages } from '../storage/repositories/imMessages.js';
@@ -46,6 +47,7 @@ export function storageRepositories(storage: Storage, secrets: SecretBox, jobs: 
       users: withDomainErrors(kyselyImUsersRepository(db, storage.capabilities.engine)),
       groups: kyselyImGroupsRepository(db, storage.capabilities.engine),
       messages: imMessages.repository,
+      files: kyselyImFilesRepository(db, { lockApp: !singleWriter }),
     },
     channel: {
       associations: withDomainErrors(kyselyAssociationsRepository(db)),

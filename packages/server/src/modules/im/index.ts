@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { ImUserView } from '@parley/protocol';
 import type { Logger } from 'pino';
 import type { Clock } from '../../kernel/clock.js';
+import type { MediaLimits } from '../media/store.js';
 import type { UnitOfWork } from '../../kernel/unit-of-work.js';
 import type { Passwords } from '../accounts/password.js';
 import type { PubSub } from '../coordination/ports.js';
@@ -19,6 +20,7 @@ import { ImAppsService } from './apps.js';
 import { FANOUT_QUEUE, MessageCommitter, type FanoutPayload } from './commit.js';
 import { Drains } from './drains.js';
 import { Fanout } from './fanout.js';
+import { ImFiles, type ImFilesRepository } from './files.js';
 import { ImGroupsService } from './groups.js';
 import { LiveDeliveries } from './live-deliveries.js';
 import { ImMessagesService } from './messages.js';
@@ -45,6 +47,8 @@ export interface ImModule {
   /** Pushes of a user's stored messages to their sockets (the socket route drains on connect). */
   drains: Drains;
   presence: Presence;
+  /** Chat files in the one media store. */
+  files: ImFiles;
   /** Outbound buffer bound and socket caps, shared by every socket protocol. */
   sockets: SocketLimits;
   /**
@@ -60,6 +64,7 @@ export interface ImRepositories {
   users: ImUsersRepository;
   groups: ImGroupsRepository;
   messages: ImMessagesRepository;
+  files: ImFilesRepository;
 }
 
 export interface ImModuleOptions {
@@ -91,6 +96,8 @@ export interface ImModuleOptions {
   metrics?: ImMetrics;
   /** Where a failed live push is reported (the fan-out job delivers its messages); default: nowhere. */
   logger?: Pick<Logger, 'error'>;
+  /** The media store's directory and limits, for chat files. */
+  media: { dir: string; limits: MediaLimits };
   /** Instances tell each other of deleted users here; without it, this process only. */
   pubsub?: PubSub;
 }
@@ -140,6 +147,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
   });
   jobs.work<FanoutPayload>(FANOUT_QUEUE, fanout.handle, { concurrency: options.fanoutConcurrency ?? 8, leaseMs: 30_000 });
 
+  const files = new ImFiles(options.repositories.files, options.media.dir, clock, options.media.limits);
   const sockets = options.sockets instanceof SocketLimits ? options.sockets : new SocketLimits(options.sockets);
 
   const forgetUser = (appId: string, username: string) => {
@@ -161,7 +169,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
     return removed;
   };
 
-  return { apps, users, groups, moderation, messages, offline, fanout, drains, presence, sockets, removeUser };
+  return { apps, users, groups, moderation, messages, offline, fanout, drains, presence, files, sockets, removeUser };
 }
 
 function parseUserRemoved(payload: string): { appId?: string; username?: string } {

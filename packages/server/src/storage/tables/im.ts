@@ -89,6 +89,18 @@ export interface ImSensitiveWordsTable {
   updated_at: number;
 }
 
+/** A chat file's row in the media store (migration 82). */
+export interface ImFilesTable {
+  id: string;
+  app_id: string;
+  /** SHA-256 (hex) of the share secret handed to the uploader. */
+  secret_hash: string;
+  filename: string;
+  content_type: string;
+  size: number;
+  created_at: number;
+}
+
 export interface ImTables {
   im_apps: ImAppsTable;
   im_tokens: ImTokensTable;
@@ -98,4 +110,5 @@ export interface ImTables {
   im_messages: ImMessagesTable;
   im_offline: ImOfflineTable;
   im_sensitive_words: ImSensitiveWordsTable;
+  im_files: ImFilesTable;
 }

@@ -13,6 +13,7 @@ import type { ImModule } from '../../../modules/im/index.js';
 import type { RecentAttempts } from '../../../modules/callbacks/recent.js';
 import { imAppAdminRoutes } from './apps-admin.js';
 import { imCallbackRoutes } from './callbacks.js';
+import { imChatFileRoutes } from './chatfiles.js';
 import { registerImContext } from './context.js';
 import { imGroupAdminRoutes } from './groups-admin.js';
 import { imGroupRoutes } from './groups.js';
@@ -31,6 +32,8 @@ export interface ImRoutesOptions {
   /** The per-app limit (authenticated requests and socket sends), the per-user send share and the failure counts per IP and app. */
   limits: ImLimits;
   heartbeatMs: number;
+  /** Largest IM chat file, bytes (PARLEY_IM_FILE_MAX_MB). */
+  fileMaxBytes: number;
   /** The msync gateway's idle sweep reads it. */
   clock: Clock;
   /** The msync gateway's bounds on sockets not logged in yet (and its idle timeout, default MSYNC_IDLE_MS). */
@@ -70,6 +73,7 @@ export async function imRoutes(app: FastifyInstance, options: ImRoutesOptions): 
       await scope.register(imGroupAdminRoutes, { im });
       await scope.register(imModerationRoutes, { im });
       await scope.register(imMessageRoutes, { im });
+      await scope.register(imChatFileRoutes, { im, limits: options.limits, maxBytes: options.fileMaxBytes });
       await scope.register(imSocketRoutes, { im, heartbeatMs: options.heartbeatMs, limits: options.limits });
       if (options.callbacks) await scope.register(imCallbackRoutes, { callbacks: options.callbacks, recent: options.recentCallbacks });
     },
