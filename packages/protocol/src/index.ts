@@ -10,3 +10,4 @@ export * from './im.js';
 export * from './im-admin.js';
 export * from './im-views.js';
 export * from './im-files.js';
+export * from './im-roaming.js';

@@ -100,6 +100,7 @@ export async function buildModules(base: Foundation): Promise<Modules> {
     ...(presence ? { presence } : {}),
     settings: coordination.settings,
     media: { dir: mediaDir(config.dataDir), limits: config.media },
+    historyMs: config.imHistoryMs,
   });
   const imDemoApp = config.seedDemo ? await im.apps.ensureDemoApp() : undefined;
 

@@ -13,6 +13,7 @@ import { kyselyConversationsRepository } from '../storage/repositories/channel-c
 import { kyselyDeliveriesRepository } from '../storage/repositories/channel-deliveries.js';
 import { kyselyMediaRepository } from '../storage/repositories/channel-media.js';
 import { kyselyImFilesRepository } from '../storage/repositories/im-files.js';
+import { kyselyImHistory } from '../storage/repositories/im-history.js';
 import { kyselyImAppsRepository, kyselyImUsersRepository } from '../storage/repositories/imApps.js';
 import { kyselyImGroupsRepository } from '../storage/repositories/imGroups.js';
 import { kyselyImMessages } from '../storage/repositories/imMessages.js';
@@ -48,6 +49,7 @@ export function storageRepositories(storage: Storage, secrets: SecretBox, jobs: 
       groups: kyselyImGroupsRepository(db, storage.capabilities.engine),
       messages: imMessages.repository,
       files: kyselyImFilesRepository(db, { lockApp: !singleWriter }),
+      history: kyselyImHistory(db, storage.capabilities.engine),
     },
     channel: {
       associations: withDomainErrors(kyselyAssociationsRepository(db)),

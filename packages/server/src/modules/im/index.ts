@@ -22,6 +22,7 @@ import { Drains } from './drains.js';
 import { Fanout } from './fanout.js';
 import { ImFiles, type ImFilesRepository } from './files.js';
 import { ImGroupsService } from './groups.js';
+import { ImHistory, type ImHistoryRepository } from './history.js';
 import { LiveDeliveries } from './live-deliveries.js';
 import { ImMessagesService } from './messages.js';
 import { noImMetrics, type ImMetrics } from './metrics.js';
@@ -49,6 +50,8 @@ export interface ImModule {
   presence: Presence;
   /** Chat files in the one media store. */
   files: ImFiles;
+  /** History roaming; `history.remove` takes messages out of history and the offline store (recall). */
+  history: ImHistory;
   /** Outbound buffer bound and socket caps, shared by every socket protocol. */
   sockets: SocketLimits;
   /**
@@ -65,6 +68,7 @@ export interface ImRepositories {
   groups: ImGroupsRepository;
   messages: ImMessagesRepository;
   files: ImFilesRepository;
+  history: ImHistoryRepository;
 }
 
 export interface ImModuleOptions {
@@ -98,6 +102,8 @@ export interface ImModuleOptions {
   logger?: Pick<Logger, 'error'>;
   /** The media store's directory and limits, for chat files. */
   media: { dir: string; limits: MediaLimits };
+  /** How far back history roaming reaches, ms (PARLEY_IM_HISTORY_DAYS). */
+  historyMs: number;
   /** Instances tell each other of deleted users here; without it, this process only. */
   pubsub?: PubSub;
 }
@@ -148,6 +154,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
   jobs.work<FanoutPayload>(FANOUT_QUEUE, fanout.handle, { concurrency: options.fanoutConcurrency ?? 8, leaseMs: 30_000 });
 
   const files = new ImFiles(options.repositories.files, options.media.dir, clock, options.media.limits);
+  const history = new ImHistory(options.repositories.history, groups, clock, options.historyMs);
   const sockets = options.sockets instanceof SocketLimits ? options.sockets : new SocketLimits(options.sockets);
 
   const forgetUser = (appId: string, username: string) => {
@@ -169,7 +176,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
     return removed;
   };
 
-  return { apps, users, groups, moderation, messages, offline, fanout, drains, presence, files, sockets, removeUser };
+  return { apps, users, groups, moderation, messages, offline, fanout, drains, presence, files, history, sockets, removeUser };
 }
 
 function parseUserRemoved(payload: string): { appId?: string; username?: string } {
