@@ -14,6 +14,7 @@ import { kyselyDeliveriesRepository } from '../storage/repositories/channel-deli
 import { kyselyMediaRepository } from '../storage/repositories/channel-media.js';
 import { kyselyImFilesRepository } from '../storage/repositories/im-files.js';
 import { kyselyImHistory } from '../storage/repositories/im-history.js';
+import { kyselyImConversations } from '../storage/repositories/im-conversations.js';
 import { kyselyImAppsRepository, kyselyImUsersRepository } from '../storage/repositories/imApps.js';
 import { kyselyImGroupsRepository } from '../storage/repositories/imGroups.js';
 import { kyselyImMessages } from '../storage/repositories/imMessages.js';
@@ -50,6 +51,7 @@ export function storageRepositories(storage: Storage, secrets: SecretBox, jobs: 
       messages: imMessages.repository,
       files: kyselyImFilesRepository(db, { lockApp: !singleWriter }),
       history: kyselyImHistory(db, storage.capabilities.engine),
+      conversations: kyselyImConversations(db),
     },
     channel: {
       associations: withDomainErrors(kyselyAssociationsRepository(db)),

@@ -9,6 +9,7 @@
 import { IM_BODY_TYPES } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
+import type { ConversationRef } from './conversations.js';
 import type { ImGroupsService } from './groups.js';
 import type { GroupKind, ImApp, ImGroup, StoredMessage } from './ports.js';
 
@@ -29,6 +30,8 @@ export interface HistoryQuery {
   since: number;
   /** Newest timestamp answered (epoch ms), when given. */
   until?: number;
+  /** Messages up to this msg_id were cleared for the user (a conversation deleted with its history). */
+  floor?: string;
 }
 
 export interface ImHistoryRepository {
@@ -118,14 +121,18 @@ export class ImHistory {
     private readonly groups: ImGroupsService,
     private readonly clock: Clock,
     private readonly retentionMs: number,
+    /** Where the user cleared a conversation's history (deleteConversation with delete_roam): '0' when not. */
+    private readonly clearedUpTo: (appId: string, username: string, ref: ConversationRef) => Promise<string>,
   ) {}
 
   /** A page of `me`'s conversation; `asAdmin` (the app token) reads any group's. */
   async page(app: ImApp, me: string, body: RoamingRequest, asAdmin: boolean): Promise<RoamingPage> {
     const query = roamingQuery(app.id, me, body, this.clock.now(), this.retentionMs);
-    if (query.conversation.kind === 'group') await this.assertReader(app, query.conversation.groupId, me, asAdmin);
+    const c = query.conversation;
+    if (c.kind === 'group') await this.assertReader(app, c.groupId, me, asAdmin);
+    const floor = await this.clearedUpTo(app.id, me, c.kind === 'chat' ? { kind: 'chat', peer: c.peer } : { kind: 'group', peer: c.groupId });
     // One more than the page tells whether another page follows.
-    const rows = await this.repo.page({ ...query, limit: query.limit + 1 });
+    const rows = await this.repo.page({ ...query, limit: query.limit + 1, ...(floor !== '0' ? { floor } : {}) });
     const messages = rows.slice(0, query.limit);
     return { messages, isLast: rows.length <= query.limit, nextKey: messages.at(-1)?.msgId ?? '' };
   }

@@ -21,6 +21,7 @@ import { FANOUT_QUEUE, MessageCommitter, type FanoutPayload } from './commit.js'
 import { Drains } from './drains.js';
 import { Fanout } from './fanout.js';
 import { ImFiles, type ImFilesRepository } from './files.js';
+import { ImConversations, type ImConversationsRepository } from './conversations.js';
 import { ImGroupsService } from './groups.js';
 import { ImHistory, type ImHistoryRepository } from './history.js';
 import { LiveDeliveries } from './live-deliveries.js';
@@ -52,6 +53,8 @@ export interface ImModule {
   files: ImFiles;
   /** History roaming; `history.remove` takes messages out of history and the offline store (recall). */
   history: ImHistory;
+  /** The server conversation list: last message, unread count, read marks, deletes. */
+  conversations: ImConversations;
   /** Outbound buffer bound and socket caps, shared by every socket protocol. */
   sockets: SocketLimits;
   /**
@@ -69,6 +72,7 @@ export interface ImRepositories {
   messages: ImMessagesRepository;
   files: ImFilesRepository;
   history: ImHistoryRepository;
+  conversations: ImConversationsRepository;
 }
 
 export interface ImModuleOptions {
@@ -154,7 +158,8 @@ export function createImModule(options: ImModuleOptions): ImModule {
   jobs.work<FanoutPayload>(FANOUT_QUEUE, fanout.handle, { concurrency: options.fanoutConcurrency ?? 8, leaseMs: 30_000 });
 
   const files = new ImFiles(options.repositories.files, options.media.dir, clock, options.media.limits);
-  const history = new ImHistory(options.repositories.history, groups, clock, options.historyMs);
+  const conversations = new ImConversations(options.repositories.conversations, clock, options.historyMs);
+  const history = new ImHistory(options.repositories.history, groups, clock, options.historyMs, (appId, username, ref) => conversations.clearedUpTo(appId, username, ref));
   const sockets = options.sockets instanceof SocketLimits ? options.sockets : new SocketLimits(options.sockets);
 
   const forgetUser = (appId: string, username: string) => {
@@ -176,7 +181,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
     return removed;
   };
 
-  return { apps, users, groups, moderation, messages, offline, fanout, drains, presence, files, history, sockets, removeUser };
+  return { apps, users, groups, moderation, messages, offline, fanout, drains, presence, files, history, conversations, sockets, removeUser };
 }
 
 function parseUserRemoved(payload: string): { appId?: string; username?: string } {

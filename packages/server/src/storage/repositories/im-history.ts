@@ -34,6 +34,7 @@ export function kyselyImHistory(db: Kysely<Database>, engine: Engine): ImHistory
   const filtered = (base: MessagesQuery, q: HistoryQuery): MessagesQuery => {
     let query = base.where('timestamp', '>=', q.since);
     if (q.until !== undefined) query = query.where('timestamp', '<=', q.until);
+    if (q.floor !== undefined) query = query.where('msg_id', '>', Number(q.floor) as never);
     if (q.cursor !== undefined) query = query.where('msg_id', q.direction === 'up' ? '<' : '>', Number(q.cursor) as never);
     if (q.types) query = query.where(firstBodyType(engine), 'in', q.types);
     return query.orderBy('msg_id', q.direction === 'up' ? 'desc' : 'asc').limit(q.limit);

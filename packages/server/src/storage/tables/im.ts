@@ -101,6 +101,18 @@ export interface ImFilesTable {
   created_at: number;
 }
 
+/** A user's marks on a conversation (migration 84); 0: none. */
+export interface ImConversationMarksTable {
+  app_id: string;
+  username: string;
+  kind: 'chat' | 'group';
+  /** The peer's user name, or the group id. */
+  peer: string;
+  read_msg_id: Generated<number>;
+  hidden_msg_id: Generated<number>;
+  cleared_msg_id: Generated<number>;
+}
+
 export interface ImTables {
   im_apps: ImAppsTable;
   im_tokens: ImTokensTable;
@@ -111,4 +123,5 @@ export interface ImTables {
   im_offline: ImOfflineTable;
   im_sensitive_words: ImSensitiveWordsTable;
   im_files: ImFilesTable;
+  im_conversation_marks: ImConversationMarksTable;
 }

@@ -15,6 +15,7 @@ import { imAppAdminRoutes } from './apps-admin.js';
 import { imCallbackRoutes } from './callbacks.js';
 import { imChatFileRoutes } from './chatfiles.js';
 import { imHistoryRoutes } from './history.js';
+import { imConversationRoutes } from './conversations.js';
 import { registerImContext } from './context.js';
 import { imGroupAdminRoutes } from './groups-admin.js';
 import { imGroupRoutes } from './groups.js';
@@ -76,6 +77,7 @@ export async function imRoutes(app: FastifyInstance, options: ImRoutesOptions): 
       await scope.register(imMessageRoutes, { im });
       await scope.register(imChatFileRoutes, { im, limits: options.limits, maxBytes: options.fileMaxBytes });
       await scope.register(imHistoryRoutes, { im });
+      await scope.register(imConversationRoutes, { im });
       await scope.register(imSocketRoutes, { im, heartbeatMs: options.heartbeatMs, limits: options.limits });
       if (options.callbacks) await scope.register(imCallbackRoutes, { callbacks: options.callbacks, recent: options.recentCallbacks });
     },

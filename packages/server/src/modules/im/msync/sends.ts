@@ -14,10 +14,10 @@ import { inspectJson } from '../../../kernel/input-checks.js';
 import { normaliseBody } from '../bodies.js';
 import type { ImModule } from '../index.js';
 import type { ImApp } from '../ports.js';
-import { decodeMessageBody, decodeMucBody, type MetaIn, type SyncDown } from './codec.js';
-import { chatTypeOf, toParleyBody } from './contents.js';
+import { decodeMessageBody, decodeMucBody, type MessageBodyIn, type MetaIn, type SyncDown } from './codec.js';
+import { chatTypeOf, GROUP_DOMAIN, toParleyBody } from './contents.js';
 import { fromKeyValues } from './key-values.js';
-import { ErrorCode, MucOperation, Namespace } from './schema.js';
+import { ErrorCode, MessageType, MucOperation, Namespace } from './schema.js';
 import { OK, roomStatus, sendStatus } from './statuses.js';
 
 export interface Sender {
@@ -56,8 +56,12 @@ export async function handleMeta(im: ImModule, sender: Sender, meta: MetaIn, pre
 async function sendMessage(im: ImModule, sender: Sender, meta: MetaIn, previous: Promise<unknown> | undefined): Promise<MetaOutcome> {
   const body = decodeMessageBody(meta.payload);
   const chatType = chatTypeOf(body);
-  // Read and delivery acks, recalls and edits are taken and not stored (not served yet).
-  if (!chatType) return now({ metaId: meta.id, status: OK });
+  // Read and delivery acks, recalls and edits are taken and not stored (not served yet); a
+  // CHANNEL_ACK (conversation read) resets the conversation's unread count.
+  if (!chatType) {
+    if (body.type === MessageType.CHANNEL_ACK) return now(await channelRead(im, sender, meta, body));
+    return now({ metaId: meta.id, status: OK });
+  }
   const to = meta.to?.name ?? body.to?.name ?? '';
   const refused = (error: unknown): SyncDown => ({ metaId: meta.id, status: sendStatus(error, chatType as ImChatType, to) });
   try {
@@ -77,6 +81,21 @@ async function sendMessage(im: ImModule, sender: Sender, meta: MetaIn, previous:
     return { reply: reply.catch(refused) };
   } catch (error) {
     return now(refused(error));
+  }
+}
+
+/** CHANNEL_ACK: everything in the conversation `to` names is read for the sender. */
+async function channelRead(im: ImModule, sender: Sender, meta: MetaIn, body: MessageBodyIn): Promise<SyncDown> {
+  // The SDK names the peer in the body and says whether it is a group in the meta's domain.
+  const name = meta.to?.name ?? body.to?.name;
+  if (!name) return { metaId: meta.id, status: OK };
+  const group = (meta.to?.domain ?? body.to?.domain) === GROUP_DOMAIN;
+  const ref = group ? { kind: 'group' as const, peer: name } : { kind: 'chat' as const, peer: name.toLowerCase() };
+  try {
+    await im.conversations.markRead(sender.app, sender.username, ref);
+    return { metaId: meta.id, status: OK };
+  } catch {
+    return { metaId: meta.id, status: { errorCode: ErrorCode.FAIL, reason: 'the conversation could not be marked read' } };
   }
 }
 

@@ -16,6 +16,7 @@ import { foreignKeyIndexes } from './076-foreign-key-indexes.js';
 import { imLiveReceivers } from './077-im-live-receivers.js';
 import { imFiles } from './082-im-files.js';
 import { imHistory } from './083-im-history.js';
+import { imConversationMarks } from './084-im-conversation-marks.js';
 
 /** PostgreSQL migrations, in order. Append; never edit a released one. */
-export const postgresMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin, callbackResendOutcome, instances, imPendingFanout, foreignKeyIndexes, imLiveReceivers, imFiles, imHistory];
+export const postgresMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin, callbackResendOutcome, instances, imPendingFanout, foreignKeyIndexes, imLiveReceivers, imFiles, imHistory, imConversationMarks];

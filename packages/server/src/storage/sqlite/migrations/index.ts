@@ -17,6 +17,7 @@ import { foreignKeyIndexes } from './076-foreign-key-indexes.js';
 import { imLiveReceivers } from './077-im-live-receivers.js';
 import { imFiles } from './082-im-files.js';
 import { imHistory } from './083-im-history.js';
+import { imConversationMarks } from './084-im-conversation-marks.js';
 
 /** SQLite migrations, in order. Append; never edit a released one. */
-export const sqliteMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, conversationEpoch, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin, callbackResendOutcome, instances, imPendingFanout, foreignKeyIndexes, imLiveReceivers, imFiles, imHistory];
+export const sqliteMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, conversationEpoch, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin, callbackResendOutcome, instances, imPendingFanout, foreignKeyIndexes, imLiveReceivers, imFiles, imHistory, imConversationMarks];
