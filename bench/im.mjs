@@ -19,6 +19,10 @@
  * the same rate (each after its own BENCH_WARMUP_SECONDS at that rate, not measured), and
  * BENCH_MSYNC_IDLE (10,000) idle msync connections: resident memory per connection, and how many
  * a heartbeat kept open past the idle timeout. BENCH_REST=0 runs the msync part alone.
+ *
+ * Last (unless BENCH_READS_PART=0), history and conversation-list reads over stored messages
+ * (bench/lib/im-reads.mjs, BENCH_HISTORY_MESSAGES): the p99 of a history page of 20 and of a
+ * conversation list of 50.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -29,6 +33,7 @@ import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { NODE_FLAGS } from '../packages/server/dist/node-flags.js';
 import { cpuSeconds, fmt, freePort, machineSpeedMs, runClosedLoop, startBareServer, summarise } from './lib/load.mjs';
+import { benchReads } from './lib/im-reads.mjs';
 import { benchIdle, benchJsonLatency, benchMsyncLatency } from './lib/msync.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -212,6 +217,15 @@ async function benchMsync() {
   }
 }
 
+async function benchImReads() {
+  const { origin, base, admin, close } = await startParleyWithApp('reads', {}, []);
+  try {
+    return await benchReads({ origin, base, admin });
+  } finally {
+    await close();
+  }
+}
+
 const load = os.loadavg().map((l) => l.toFixed(2)).join(' ');
 console.log(`bench:im — ${CONNECTIONS} connections, ${SECONDS}s measured after ${WARMUP_SECONDS}s warm-up; ${os.cpus().length} CPUs, load average ${load}, machine speed ${machineSpeedMs()} ms (bench/lib: lower is faster)`);
 if (process.env.BENCH_REST !== '0') {
@@ -231,5 +245,11 @@ if (process.env.BENCH_MSYNC !== '0') {
   console.log(`  ${line('JSON socket -> JSON socket', m.jsonSocket)}`);
   const h = m.held;
   console.log(`${h.count} idle msync connections: server resident memory ${fmt(h.before / 2 ** 20)} -> ${fmt(h.after / 2 ** 20)} MiB, ${fmt(h.perConnection / 1024)} KiB per connection (goal < 20 KB); after ${h.holdSeconds}s with a 30 s UNREAD heartbeat, ${h.open} still open`);
+}
+if (process.env.BENCH_READS_PART !== '0') {
+  const r = await benchImReads();
+  console.log(`reads over ${r.messages} stored messages among ${r.users} users (BENCH_HISTORY_MESSAGES), HTTP round trip:`);
+  console.log(`  history page of 20 (messageroaming): p50 ${fmt(r.history.p50)} ms, p99 ${fmt(r.history.p99)} ms (target p99 < 20 ms)`);
+  console.log(`  conversation list of 50 (user_channels/list): p50 ${fmt(r.list.p50)} ms, p99 ${fmt(r.list.p99)} ms (target p99 < 20 ms)`);
 }
 console.log(`load average after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);

@@ -57,7 +57,7 @@ export const ERRORS = {
   signature_expired: def(401, 'api', 'SignatureExpiredException', 'The signature expired at {expires}'),
   invalid_message: def(400, 'api', 'InvalidMessageException', 'Invalid message: {detail}'),
   invalid_callback_url: def(400, 'both', 'InvalidCallbackUrlException', 'Invalid callback URL: {detail}'),
-  media_quota_exceeded: def(413, 'api', 'MediaQuotaExceededException', "The tenant's media storage quota of {quota} bytes is used up ({used} bytes stored); files are removed after the retention period"),
+  media_quota_exceeded: def(413, 'both', 'MediaQuotaExceededException', "The media storage quota of {quota} bytes (per tenant, or per IM app) is used up ({used} bytes stored); files are removed after the retention period"),
   conversation_state: def(409, 'api', 'ConversationStateException', 'Conversation {id} is {state}: {detail}'),
 
   // --- Area B: IM (Easemob-compatible names) ----------------------------------------------------

@@ -14,3 +14,5 @@ export * from './im-admin.js';
 export * from './im-views.js';
 export * from './rotation.js';
 export * from './presend.js';
+export * from './im-files.js';
+export * from './im-roaming.js';

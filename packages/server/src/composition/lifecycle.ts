@@ -17,6 +17,9 @@ export function schedulePeriodicTasks({ config, coordination, accounts, im, chan
   coordination.singletons.every('channel.media-retention', 60 * 60_000, async () => {
     await channel.media.sweepExpired();
   });
+  coordination.singletons.every('im.files-retention', 60 * 60_000, async () => {
+    await im.files.sweepExpired();
+  });
 }
 
 /** Starts the workers when the app is ready and closes everything when it closes. */

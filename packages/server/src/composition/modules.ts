@@ -24,6 +24,7 @@ import { inProcessCoordination } from '../modules/coordination/in-process.js';
 import type { Coordination } from '../modules/coordination/ports.js';
 import { redisCoordination } from '../modules/coordination/redis.js';
 import { createImModule } from '../modules/im/index.js';
+import { mediaDir } from '../modules/media/store.js';
 import { promImMetrics } from '../modules/im/metrics.js';
 import { RedisPresence } from '../modules/im/redis-presence.js';
 import type { OutboundSender } from '../modules/outbound/ports.js';
@@ -101,6 +102,8 @@ export async function buildModules(base: Foundation): Promise<Modules> {
     pubsub: coordination.pubsub,
     ...(presence ? { presence } : {}),
     settings: coordination.settings,
+    media: { dir: mediaDir(config.dataDir), limits: config.media },
+    historyMs: config.imHistoryMs,
   });
   const imDemoApp = config.seedDemo ? await im.apps.ensureDemoApp() : undefined;
 

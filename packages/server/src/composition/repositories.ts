@@ -16,6 +16,9 @@ import { kyselyConversationEventsRepository } from '../storage/repositories/chan
 import { kyselyAutomationRepository } from '../storage/repositories/channel-automation.js';
 import { kyselyAgentToolsRepository } from '../storage/repositories/channel-agent-tools.js';
 import { kyselyMediaRepository } from '../storage/repositories/channel-media.js';
+import { kyselyImFilesRepository } from '../storage/repositories/im-files.js';
+import { kyselyImHistory } from '../storage/repositories/im-history.js';
+import { kyselyImConversations } from '../storage/repositories/im-conversations.js';
 import { kyselyImAppsRepository, kyselyImUsersRepository } from '../storage/repositories/imApps.js';
 import { kyselyImGroupsRepository } from '../storage/repositories/imGroups.js';
 import { kyselyImMessages } from '../storage/repositories/imMessages.js';
@@ -53,6 +56,9 @@ export function storageRepositories(storage: Storage, secrets: SecretBox, jobs: 
       groups: kyselyImGroupsRepository(db, storage.capabilities.engine),
       messages: imMessages.repository,
       origins: kyselyImOriginsRepository(db),
+      files: kyselyImFilesRepository(db, { lockApp: !singleWriter }),
+      history: kyselyImHistory(db, storage.capabilities.engine),
+      conversations: kyselyImConversations(db),
     },
     channel: {
       associations: withDomainErrors(kyselyAssociationsRepository(db)),

@@ -103,6 +103,7 @@ export async function registerSurfaces(app: ParleyFastify, pipeline: HttpPipelin
     },
     msync: { provisionTimeoutMs: config.msyncProvisionTimeoutMs, pendingPerIp: config.msyncPendingPerIp },
     heartbeatMs: config.imHeartbeatSeconds * 1000,
+    fileMaxBytes: config.imFileMaxBytes,
     clock,
     callbacks: callbacks.service,
     recentCallbacks: callbacks.recent,

@@ -97,6 +97,10 @@ export interface Config {
    * sockets; they also count toward the app's PARLEY_IM_RATE_LIMIT (PARLEY_IM_USER_SEND_RATE_LIMIT).
    */
   readonly imUserSendRateLimitPerSecond: number;
+  /** Largest IM chat file, bytes (PARLEY_IM_FILE_MAX_MB); the quota and retention are the media store's. */
+  readonly imFileMaxBytes: number;
+  /** How far back history roaming reaches, ms (PARLEY_IM_HISTORY_DAYS). */
+  readonly imHistoryMs: number;
   /** How long an msync socket may stay open without a successful provision, ms (PARLEY_MSYNC_PROVISION_TIMEOUT_MS). */
   readonly msyncProvisionTimeoutMs: number;
   /** msync sockets not logged in yet per client address; more are refused before the upgrade (PARLEY_MSYNC_PENDING_PER_IP). */
@@ -310,6 +314,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     imSocketsPerUser: int(env, 'PARLEY_IM_SOCKETS_PER_USER', 10, 1, 1000),
     imSocketsPerApp: int(env, 'PARLEY_IM_SOCKETS_PER_APP', 10_000, 1, 10_000_000),
     imUserSendRateLimitPerSecond: int(env, 'PARLEY_IM_USER_SEND_RATE_LIMIT', 20, 1, 1_000_000),
+    imFileMaxBytes: int(env, 'PARLEY_IM_FILE_MAX_MB', 10, 1, 1024) * 1024 * 1024,
+    imHistoryMs: int(env, 'PARLEY_IM_HISTORY_DAYS', 180, 1, 100 * 365) * 24 * 3_600_000,
     msyncProvisionTimeoutMs: int(env, 'PARLEY_MSYNC_PROVISION_TIMEOUT_MS', 10_000, 100, 600_000),
     msyncPendingPerIp: int(env, 'PARLEY_MSYNC_PENDING_PER_IP', 32, 1, 100_000),
     workers: bool(env, 'PARLEY_WORKERS', true),

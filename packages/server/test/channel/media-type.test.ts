@@ -1,8 +1,8 @@
 /**
- * The served type of an upload, from its first bytes alone (modules/channel/media-type.ts).
+ * The served type of an upload, from its first bytes alone (modules/media/media-type.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { servedAs, sniffMediaType } from '../../src/modules/channel/media-type.js';
+import { servedAs, sniffMediaType } from '../../src/modules/media/media-type.js';
 
 const bytes = (...parts: Array<string | number[]>) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'latin1') : Buffer.from(p))));
 

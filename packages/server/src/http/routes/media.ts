@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { tooMany } from '../auth-failures.js';
@@ -5,7 +6,7 @@ import type { FixedWindowLimiter } from '../fixed-window.js';
 import { imErrors, PUBLIC } from '../openapi.js';
 import { AppError } from '../../kernel/errors.js';
 import type { ChannelModule } from '../../modules/channel/index.js';
-import { servedAs } from '../../modules/channel/media-type.js';
+import { servedAs } from '../../modules/media/media-type.js';
 
 /**
  * Uploaded media are written by agents (or anyone holding an agent's token) and opened by
@@ -26,19 +27,24 @@ export const MediaFile = {
 export async function sendMedia(channel: ChannelModule, id: string, reply: FastifyReply): Promise<FastifyReply> {
   const found = await channel.media.open(id);
   if (!found) throw new AppError('not_found', { resource: `Media ${id}` });
-  const { type, disposition } = servedAs(found.record.contentType);
+  return sendStoredFile(reply, found.record, found.stream);
+}
+
+/** A file of the media store as served to anyone who may read it: sniffed type, nosniff, sandboxed. */
+export function sendStoredFile(reply: FastifyReply, file: { filename: string; contentType: string; size: number }, stream: Readable): FastifyReply {
+  const { type, disposition } = servedAs(file.contentType);
   // RFC 5987 value: encodeURIComponent leaves ' ( ) * unescaped, which the syntax does not allow.
-  const name = encodeURIComponent(found.record.filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const name = encodeURIComponent(file.filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return reply
     .type(type)
-    .header('content-length', found.record.size)
+    .header('content-length', file.size)
     .header('content-disposition', `${disposition}; filename*=UTF-8''${name}`)
     .header('x-content-type-options', 'nosniff')
     .header('content-security-policy', MEDIA_CONTENT_SECURITY_POLICY)
     // The URL is public by design: customers' servers and pages load it from their own origins.
     .header('cross-origin-resource-policy', 'cross-origin')
     .header('referrer-policy', 'no-referrer')
-    .send(found.stream);
+    .send(stream);
 }
 
 /**

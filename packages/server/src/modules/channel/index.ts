@@ -2,7 +2,6 @@
  * The REST channel (Area A), assembled from its parts. app.ts calls createChannelModule once;
  * routes and workers reach the services through `app.parley.channel`.
  */
-import path from 'node:path';
 import type { Clock } from '../../kernel/clock.js';
 import type { UnitOfWork } from '../../kernel/unit-of-work.js';
 import type { SecretBox } from '../../kernel/secret-box.js';
@@ -20,7 +19,8 @@ import { DeliveriesService } from './deliveries.js';
 import { inProcessEventBus, type ChannelEventBus } from './events.js';
 import { SendMessageSignature } from './send-message-signature.js';
 import { IngestService } from './ingest.js';
-import { MediaStore, type MediaLimits } from './media.js';
+import { ChannelMedia, type MediaLimits } from './media.js';
+import { mediaDir } from '../media/store.js';
 import type {
   AssociationsRepository,
   ConversationsRepository,
@@ -52,7 +52,7 @@ export interface ChannelModule {
   tools: AgentTools;
   directory: RoutingDirectory;
   events: ChannelEventBus;
-  media: MediaStore;
+  media: ChannelMedia;
   pusher: ReplyPusher;
 }
 
@@ -122,7 +122,7 @@ export function createChannelModule(deps: ChannelDeps): ChannelModule {
     integrator,
     directory,
     events,
-    media: new MediaStore(deps.repositories.media, path.join(deps.dataDir, 'media'), deps.publicUrl, deps.clock, deps.media ?? DEFAULT_MEDIA_LIMITS),
+    media: new ChannelMedia(deps.repositories.media, mediaDir(deps.dataDir), deps.publicUrl, deps.clock, deps.media ?? DEFAULT_MEDIA_LIMITS),
     pusher,
   };
 }

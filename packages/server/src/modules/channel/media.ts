@@ -1,119 +1,48 @@
 /**
- * Files agents attach to replies (contract 3.3). Stored under DATA_DIR/media by an unguessable
- * id; the URL is public so that the customer's server can fetch it without credentials. The
- * recorded type is sniffed from the file's first bytes (media-type.ts); each tenant has a
- * storage quota, and files older than the retention period are swept away.
+ * Files agents attach to replies (contract 3.3), kept in the one media store
+ * (modules/media/store.ts) under the tenant's quota. The URL is public so that the customer's
+ * server can fetch it without credentials.
  */
-import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
+import type fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { MediaView } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
-import { AppError } from '../../kernel/errors.js';
-import { SNIFF_BYTES, sniffMediaType } from './media-type.js';
+import { isFileId, MediaStore, type MediaLimits } from '../media/store.js';
 import type { MediaRecord, MediaRepository } from './ports.js';
 
-/** Where uploads are served: a path of their own, outside /api and /console. */
-/**
- * The name a file is kept under: its last path segment, without control characters (U+0000 would
- * fail a PostgreSQL insert) or unpaired surrogates, at most 255 characters.
- */
-export function storedFileName(given: string): string {
-  const clean = path
-    .basename(given)
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u001f\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '_');
-  return clean.slice(0, 255) || 'file';
-}
+export { storedFileName, type MediaLimits } from '../media/store.js';
 
+/** Where uploads are served: a path of their own, outside /api and /console. */
 export const mediaPath = (id: string) => `/media/${id}`;
 
-export interface MediaLimits {
-  /** Bytes one tenant's stored files may take in all. */
-  quotaBytes: number;
-  /** Files older than this are deleted; 0 keeps them forever. */
-  retentionMs: number;
-}
+export class ChannelMedia {
+  private readonly store: MediaStore<number>;
 
-/** Rows deleted per statement by the retention sweep. */
-const SWEEP_BATCH = 500;
-
-function readHead(file: string): Buffer {
-  const fd = fs.openSync(file, 'r');
-  try {
-    const head = Buffer.alloc(SNIFF_BYTES);
-    return head.subarray(0, fs.readSync(fd, head, 0, SNIFF_BYTES, 0));
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-export class MediaStore {
   constructor(
     private readonly repo: MediaRepository,
-    private readonly dir: string,
+    dir: string,
     private readonly publicUrl: string,
-    private readonly clock: Clock,
-    private readonly limits: MediaLimits,
-  ) {}
+    clock: Clock,
+    limits: MediaLimits,
+  ) {
+    this.store = new MediaStore(repo, dir, clock, limits);
+  }
 
-  /**
-   * Streams the upload to disk, then records it within the tenant's quota. A refused or failed
-   * upload leaves neither a file nor a row behind.
-   */
+  /** Streams the upload into the store within the tenant's quota; nothing is left of a refused one. */
   async save(tenantId: number, filename: string, stream: Readable, isTruncated: () => boolean): Promise<MediaView | 'too_large'> {
-    const quota = this.limits.quotaBytes;
-    // A tenant already at its quota is refused before a byte is written.
-    const used = await this.repo.usedBytes(tenantId);
-    if (used >= quota) throw new AppError('media_quota_exceeded', { quota, used });
-    fs.mkdirSync(this.dir, { recursive: true });
-    const id = randomUUID().replace(/-/g, '');
-    const file = path.join(this.dir, id);
-    try {
-      await pipeline(stream, fs.createWriteStream(file, { flags: 'wx' }));
-      if (isTruncated()) {
-        fs.rmSync(file, { force: true });
-        return 'too_large';
-      }
-      const size = fs.statSync(file).size;
-      const contentType = sniffMediaType(readHead(file));
-      const safeName = storedFileName(filename);
-      const record: MediaRecord = { id, tenantId, filename: safeName, contentType, size, createdAt: this.clock.now() };
-      if (!(await this.repo.insertWithinQuota(record, quota))) {
-        throw new AppError('media_quota_exceeded', { quota, used: await this.repo.usedBytes(tenantId) });
-      }
-      return { url: `${this.publicUrl}${mediaPath(id)}`, filename: safeName, file_length: size, content_type: contentType };
-    } catch (error) {
-      fs.rmSync(file, { force: true });
-      throw error;
-    }
+    const saved = await this.store.save(tenantId, filename, stream, isTruncated);
+    if (saved === 'too_large') return saved;
+    return { url: `${this.publicUrl}${mediaPath(saved.id)}`, filename: saved.filename, file_length: saved.size, content_type: saved.contentType };
   }
 
   async open(id: string): Promise<{ record: MediaRecord; stream: fs.ReadStream } | undefined> {
-    if (!/^[0-9a-f]{32}$/.test(id)) return undefined;
+    if (!isFileId(id)) return undefined;
     const record = await this.repo.get(id);
-    if (!record) return undefined;
-    const file = path.join(this.dir, id);
-    if (!fs.existsSync(file)) return undefined;
-    return { record, stream: fs.createReadStream(file) };
+    const stream = record && this.store.read(id);
+    return record && stream ? { record, stream } : undefined;
   }
 
-  /**
-   * Deletes files recorded longer ago than the retention period, file first and then its row:
-   * a run stopped in between leaves rows whose files are gone, which the next run deletes.
-   */
-  async sweepExpired(): Promise<number> {
-    if (this.limits.retentionMs === 0) return 0;
-    const before = this.clock.now() - this.limits.retentionMs;
-    let deleted = 0;
-    for (;;) {
-      const ids = await this.repo.listCreatedBefore(before, SWEEP_BATCH);
-      for (const id of ids) fs.rmSync(path.join(this.dir, id), { force: true });
-      await this.repo.deleteIds(ids);
-      deleted += ids.length;
-      if (ids.length < SWEEP_BATCH) return deleted;
-    }
+  sweepExpired(): Promise<number> {
+    return this.store.sweepExpired();
   }
 }

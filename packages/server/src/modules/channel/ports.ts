@@ -5,6 +5,7 @@
  */
 import type { ConversationState, DeliveryStatus, IntegratorEventName, MessageBody, VISITOR_STRING_FIELDS } from '@parley/protocol';
 import type { SecretOverlap } from '../../kernel/secret-overlap.js';
+import type { MediaRepository as StoreRepository } from '../media/ports.js';
 
 export interface Association {
   id: number;
@@ -239,16 +240,7 @@ export interface MediaRecord {
   createdAt: number;
 }
 
-export interface MediaRepository {
-  /**
-   * Records the file unless the tenant's recorded files and this one would exceed `quotaBytes`
-   * (false then, nothing written). Concurrent uploads of one tenant are serialized on its row.
-   */
-  insertWithinQuota(record: MediaRecord, quotaBytes: number): Promise<boolean>;
+/** The tenant's media: the store's records, by tenant, and their rows by id. */
+export interface MediaRepository extends StoreRepository<number> {
   get(id: string): Promise<MediaRecord | undefined>;
-  /** Bytes of the tenant's recorded files. */
-  usedBytes(tenantId: number): Promise<number>;
-  /** Ids of files recorded before `before` (epoch ms), oldest first. */
-  listCreatedBefore(before: number, limit: number): Promise<string[]>;
-  deleteIds(ids: readonly string[]): Promise<void>;
 }

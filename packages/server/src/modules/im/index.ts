@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { ImUserView } from '@parley/protocol';
 import type { Logger } from 'pino';
 import type { Clock } from '../../kernel/clock.js';
+import type { MediaLimits } from '../media/store.js';
 import type { UnitOfWork } from '../../kernel/unit-of-work.js';
 import type { Passwords } from '../accounts/password.js';
 import type { PubSub } from '../coordination/ports.js';
@@ -19,7 +20,10 @@ import { ImAppsService } from './apps.js';
 import { FANOUT_QUEUE, MessageCommitter, type FanoutPayload } from './commit.js';
 import { Drains } from './drains.js';
 import { Fanout } from './fanout.js';
+import { ImFiles, type ImFilesRepository } from './files.js';
+import { ImConversations, type ImConversationsRepository } from './conversations.js';
 import { ImGroupsService } from './groups.js';
+import { ImHistory, type ImHistoryRepository } from './history.js';
 import { LiveDeliveries } from './live-deliveries.js';
 import { ImMessagesService } from './messages.js';
 import { EditsService } from './edits.js';
@@ -62,6 +66,12 @@ export interface ImModule {
   /** Pushes of a user's stored messages to their sockets (the socket route drains on connect). */
   drains: Drains;
   presence: Presence;
+  /** Chat files in the one media store. */
+  files: ImFiles;
+  /** History roaming; `history.remove` takes messages out of history and the offline store (recall). */
+  history: ImHistory;
+  /** The server conversation list: last message, unread count, read marks, deletes. */
+  conversations: ImConversations;
   /** Outbound buffer bound and socket caps, shared by every socket protocol. */
   sockets: SocketLimits;
   /**
@@ -78,6 +88,9 @@ export interface ImRepositories {
   groups: ImGroupsRepository;
   messages: ImMessagesRepository;
   origins: ImOriginsRepository;
+  files: ImFilesRepository;
+  history: ImHistoryRepository;
+  conversations: ImConversationsRepository;
 }
 
 export interface ImModuleOptions {
@@ -113,6 +126,10 @@ export interface ImModuleOptions {
   metrics?: ImMetrics;
   /** Where a failed live push is reported (the fan-out job delivers its messages); default: nowhere. */
   logger?: Pick<Logger, 'error'>;
+  /** The media store's directory and limits, for chat files. */
+  media: { dir: string; limits: MediaLimits };
+  /** How far back history roaming reaches, ms (PARLEY_IM_HISTORY_DAYS). */
+  historyMs: number;
   /** Instances tell each other of deleted users here; without it, this process only. */
   pubsub?: PubSub;
 }
@@ -167,6 +184,9 @@ export function createImModule(options: ImModuleOptions): ImModule {
   });
   jobs.work<FanoutPayload>(FANOUT_QUEUE, fanout.handle, { concurrency: options.fanoutConcurrency ?? 8, leaseMs: 30_000 });
 
+  const files = new ImFiles(options.repositories.files, options.media.dir, clock, options.media.limits);
+  const conversations = new ImConversations(options.repositories.conversations, clock, options.historyMs);
+  const history = new ImHistory(options.repositories.history, groups, clock, options.historyMs, (appId, username, ref) => conversations.clearedUpTo(appId, username, ref));
   const sockets = options.sockets instanceof SocketLimits ? options.sockets : new SocketLimits(options.sockets);
 
   const forgetUser = (appId: string, username: string) => {
@@ -188,7 +208,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
     return removed;
   };
 
-  return { apps, users, groups, moderation, origins, messages, receipts, recalls, edits, events, offline, fanout, drains, presence, sockets, removeUser };
+  return { apps, users, groups, moderation, origins, messages, receipts, recalls, edits, events, offline, fanout, drains, presence, files, history, conversations, sockets, removeUser };
 }
 
 function parseUserRemoved(payload: string): { appId?: string; username?: string } {

@@ -13,13 +13,13 @@ async function usedBytes(db: Kysely<Database>, tenantId: number): Promise<number
  */
 export function kyselyMediaRepository(db: Kysely<Database>, options: { lockTenant: boolean }): MediaRepository {
   return {
-    insertWithinQuota(record, quotaBytes) {
+    insertWithinQuota(tenantId, file, quotaBytes) {
       return db.transaction().execute(async (trx) => {
-        if (options.lockTenant) await trx.selectFrom('tenants').select('id').where('id', '=', record.tenantId).forUpdate().execute();
-        if ((await usedBytes(trx, record.tenantId)) + record.size > quotaBytes) return false;
+        if (options.lockTenant) await trx.selectFrom('tenants').select('id').where('id', '=', tenantId).forUpdate().execute();
+        if ((await usedBytes(trx, tenantId)) + file.size > quotaBytes) return false;
         await trx
           .insertInto('channel_media')
-          .values({ id: record.id, tenant_id: record.tenantId, filename: record.filename, content_type: record.contentType, size: record.size, created_at: record.createdAt })
+          .values({ id: file.id, tenant_id: tenantId, filename: file.filename, content_type: file.contentType, size: file.size, created_at: file.createdAt })
           .execute();
         return true;
       });

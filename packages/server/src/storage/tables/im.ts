@@ -114,6 +114,30 @@ export interface ImSensitiveWordsTable {
   updated_at: number;
 }
 
+/** A chat file's row in the media store (migration 82). */
+export interface ImFilesTable {
+  id: string;
+  app_id: string;
+  /** SHA-256 (hex) of the share secret handed to the uploader. */
+  secret_hash: string;
+  filename: string;
+  content_type: string;
+  size: number;
+  created_at: number;
+}
+
+/** A user's marks on a conversation (migration 84); 0: none. */
+export interface ImConversationMarksTable {
+  app_id: string;
+  username: string;
+  kind: 'chat' | 'group';
+  /** The peer's user name, or the group id. */
+  peer: string;
+  read_msg_id: Generated<number>;
+  hidden_msg_id: Generated<number>;
+  cleared_msg_id: Generated<number>;
+}
+
 export interface ImTables {
   im_apps: ImAppsTable;
   im_tokens: ImTokensTable;
@@ -125,4 +149,6 @@ export interface ImTables {
   im_group_reads: ImGroupReadsTable;
   im_pending_events: ImPendingEventsTable;
   im_sensitive_words: ImSensitiveWordsTable;
+  im_files: ImFilesTable;
+  im_conversation_marks: ImConversationMarksTable;
 }

@@ -15,6 +15,9 @@ import type { RecentAttempts } from '../../../modules/callbacks/recent.js';
 import { imAppAdminRoutes } from './apps-admin.js';
 import { imCallbackRoutes } from './callbacks.js';
 import { imPresendRoutes } from './presend.js';
+import { imChatFileRoutes } from './chatfiles.js';
+import { imHistoryRoutes } from './history.js';
+import { imConversationRoutes } from './conversations.js';
 import { registerImContext } from './context.js';
 import { imCorsRoutes, registerImCors } from './cors.js';
 import { imGroupAdminRoutes } from './groups-admin.js';
@@ -35,6 +38,8 @@ export interface ImRoutesOptions {
   /** The per-app limit (authenticated requests and socket sends), the per-user send share and the failure counts per IP and app. */
   limits: ImLimits;
   heartbeatMs: number;
+  /** Largest IM chat file, bytes (PARLEY_IM_FILE_MAX_MB). */
+  fileMaxBytes: number;
   /** The msync gateway's idle sweep reads it. */
   clock: Clock;
   /** The msync gateway's bounds on sockets not logged in yet (and its idle timeout, default MSYNC_IDLE_MS). */
@@ -79,6 +84,9 @@ export async function imRoutes(app: FastifyInstance, options: ImRoutesOptions): 
       await scope.register(imModerationRoutes, { im });
       await scope.register(imMessageRoutes, { im });
       await scope.register(imMessageChangeRoutes, { im });
+      await scope.register(imChatFileRoutes, { im, limits: options.limits, maxBytes: options.fileMaxBytes });
+      await scope.register(imHistoryRoutes, { im });
+      await scope.register(imConversationRoutes, { im });
       await scope.register(imSocketRoutes, { im, heartbeatMs: options.heartbeatMs, limits: options.limits });
       if (options.callbacks) await scope.register(imCallbackRoutes, { callbacks: options.callbacks, recent: options.recentCallbacks });
       if (options.presend) await scope.register(imPresendRoutes, { presend: options.presend });

@@ -178,6 +178,9 @@ export function encodeLogoutReply(status: Status): Uint8Array {
 
 export const encodeMessageBody = (body: Record<string, unknown>): Uint8Array => write(pb.MessageBody, body);
 
+/** One Meta on its own (history roaming answers them base64-encoded). */
+export const encodeMeta = (meta: MetaOut): Uint8Array => write(pb.Meta, { ...meta, timestamp: String(meta.timestamp) });
+
 /** For tests and tools: the client side of the protocol. */
 export const clientCodec = {
   frame: (command: number, fields: Record<string, unknown>, payload?: Uint8Array): Uint8Array =>

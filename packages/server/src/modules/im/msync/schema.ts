@@ -169,4 +169,5 @@ export const pb = {
   CommUnreadDL: type('CommUnreadDL'),
   MessageBody: type('MessageBody'),
   MUCBody: type('MUCBody'),
+  Meta: type('Meta'),
 } as const;

@@ -18,7 +18,7 @@ import { decodeMessageBody, decodeMucBody, type MessageBodyIn, type MetaIn, type
 import { takeEdit } from './edit.js';
 import { takeRecall } from './recall.js';
 import { isReceipt, takeReceipt } from './receipts.js';
-import { chatTypeOf, toParleyBody } from './contents.js';
+import { chatTypeOf, GROUP_DOMAIN, toParleyBody } from './contents.js';
 import { fromKeyValues } from './key-values.js';
 import { ErrorCode, MessageType, MucOperation, Namespace, RouteType } from './schema.js';
 import { OK, roomStatus, sendStatus } from './statuses.js';
@@ -61,7 +61,14 @@ export async function handleMeta(im: ImModule, sender: Sender, meta: MetaIn, pre
 async function sendMessage(im: ImModule, sender: Sender, meta: MetaIn, previous: Promise<unknown> | undefined): Promise<MetaOutcome> {
   const body = decodeMessageBody(meta.payload);
   const chatType = chatTypeOf(body);
-  if (!chatType) return now({ metaId: meta.id, status: await takeOther(im, sender, meta, body) });
+  // A CHANNEL_ACK (conversation read) also resets the conversation's unread count before it is forwarded.
+  if (!chatType) {
+    if (body.type === MessageType.CHANNEL_ACK) {
+      const read = await channelRead(im, sender, meta, body);
+      if (read.status !== OK) return now(read);
+    }
+    return now({ metaId: meta.id, status: await takeOther(im, sender, meta, body) });
+  }
   const to = meta.to?.name ?? body.to?.name ?? '';
   const refused = (error: unknown): SyncDown => ({ metaId: meta.id, status: sendStatus(error, chatType as ImChatType, to) });
   try {
@@ -101,6 +108,21 @@ async function takeOther(im: ImModule, sender: Sender, meta: MetaIn, body: Messa
   if (body.type === MessageType.RECALL) return takeRecall(im, sender, meta, body);
   if (body.type === MessageType.EDIT) return takeEdit(im, sender, body);
   return OK;
+}
+
+/** CHANNEL_ACK: everything in the conversation `to` names is read for the sender. */
+async function channelRead(im: ImModule, sender: Sender, meta: MetaIn, body: MessageBodyIn): Promise<SyncDown> {
+  // The SDK names the peer in the body and says whether it is a group in the meta's domain.
+  const name = meta.to?.name ?? body.to?.name;
+  if (!name) return { metaId: meta.id, status: OK };
+  const group = (meta.to?.domain ?? body.to?.domain) === GROUP_DOMAIN;
+  const ref = group ? { kind: 'group' as const, peer: name } : { kind: 'chat' as const, peer: name.toLowerCase() };
+  try {
+    await im.conversations.markRead(sender.app, sender.username, ref);
+    return { metaId: meta.id, status: OK };
+  } catch {
+    return { metaId: meta.id, status: { errorCode: ErrorCode.FAIL, reason: 'the conversation could not be marked read' } };
+  }
 }
 
 async function joinOrLeave(im: ImModule, sender: Sender, meta: MetaIn): Promise<SyncDown> {

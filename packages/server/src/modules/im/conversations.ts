@@ -1,0 +1,117 @@
+/**
+ * The server conversation list (contract 6.8, the SDK's `getServerConversations`): a user's
+ * one-to-one conversations and groups, latest message first, each with its last message and the
+ * number of messages the user has not read. It is read from the stored messages (nothing more is
+ * written per message); the user's marks say what was read (CHANNEL_ACK), what was deleted from
+ * the list (shown again by a later message) and whose history was cleared with it.
+ */
+import type { Clock } from '../../kernel/clock.js';
+import { AppError } from '../../kernel/errors.js';
+import type { ImApp, StoredMessage } from './ports.js';
+
+export type ConversationKind = 'chat' | 'group';
+
+export interface ConversationRef {
+  kind: ConversationKind;
+  /** The peer's user name, or the group id. */
+  peer: string;
+}
+
+export interface ConversationMarks {
+  readMsgId: string;
+  hiddenMsgId: string;
+  clearedMsgId: string;
+}
+
+export interface ImConversationsRepository {
+  /** Every conversation of the user with the msg_id of its latest message (groups: those they belong to). */
+  latest(appId: string, username: string): Promise<Array<ConversationRef & { lastMsgId: string }>>;
+  marks(appId: string, username: string): Promise<Map<string, ConversationMarks>>;
+  messages(appId: string, msgIds: readonly string[]): Promise<StoredMessage[]>;
+  /** Messages others sent in each conversation after `afterMsgId` and at or after `since`. */
+  unread(appId: string, username: string, items: ReadonlyArray<ConversationRef & { afterMsgId: string }>, since: number): Promise<number[]>;
+  /** The latest msg_id of one conversation ('0' when it has none). */
+  latestOf(appId: string, username: string, ref: ConversationRef): Promise<string>;
+  /** Sets the given marks of one conversation (others kept). */
+  mark(appId: string, username: string, ref: ConversationRef, marks: Partial<ConversationMarks>): Promise<void>;
+}
+
+export interface ConversationEntry extends ConversationRef {
+  unread: number;
+  last: StoredMessage;
+}
+
+export interface ConversationPage {
+  entries: ConversationEntry[];
+  /** The next page's cursor ('' on the last page). */
+  cursor: string;
+}
+
+export const markKey = (ref: ConversationRef): string => `${ref.kind} ${ref.peer}`;
+export const CONVERSATIONS_MAX_PAGE = 50;
+const CURSOR = /^\d{1,19}$/;
+
+const later = (a: string, b: string): boolean => BigInt(a) > BigInt(b);
+
+/** The visible conversations, latest first, of one page after `cursor` (pure). */
+export function visiblePage(
+  latest: ReadonlyArray<ConversationRef & { lastMsgId: string }>,
+  marks: ReadonlyMap<string, ConversationMarks>,
+  cursor: string | undefined,
+  limit: number,
+): { page: Array<ConversationRef & { lastMsgId: string }>; more: boolean } {
+  const visible = latest
+    .filter((c) => {
+      const mark = marks.get(markKey(c));
+      return !mark || later(c.lastMsgId, mark.hiddenMsgId);
+    })
+    .filter((c) => cursor === undefined || later(cursor, c.lastMsgId))
+    .sort((a, b) => (later(a.lastMsgId, b.lastMsgId) ? -1 : 1));
+  return { page: visible.slice(0, limit), more: visible.length > limit };
+}
+
+export class ImConversations {
+  constructor(
+    private readonly repo: ImConversationsRepository,
+    private readonly clock: Clock,
+    private readonly retentionMs: number,
+  ) {}
+
+  async list(app: ImApp, username: string, limit: number, cursor: string | undefined): Promise<ConversationPage> {
+    if (cursor !== undefined && !CURSOR.test(cursor)) throw new AppError('illegal_argument', { detail: `cursor: ${cursor.slice(0, 40)} does not decode` });
+    const since = this.clock.now() - this.retentionMs;
+    const [latest, marks] = await Promise.all([this.repo.latest(app.id, username), this.repo.marks(app.id, username)]);
+    const { page, more } = visiblePage(latest, marks, cursor, Math.min(Math.max(limit, 1), CONVERSATIONS_MAX_PAGE));
+    const messages = new Map((await this.repo.messages(app.id, page.map((c) => c.lastMsgId))).map((m) => [m.msgId, m]));
+    const afterOf = (c: ConversationRef) => {
+      const mark = marks.get(markKey(c));
+      if (!mark) return '0';
+      return [mark.readMsgId, mark.clearedMsgId].reduce((a, b) => (later(a, b) ? a : b));
+    };
+    const counts = await this.repo.unread(app.id, username, page.map((c) => ({ kind: c.kind, peer: c.peer, afterMsgId: afterOf(c) })), since);
+    const entries: ConversationEntry[] = [];
+    page.forEach((c, i) => {
+      const last = messages.get(c.lastMsgId);
+      // A conversation whose latest message is past the history period (or was removed) is not listed.
+      if (last && last.timestamp >= since && later(c.lastMsgId, marks.get(markKey(c))?.clearedMsgId ?? '0')) entries.push({ kind: c.kind, peer: c.peer, unread: counts[i] ?? 0, last });
+    });
+    return { entries, cursor: more ? (page.at(-1)?.lastMsgId ?? '') : '' };
+  }
+
+  /** Where the user cleared the conversation's history ('0': never). */
+  async clearedUpTo(appId: string, username: string, ref: ConversationRef): Promise<string> {
+    return (await this.repo.marks(appId, username)).get(markKey(ref))?.clearedMsgId ?? '0';
+  }
+
+  /** CHANNEL_ACK: everything in the conversation so far is read. */
+  async markRead(app: ImApp, username: string, ref: ConversationRef): Promise<void> {
+    const latest = await this.repo.latestOf(app.id, username, ref);
+    if (latest !== '0') await this.repo.mark(app.id, username, ref, { readMsgId: latest });
+  }
+
+  /** Deletes the conversation from the user's list (a later message shows it again); `clearHistory` also ends its history for them. */
+  async remove(app: ImApp, username: string, ref: ConversationRef, clearHistory: boolean): Promise<void> {
+    const latest = await this.repo.latestOf(app.id, username, ref);
+    await this.repo.mark(app.id, username, ref, { readMsgId: latest, hiddenMsgId: latest, ...(clearHistory ? { clearedMsgId: latest } : {}) });
+  }
+}

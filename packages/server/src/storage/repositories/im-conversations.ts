@@ -1,0 +1,131 @@
+import { sql, type Kysely } from 'kysely';
+import type { ConversationMarks, ConversationRef, ImConversationsRepository } from '../../modules/im/conversations.js';
+import { markKey } from '../../modules/im/conversations.js';
+import type { StoredMessage } from '../../modules/im/ports.js';
+import type { Database } from '../schema.js';
+
+const id = (v: number | string | bigint | null | undefined): string => String(v ?? 0);
+
+/** Every one-to-one peer and group of the user with the msg_id of its latest message. */
+async function latestConversations(db: Kysely<Database>, appId: string, username: string): Promise<Array<ConversationRef & { lastMsgId: string }>> {
+  const sent = db
+    .selectFrom('im_messages')
+    .select(['receiver as peer', (eb) => eb.fn.max('msg_id').as('last')])
+    .where('app_id', '=', appId)
+    .where('sender', '=', username)
+    .where('chat_type', '=', 'chat')
+    .groupBy('receiver')
+    .execute();
+  const received = db
+    .selectFrom('im_messages')
+    .select(['sender as peer', (eb) => eb.fn.max('msg_id').as('last')])
+    .where('app_id', '=', appId)
+    .where('receiver', '=', username)
+    .where('chat_type', '=', 'chat')
+    .groupBy('sender')
+    .execute();
+  const groups = db
+    .selectFrom('im_members as m')
+    .innerJoin('im_groups as g', 'g.id', 'm.group_id')
+    .select([
+      'm.group_id as peer',
+      sql<number | string | null>`(SELECT MAX(x.msg_id) FROM im_messages x WHERE x.app_id = m.app_id AND x.receiver = m.group_id)`.as('last'),
+    ])
+    .where('m.app_id', '=', appId)
+    .where('m.username', '=', username)
+    .where('g.kind', '=', 'group')
+    .execute();
+  const [sentRows, receivedRows, groupRows] = await Promise.all([sent, received, groups]);
+  const chats = new Map<string, string>();
+  for (const row of [...sentRows, ...receivedRows]) {
+    const last = id(row.last);
+    const known = chats.get(row.peer);
+    if (known === undefined || BigInt(last) > BigInt(known)) chats.set(row.peer, last);
+  }
+  return [
+    ...[...chats].map(([peer, lastMsgId]) => ({ kind: 'chat' as const, peer, lastMsgId })),
+    ...groupRows.filter((g) => g.last !== null).map((g) => ({ kind: 'group' as const, peer: g.peer, lastMsgId: id(g.last) })),
+  ];
+}
+
+/**
+ * The conversation list read from im_messages (migration 83's indexes): a user's one-to-one peers
+ * are the groups of `(sender, receiver)` ranges both ways, a group's latest message one index seek
+ * per group; unread counts are index ranges after the read mark.
+ */
+export function kyselyImConversations(db: Kysely<Database>): ImConversationsRepository {
+  return {
+    latest: (appId, username) => latestConversations(db, appId, username),
+    async marks(appId, username) {
+      const rows = await db.selectFrom('im_conversation_marks').selectAll().where('app_id', '=', appId).where('username', '=', username).execute();
+      return new Map<string, ConversationMarks>(
+        rows.map((r) => [markKey({ kind: r.kind, peer: r.peer }), { readMsgId: id(r.read_msg_id), hiddenMsgId: id(r.hidden_msg_id), clearedMsgId: id(r.cleared_msg_id) }]),
+      );
+    },
+    async messages(appId, msgIds) {
+      if (msgIds.length === 0) return [];
+      const rows = await db
+        .selectFrom('im_messages')
+        .select(['app_id', 'msg_id', 'sender', 'receiver', 'chat_type', 'source', 'timestamp', 'payload'])
+        .where('app_id', '=', appId)
+        .where('msg_id', 'in', msgIds.map((m) => Number(m) as never))
+        .execute();
+      return rows.map(
+        (row): StoredMessage => ({
+          appId: row.app_id,
+          msgId: String(row.msg_id),
+          from: row.sender,
+          to: row.receiver,
+          chatType: row.chat_type,
+          source: row.source,
+          timestamp: Number(row.timestamp),
+          payload: JSON.parse(row.payload) as StoredMessage['payload'],
+        }),
+      );
+    },
+    unread(appId, username, items, since) {
+      return Promise.all(
+        items.map(async (c) => {
+          let query = db
+            .selectFrom('im_messages')
+            .select((eb) => eb.fn.countAll<number | string>().as('n'))
+            .where('app_id', '=', appId)
+            .where('msg_id', '>', Number(c.afterMsgId) as never)
+            .where('timestamp', '>=', since);
+          query = c.kind === 'chat' ? query.where('sender', '=', c.peer).where('receiver', '=', username).where('chat_type', '=', 'chat') : query.where('receiver', '=', c.peer).where('sender', '!=', username);
+          return Number((await query.executeTakeFirstOrThrow()).n);
+        }),
+      );
+    },
+    async latestOf(appId, username, ref) {
+      const max = (from: string, to: string) =>
+        db
+          .selectFrom('im_messages')
+          .select((eb) => eb.fn.max('msg_id').as('last'))
+          .where('app_id', '=', appId)
+          .where('sender', '=', from)
+          .where('receiver', '=', to)
+          .executeTakeFirst();
+      if (ref.kind === 'group') {
+        const row = await db.selectFrom('im_messages').select((eb) => eb.fn.max('msg_id').as('last')).where('app_id', '=', appId).where('receiver', '=', ref.peer).executeTakeFirst();
+        return id(row?.last);
+      }
+      const [a, b] = await Promise.all([max(username, ref.peer), max(ref.peer, username)]);
+      const x = id(a?.last);
+      const y = id(b?.last);
+      return BigInt(x) > BigInt(y) ? x : y;
+    },
+    async mark(appId, username, ref, marks) {
+      const values = {
+        ...(marks.readMsgId !== undefined ? { read_msg_id: Number(marks.readMsgId) } : {}),
+        ...(marks.hiddenMsgId !== undefined ? { hidden_msg_id: Number(marks.hiddenMsgId) } : {}),
+        ...(marks.clearedMsgId !== undefined ? { cleared_msg_id: Number(marks.clearedMsgId) } : {}),
+      };
+      await db
+        .insertInto('im_conversation_marks')
+        .values({ app_id: appId, username, kind: ref.kind, peer: ref.peer, ...values })
+        .onConflict((oc) => oc.columns(['app_id', 'username', 'kind', 'peer']).doUpdateSet(values))
+        .execute();
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
+import type { HistoryQuery, ImHistoryRepository } from '../../modules/im/history.js';
+import type { StoredMessage } from '../../modules/im/ports.js';
+import type { Database } from '../schema.js';
+import type { ImMessagesTable } from '../tables/im.js';
+import type { Engine } from '../types.js';
+
+const COLUMNS = ['app_id', 'msg_id', 'sender', 'receiver', 'chat_type', 'source', 'timestamp', 'payload'] as const;
+type Row = Pick<Selectable<ImMessagesTable>, (typeof COLUMNS)[number]>;
+type MessagesQuery = SelectQueryBuilder<Database, 'im_messages', Row>;
+
+const toMessage = (row: Row): StoredMessage => ({
+  appId: row.app_id,
+  msgId: String(row.msg_id),
+  from: row.sender,
+  to: row.receiver,
+  chatType: row.chat_type,
+  source: row.source,
+  timestamp: Number(row.timestamp),
+  payload: JSON.parse(row.payload) as StoredMessage['payload'],
+});
+
+/** The first body's type, read from the stored JSON by each engine's own function. */
+const firstBodyType = (engine: Engine) =>
+  engine === 'postgres' ? sql<string>`(payload::jsonb -> 'bodies' -> 0 ->> 'type')` : sql<string>`json_extract(payload, '$.bodies[0].type')`;
+
+/**
+ * History pages (migration 83 keeps them index range scans): a one-to-one page is two ranges of
+ * `(app_id, sender, receiver, msg_id)`, one per direction of the pair, merged; a group's is one
+ * range of `(app_id, receiver, msg_id)`. Time and type filters are checked on the rows the range
+ * walks, in msg_id order (msg_ids grow with time).
+ */
+export function kyselyImHistory(db: Kysely<Database>, engine: Engine): ImHistoryRepository {
+  const filtered = (base: MessagesQuery, q: HistoryQuery): MessagesQuery => {
+    let query = base.where('timestamp', '>=', q.since);
+    if (q.until !== undefined) query = query.where('timestamp', '<=', q.until);
+    if (q.floor !== undefined) query = query.where('msg_id', '>', Number(q.floor) as never);
+    if (q.cursor !== undefined) query = query.where('msg_id', q.direction === 'up' ? '<' : '>', Number(q.cursor) as never);
+    if (q.types) query = query.where(firstBodyType(engine), 'in', q.types);
+    return query.orderBy('msg_id', q.direction === 'up' ? 'desc' : 'asc').limit(q.limit);
+  };
+  const select = () => db.selectFrom('im_messages').select(COLUMNS);
+
+  return {
+    async page(q) {
+      const c = q.conversation;
+      if (c.kind === 'group') {
+        let base = select().where('app_id', '=', q.appId).where('receiver', '=', c.groupId).where('chat_type', '!=', 'chat');
+        if (c.sender !== undefined) base = base.where('sender', '=', c.sender);
+        return (await filtered(base, q).execute()).map(toMessage);
+      }
+      const half = (from: string, to: string) => filtered(select().where('app_id', '=', q.appId).where('sender', '=', from).where('receiver', '=', to).where('chat_type', '=', 'chat'), q).execute();
+      const [sent, received] = await Promise.all([half(c.me, c.peer), c.me === c.peer ? Promise.resolve([]) : half(c.peer, c.me)]);
+      const sign = q.direction === 'up' ? -1 : 1;
+      return [...sent, ...received]
+        .map(toMessage)
+        .sort((a, b) => sign * (BigInt(a.msgId) < BigInt(b.msgId) ? -1 : 1))
+        .slice(0, q.limit);
+    },
+    async removeMessages(appId, msgIds) {
+      if (msgIds.length === 0) return 0;
+      const ids = msgIds.map((id) => Number(id) as never);
+      return db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('im_offline').where('app_id', '=', appId).where('msg_id', 'in', ids).execute();
+        const result = await trx.deleteFrom('im_messages').where('app_id', '=', appId).where('msg_id', 'in', ids).executeTakeFirst();
+        return Number(result.numDeletedRows);
+      });
+    },
+  };
+}
