@@ -16,6 +16,7 @@ import { kyselyImAppsRepository, kyselyImUsersRepository } from '../storage/repo
 import { kyselyImGroupsRepository } from '../storage/repositories/imGroups.js';
 import { kyselyImMessages } from '../storage/repositories/imMessages.js';
 import { kyselyImOriginsRepository } from '../storage/repositories/imOrigins.js';
+import { kyselyImAttributesRepository } from '../storage/repositories/imAttributes.js';
 import { storageTransaction, type StorageTransaction } from '../storage/repositories/transaction.js';
 import { OpenConversations } from '../storage/sqlite/open-conversations.js';
 import { withDomainErrors } from '../storage/errors.js';
@@ -48,6 +49,7 @@ export function storageRepositories(storage: Storage, secrets: SecretBox, jobs: 
       groups: kyselyImGroupsRepository(db, storage.capabilities.engine),
       messages: imMessages.repository,
       origins: kyselyImOriginsRepository(db),
+      attributes: kyselyImAttributesRepository(db),
     },
     channel: {
       associations: withDomainErrors(kyselyAssociationsRepository(db)),

@@ -31,7 +31,8 @@ import { noPostSend, type PostSendHook } from './post-send.js';
 import { InProcessPresence, type Presence } from './presence.js';
 import { SocketLimits, type SocketLimitsOptions } from './socket-limits.js';
 import type { ImApp, ImAppsRepository, ImGroupsRepository, ImMessagesRepository, ImTransaction, ImUsersRepository, MessageRef } from './ports.js';
-import type { ImOriginsRepository } from './sdk-ports.js';
+import type { ImAttributesRepository, ImOriginsRepository } from './sdk-ports.js';
+import { UserAttributesService } from './user-attributes.js';
 import { ImUsersService } from './users.js';
 
 export interface ImModule {
@@ -41,6 +42,8 @@ export interface ImModule {
   moderation: ModerationService;
   /** The browser origins allowed to call the app's IM REST routes (CORS). */
   origins: AllowedOriginsService;
+  /** User attributes (nickname, avatar, ...), set by the user or the app. */
+  attributes: UserAttributesService;
   messages: ImMessagesService;
   /** The offline count and status (read after the user's pending fan-out); messages given back by a socket. */
   offline: OfflineStore;
@@ -65,6 +68,7 @@ export interface ImRepositories {
   groups: ImGroupsRepository;
   messages: ImMessagesRepository;
   origins: ImOriginsRepository;
+  attributes: ImAttributesRepository;
 }
 
 export interface ImModuleOptions {
@@ -118,6 +122,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
   const groups = new ImGroupsService(groupsRepo, users, ids, clock);
   const moderation = new ModerationService(appsRepo, clock, options.settings);
   const origins = new AllowedOriginsService(options.repositories.origins, clock, options.settings);
+  const attributes = new UserAttributesService(options.repositories.attributes, users, clock);
   const keep = (missed: Array<MessageRef & { usernames: string[] }>) => offline.keep(missed);
   const live = new LiveDeliveries(presence, groupsRepo, instanceId, keep, metrics, (error) =>
     options.logger?.error({ err: error }, 'IM live push failed; its receivers get the message stored'),
@@ -167,7 +172,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
     return removed;
   };
 
-  return { apps, users, groups, moderation, origins, messages, offline, fanout, drains, presence, sockets, removeUser };
+  return { apps, users, groups, moderation, origins, attributes, messages, offline, fanout, drains, presence, sockets, removeUser };
 }
 
 function parseUserRemoved(payload: string): { appId?: string; username?: string } {

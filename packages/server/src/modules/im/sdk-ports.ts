@@ -8,3 +8,21 @@ export interface ImOriginsRepository {
   getOrigins(appId: string): Promise<string[] | null>;
   setOrigins(appId: string, origins: string[], now: number): Promise<void>;
 }
+
+/** A user's attributes as stored, with the text the compare-and-set compares. */
+export interface StoredAttributes {
+  attributes: Record<string, string>;
+  /** The stored JSON text, the version a replace names. */
+  text: string;
+}
+
+export interface ImAttributesRepository {
+  get(appId: string, username: string): Promise<StoredAttributes | null>;
+  getMany(appId: string, usernames: readonly string[]): Promise<Map<string, Record<string, string>>>;
+  /**
+   * Writes `next` when the stored text is still `expected` (null: no row yet). False when another
+   * write came first (the caller reads again).
+   */
+  replace(appId: string, username: string, expected: string | null, next: Record<string, string>, now: number): Promise<boolean>;
+  remove(appId: string, username: string): Promise<void>;
+}

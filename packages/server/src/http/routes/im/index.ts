@@ -23,6 +23,7 @@ import { imModerationRoutes } from './moderation.js';
 import { msyncRoutes, type MsyncLimits } from './msync.js';
 import type { ImLimits } from './send-limits.js';
 import { imSocketRoutes } from './socket.js';
+import { imUserAttributeRoutes } from './user-attributes.js';
 import { imUserAdminRoutes } from './users-admin.js';
 import { imUserRoutes } from './users.js';
 
@@ -73,6 +74,7 @@ export async function imRoutes(app: FastifyInstance, options: ImRoutesOptions): 
       await scope.register(imGroupAdminRoutes, { im });
       await scope.register(imModerationRoutes, { im });
       await scope.register(imMessageRoutes, { im });
+      await scope.register(imUserAttributeRoutes, { im });
       await scope.register(imSocketRoutes, { im, heartbeatMs: options.heartbeatMs, limits: options.limits });
       if (options.callbacks) await scope.register(imCallbackRoutes, { callbacks: options.callbacks, recent: options.recentCallbacks });
     },
