@@ -1,18 +1,20 @@
 /**
- * User attributes driven by the real Easemob Web SDK (`updateUserInfo` form-encoded,
- * `fetchUserInfoById`) and over REST: merge, batch read with properties, delete, Easemob's size
+ * User attributes driven by the real SDKs, `easemob-websdk` and `agora-chat` (`updateUserInfo`
+ * form-encoded, `fetchUserInfoById`), and over REST: merge, batch read with properties, delete, Easemob's size
  * limit, another user's attributes refused, nothing half-written, gone with their user.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../helpers/app.js';
-import { assertNoForeignRequests } from '../helpers/easemob-sdk.js';
+import { assertNoForeignRequests, SDK_PACKAGES } from '../helpers/easemob-sdk.js';
 import { ENGINES } from '../helpers/engines.js';
 import { msyncWorld, type MsyncWorld } from '../helpers/msync.js';
 
-describe.each(ENGINES)('user attributes on %s', (engine) => {
+const CASES = ENGINES.flatMap((engine) => SDK_PACKAGES.map((sdkPackage) => [engine, sdkPackage] as const));
+
+describe.each(CASES)('user attributes on %s with %s', (engine, sdkPackage) => {
   let w: MsyncWorld;
   beforeAll(async () => {
-    w = await msyncWorld(engine, ['ann', 'ben', 'cal', 'dan']);
+    w = await msyncWorld(engine, ['ann', 'ben', 'cal', 'dan'], { sdkPackage });
   });
   afterAll(async () => w?.close());
   afterEach(() => assertNoForeignRequests());
