@@ -17,6 +17,7 @@ import { kyselyImGroupsRepository } from '../storage/repositories/imGroups.js';
 import { kyselyImMessages } from '../storage/repositories/imMessages.js';
 import { kyselyImOriginsRepository } from '../storage/repositories/imOrigins.js';
 import { kyselyImAttributesRepository } from '../storage/repositories/imAttributes.js';
+import { kyselyImContactsRepository } from '../storage/repositories/imContacts.js';
 import { storageTransaction, type StorageTransaction } from '../storage/repositories/transaction.js';
 import { OpenConversations } from '../storage/sqlite/open-conversations.js';
 import { withDomainErrors } from '../storage/errors.js';
@@ -50,6 +51,7 @@ export function storageRepositories(storage: Storage, secrets: SecretBox, jobs: 
       messages: imMessages.repository,
       origins: kyselyImOriginsRepository(db),
       attributes: kyselyImAttributesRepository(db),
+      contacts: kyselyImContactsRepository(db),
     },
     channel: {
       associations: withDomainErrors(kyselyAssociationsRepository(db)),

@@ -25,13 +25,14 @@ import { ImMessagesService } from './messages.js';
 import { noImMetrics, type ImMetrics } from './metrics.js';
 import { ModerationService } from './moderation.js';
 import { IdGenerator } from './msg-id.js';
+import { ContactsService } from './contacts.js';
 import { OfflineStore } from './offline-store.js';
 import { AllowedOriginsService } from './origins.js';
 import { noPostSend, type PostSendHook } from './post-send.js';
 import { InProcessPresence, type Presence } from './presence.js';
 import { SocketLimits, type SocketLimitsOptions } from './socket-limits.js';
 import type { ImApp, ImAppsRepository, ImGroupsRepository, ImMessagesRepository, ImTransaction, ImUsersRepository, MessageRef } from './ports.js';
-import type { ImAttributesRepository, ImOriginsRepository } from './sdk-ports.js';
+import type { ImAttributesRepository, ImContactsRepository, ImOriginsRepository } from './sdk-ports.js';
 import { UserAttributesService } from './user-attributes.js';
 import { ImUsersService } from './users.js';
 
@@ -44,6 +45,8 @@ export interface ImModule {
   origins: AllowedOriginsService;
   /** User attributes (nickname, avatar, ...), set by the user or the app. */
   attributes: UserAttributesService;
+  /** Contacts and block lists (a block refuses one-to-one messages on every protocol). */
+  contacts: ContactsService;
   messages: ImMessagesService;
   /** The offline count and status (read after the user's pending fan-out); messages given back by a socket. */
   offline: OfflineStore;
@@ -69,6 +72,7 @@ export interface ImRepositories {
   messages: ImMessagesRepository;
   origins: ImOriginsRepository;
   attributes: ImAttributesRepository;
+  contacts: ImContactsRepository;
 }
 
 export interface ImModuleOptions {
@@ -123,12 +127,13 @@ export function createImModule(options: ImModuleOptions): ImModule {
   const moderation = new ModerationService(appsRepo, clock, options.settings);
   const origins = new AllowedOriginsService(options.repositories.origins, clock, options.settings);
   const attributes = new UserAttributesService(options.repositories.attributes, users, clock);
+  const contacts = new ContactsService(options.repositories.contacts, users, clock);
   const keep = (missed: Array<MessageRef & { usernames: string[] }>) => offline.keep(missed);
   const live = new LiveDeliveries(presence, groupsRepo, instanceId, keep, metrics, (error) =>
     options.logger?.error({ err: error }, 'IM live push failed; its receivers get the message stored'),
   );
   const committer = new MessageCommitter(uow, ids);
-  const messages = new ImMessagesService(committer, users, groups, moderation, ids, clock, live, metrics);
+  const messages = new ImMessagesService(committer, users, groups, moderation, ids, clock, live, metrics, contacts);
   const drains = new Drains(messagesRepo, presence, clock, metrics, (error) => options.logger?.error({ err: error }, 'IM: a drain of stored messages failed; they stay stored'));
   const fanout = new Fanout({
     uow,
@@ -172,7 +177,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
     return removed;
   };
 
-  return { apps, users, groups, moderation, origins, attributes, messages, offline, fanout, drains, presence, sockets, removeUser };
+  return { apps, users, groups, moderation, origins, attributes, contacts, messages, offline, fanout, drains, presence, sockets, removeUser };
 }
 
 function parseUserRemoved(payload: string): { appId?: string; username?: string } {

@@ -13,6 +13,7 @@ import type { ImModule } from '../../../modules/im/index.js';
 import type { RecentAttempts } from '../../../modules/callbacks/recent.js';
 import { imAppAdminRoutes } from './apps-admin.js';
 import { imCallbackRoutes } from './callbacks.js';
+import { imContactRoutes } from './contacts.js';
 import { registerImContext } from './context.js';
 import { imCorsRoutes, registerImCors } from './cors.js';
 import { imGroupAdminRoutes } from './groups-admin.js';
@@ -75,6 +76,7 @@ export async function imRoutes(app: FastifyInstance, options: ImRoutesOptions): 
       await scope.register(imModerationRoutes, { im });
       await scope.register(imMessageRoutes, { im });
       await scope.register(imUserAttributeRoutes, { im });
+      await scope.register(imContactRoutes, { im });
       await scope.register(imSocketRoutes, { im, heartbeatMs: options.heartbeatMs, limits: options.limits });
       if (options.callbacks) await scope.register(imCallbackRoutes, { callbacks: options.callbacks, recent: options.recentCallbacks });
     },
