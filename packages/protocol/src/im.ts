@@ -256,4 +256,17 @@ export interface ImPongFrame {
   id?: string;
   timestamp: number;
 }
-export type ImServerFrame = ImAckFrame | ImErrorFrame | ImMessageFrame | ImPongFrame;
+/**
+ * A contact event for the user (`to`): `invited` (`from` asks to become a contact), `agreed` (`from`
+ * accepted the user's request), `refused` (`from` declined it), `added` (they are contacts now),
+ * `deleted` (`from` removed the user from their contacts).
+ */
+export interface ImRosterFrame {
+  op: 'roster';
+  event: 'invited' | 'agreed' | 'refused' | 'added' | 'deleted';
+  from: string;
+  to: string;
+  reason?: string;
+  timestamp: number;
+}
+export type ImServerFrame = ImAckFrame | ImErrorFrame | ImMessageFrame | ImPongFrame | ImRosterFrame;

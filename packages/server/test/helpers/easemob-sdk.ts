@@ -251,6 +251,11 @@ export class SdkClient {
       onError: record('error'),
       onTokenExpired: record('tokenExpired'),
       onTokenWillExpire: record('tokenWillExpire'),
+      onContactInvited: record('contactInvited'),
+      onContactAgreed: record('contactAgreed'),
+      onContactRefuse: record('contactRefuse'),
+      onContactDeleted: record('contactDeleted'),
+      onContactAdded: record('contactAdded'),
     });
   }
 

@@ -1,7 +1,9 @@
 /**
  * Contacts and block lists driven by the real SDKs (`addContact`, `acceptContactInvite`,
  * `declineContactInvite`, `deleteContact`, `getContacts`, `getAllContacts`,
- * `addUsersToBlocklist`, `removeUserFromBlocklist`, `getBlocklist`): a blocked user's one-to-one
+ * `addUsersToBlocklist`, `removeUserFromBlocklist`, `getBlocklist`), with the contact events the
+ * other side's SDK raises from the ROSTER notifications (`onContactInvited`, `onContactAgreed`,
+ * `onContactAdded`, `onContactRefuse`, `onContactDeleted`): a blocked user's one-to-one
  * messages are refused over REST, the JSON socket and msync, and nothing of them is stored; bad
  * requests answer Easemob's errors.
  */
@@ -26,12 +28,19 @@ describe.each(CASES)('contacts on %s with %s', (engine, sdkPackage) => {
     const ann = await w.login('ann');
     const ben = await w.login('ben');
     await ann.conn.addContact('ben', 'hi, Ann here');
+    const [invited] = await waitFor(() => ben.of('contactInvited'), (e) => e.length === 1);
+    expect(invited).toMatchObject({ type: 'subscribe', from: 'ann', to: 'ben', status: 'hi, Ann here' });
     // No contact before the answer.
     expect((await ann.conn.getContacts()).data).toEqual([]);
     await ben.conn.acceptContactInvite('ann');
+    const [agreed] = await waitFor(() => ann.of('contactAgreed'), (e) => e.length === 1);
+    expect(agreed).toMatchObject({ from: 'ben', to: 'ann' });
+    await waitFor(() => ann.of('contactAdded'), (e) => e.length === 1);
     expect((await ann.conn.getContacts()).data).toEqual(['ben']);
     expect((await ben.conn.getAllContacts()).data).toEqual([{ userId: 'ann', remark: '' }]);
     await ben.conn.deleteContact('ann');
+    const [deleted] = await waitFor(() => ann.of('contactDeleted'), (e) => e.length === 1);
+    expect(deleted).toMatchObject({ from: 'ben', to: 'ann' });
     expect((await ann.conn.getContacts()).data).toEqual([]);
     expect((await ben.conn.getContacts()).data).toEqual([]);
   });
@@ -40,7 +49,10 @@ describe.each(CASES)('contacts on %s with %s', (engine, sdkPackage) => {
     const cal = await w.login('cal');
     const dan = await w.login('dan');
     await cal.conn.addContact('dan', '');
+    await waitFor(() => dan.of('contactInvited'), (e) => e.length === 1);
     await dan.conn.declineContactInvite('cal');
+    const [refused] = await waitFor(() => cal.of('contactRefuse'), (e) => e.length === 1);
+    expect(refused).toMatchObject({ from: 'dan', to: 'cal' });
     await expect(dan.conn.acceptContactInvite('cal')).rejects.toBeDefined();
     expect((await cal.conn.getContacts()).data).toEqual([]);
   });

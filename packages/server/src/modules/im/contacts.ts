@@ -2,9 +2,11 @@
  * Contacts (Easemob's roster) and block lists. A user asks another (`apply`), who accepts or
  * declines; accepting makes them contacts both ways; either may remove the other. A user's
  * block list refuses one-to-one messages from those on it, over every protocol (messages.ts asks
- * `blockersOf` before anything is stored). Names are the app's users; a request to oneself or to
+ * `blockersOf` before anything is stored). Each change is told to the other user's open sockets
+ * (`roster` frames; msync turns them into the SDK's contact events), live only. Names are the app's users; a request to oneself or to
  * someone not in the app is refused as Easemob does.
  */
+import type { ImRosterFrame } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import type { ImApp } from './ports.js';
@@ -18,12 +20,22 @@ export const MAX_BLOCK_BATCH = 50;
 /** A request's reason, at most. */
 export const MAX_REASON_LENGTH = 500;
 
+/** Where contact events go: the users' open sockets, live only (presence.deliver). */
+export type RosterNotify = (appId: string, usernames: readonly string[], frame: ImRosterFrame) => Promise<unknown>;
+
 export class ContactsService {
   constructor(
     private readonly repo: ImContactsRepository,
     private readonly users: ImUsersService,
     private readonly clock: Clock,
+    private readonly notify: RosterNotify = async () => undefined,
   ) {}
+
+  /** Tells `to` of an event from `from`, after the write; a socket that cannot be reached misses it (live only). */
+  private async tell(app: ImApp, to: string, from: string, event: ImRosterFrame['event'], reason?: string): Promise<void> {
+    const frame: ImRosterFrame = { op: 'roster', event, from, to, timestamp: this.clock.now(), ...(reason ? { reason } : {}) };
+    await this.notify(app.id, [to], frame).catch(() => undefined);
+  }
 
   /** The two users, both of the app and not the same; 400 / 404 otherwise. */
   private async pair(app: ImApp, me: string, other: string, field: string): Promise<[string, string]> {
@@ -40,6 +52,7 @@ export class ContactsService {
     const [self, target] = await this.pair(app, me, to, 'usernames[0]');
     if (await this.repo.areContacts(app.id, self, target)) return;
     await this.repo.request(app.id, self, target, reason, this.clock.now());
+    await this.tell(app, target, self, 'invited', reason);
   }
 
   async accept(app: ImApp, me: string, from: string): Promise<void> {
@@ -48,6 +61,8 @@ export class ContactsService {
     if (!(await this.repo.accept(app.id, self, requester, this.clock.now()))) {
       throw new AppError('service_resource_not_found', { resource: `Service resource contact request from ${requester} to ${self}` });
     }
+    await this.tell(app, requester, self, 'agreed');
+    await this.tell(app, requester, self, 'added');
   }
 
   async decline(app: ImApp, me: string, from: string): Promise<void> {
@@ -55,12 +70,13 @@ export class ContactsService {
     if (!(await this.repo.decline(app.id, self, requester))) {
       throw new AppError('service_resource_not_found', { resource: `Service resource contact request from ${requester} to ${self}` });
     }
+    await this.tell(app, requester, self, 'refused');
   }
 
   /** Removes the contact both ways; removing someone who is not a contact is no error. */
   async remove(app: ImApp, me: string, contact: string): Promise<string> {
     const [self, other] = await this.pair(app, me, contact, 'username');
-    await this.repo.remove(app.id, self, other);
+    if (await this.repo.remove(app.id, self, other)) await this.tell(app, other, self, 'deleted');
     return other;
   }
 

@@ -14,9 +14,10 @@ import type { ImConnection } from '../presence.js';
 import type { SocketLease } from '../socket-limits.js';
 import { foldUsername } from '../users.js';
 import { CLOSE_SLOW_CONSUMER } from '../socket-limits.js';
-import { decodeFrame, decodeProvision, decodeSyncUp, encodeLogoutReply, encodeNotice, encodeProvisionReply, encodeSyncDown, encodeUnreadReply, FrameError, type MsyncFrame } from './codec.js';
+import { decodeFrame, decodeProvision, decodeSyncUp, encodeLogoutReply, encodeNotice, encodeProvisionReply, encodeSyncDown, encodeUnreadReply, FrameError, type Jid, type MetaOut, type MsyncFrame } from './codec.js';
 import { deliveredOf, queueOf, toMeta, type Delivered } from './contents.js';
 import { Outbox, PULL_BATCH, type Origin } from './outbox.js';
+import { rosterMeta, rosterQueue } from './roster.js';
 import { handleMeta } from './sends.js';
 import { CLOSE, onClosed, onFrame, onProvisioned, onUndecodable, type SessionState } from './session.js';
 import { OK, refusalStatus, type Refusal } from './statuses.js';
@@ -224,6 +225,7 @@ export class MsyncConnection {
     return {
       id: uuid(),
       send: (frame) => {
+        if (frame.op === 'roster') return void this.holdEvent(rosterQueue(this.login?.appKey ?? '', frame), rosterMeta(this.login?.appKey ?? '', frame));
         if (frame.op !== 'message') return;
         const delivered = deliveredOf(frame);
         this.hold(delivered, true, delivered.chatType === 'chatroom' ? 'room' : 'live');
@@ -232,6 +234,15 @@ export class MsyncConnection {
       sendStored: (messages, acknowledge) => this.takeStored(messages, acknowledge),
       close: (code, reason) => this.login?.lease.drop(code, reason),
     };
+  }
+
+  /** Puts an event meta (contacts) in the outbox: live only, dropped when the connection closes first. */
+  private holdEvent(queue: Jid, meta: MetaOut): void {
+    const login = this.login;
+    if (!login || !login.lease.active) return;
+    const outcome = this.outbox.add(queue, meta, true, 'room');
+    if (outcome === 'notice') this.write(encodeNotice(queue));
+    if (outcome === 'overflow') login.lease.drop(CLOSE_SLOW_CONSUMER, 'slow consumer: too many messages not pulled');
   }
 
   /** Puts a message in the outbox (NOTICE when its queue is not being pulled); false when it overflowed. */

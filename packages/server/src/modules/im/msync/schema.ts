@@ -38,6 +38,8 @@ export const ErrorCode = {
 } as const;
 /** `MUCBody.operation`, the two the gateway serves. */
 export const MucOperation = { JOIN: 2, LEAVE: 3 } as const;
+/** `RosterBody.operation`, as the SDK turns them into events: ADD onContactInvited, REMOVE onContactDeleted, ACCEPT onContactAdded, DECLINE onContactRefuse, REMOTE_ACCEPT onContactAgreed. */
+export const RosterOperation = { ADD: 2, REMOVE: 3, ACCEPT: 4, DECLINE: 5, REMOTE_ACCEPT: 8 } as const;
 
 const DESCRIPTOR = {
   nested: {
@@ -127,6 +129,7 @@ const DESCRIPTOR = {
                 ),
               },
             ),
+            RosterBody: message({ operation: f(1, 'int32'), from: f(3, 'JID'), to: many(4, 'JID'), reason: f(5, 'string') }),
             MUCBody: message(
               {
                 mucId: f(1, 'JID'),
@@ -160,4 +163,5 @@ export const pb = {
   CommUnreadDL: type('CommUnreadDL'),
   MessageBody: type('MessageBody'),
   MUCBody: type('MUCBody'),
+  RosterBody: type('RosterBody'),
 } as const;
