@@ -9,6 +9,8 @@
 import type { ImRosterFrame } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
+import { TtlCache } from '../../kernel/ttl-cache.js';
+import { InProcessSettingsVersions, type SettingsScope, type SettingsVersions } from '../coordination/settings-versions.js';
 import type { ImApp } from './ports.js';
 import type { ImContactsRepository } from './sdk-ports.js';
 import { validUsername, type ImUsersService } from './users.js';
@@ -17,6 +19,8 @@ import { validUsername, type ImUsersService } from './users.js';
 export const MAX_CONTACTS = 10_000;
 /** Names one block or unblock takes. */
 export const MAX_BLOCK_BATCH = 50;
+/** How long a receiver's cached block list is used without a change being announced. */
+const BLOCK_CACHE_MS = 5_000;
 /** A request's reason, at most. */
 export const MAX_REASON_LENGTH = 500;
 
@@ -29,7 +33,14 @@ export class ContactsService {
     private readonly users: ImUsersService,
     private readonly clock: Clock,
     private readonly notify: RosterNotify = async () => undefined,
-  ) {}
+    versions: SettingsVersions = new InProcessSettingsVersions(),
+  ) {
+    this.blockCache = new TtlCache(clock, BLOCK_CACHE_MS);
+    this.versions = versions.scope('im.blocks', (appId) => this.blockCache.deleteWhere((_v, key) => key.startsWith(`${appId}\u0000`)));
+  }
+
+  private readonly blockCache: TtlCache<string, Set<string>>;
+  private readonly versions: SettingsScope;
 
   /** Tells `to` of an event from `from`, after the write; a socket that cannot be reached misses it (live only). */
   private async tell(app: ImApp, to: string, from: string, event: ImRosterFrame['event'], reason?: string): Promise<void> {
@@ -88,12 +99,14 @@ export class ContactsService {
   async block(app: ImApp, me: string, names: readonly string[]): Promise<string[]> {
     const [self, blocked] = await this.batch(app, me, names);
     await this.repo.block(app.id, self, blocked, this.clock.now());
+    await this.versions.changed(app.id);
     return blocked;
   }
 
   async unblock(app: ImApp, me: string, names: readonly string[]): Promise<string[]> {
     const [self, blocked] = await this.batch(app, me, names);
     await this.repo.unblock(app.id, self, blocked);
+    await this.versions.changed(app.id);
     return blocked;
   }
 
@@ -102,9 +115,16 @@ export class ContactsService {
     return this.repo.blocks(app.id, self, MAX_CONTACTS);
   }
 
-  /** Which of the receivers have blocked the sender. */
-  blockersOf(app: ImApp, sender: string, receivers: readonly string[]): Promise<string[]> {
-    return this.repo.blockersOf(app.id, sender, receivers);
+  /**
+   * Which of the receivers have blocked the sender. Read on every one-to-one message, so each
+   * receiver's block list is cached (loads shared: one sender's messages to one receiver stay in
+   * order), dropped at once on a change here and on every instance (settings versions).
+   */
+  async blockersOf(app: ImApp, sender: string, receivers: readonly string[]): Promise<string[]> {
+    const checking = this.versions.check(app.id);
+    if (checking) await checking;
+    const lists = await Promise.all(receivers.map((r) => this.blockCache.get(`${app.id}\u0000${r}`, async () => new Set(await this.repo.blocks(app.id, r, MAX_CONTACTS)))));
+    return receivers.filter((_, i) => lists[i]?.has(sender));
   }
 
   private async batch(app: ImApp, me: string, names: readonly string[]): Promise<[string, string[]]> {

@@ -127,7 +127,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
   const moderation = new ModerationService(appsRepo, clock, options.settings);
   const origins = new AllowedOriginsService(options.repositories.origins, clock, options.settings);
   const attributes = new UserAttributesService(options.repositories.attributes, users, clock);
-  const contacts = new ContactsService(options.repositories.contacts, users, clock, (appId, usernames, frame) => presence.deliver(appId, usernames, frame));
+  const contacts = new ContactsService(options.repositories.contacts, users, clock, (appId, usernames, frame) => presence.deliver(appId, usernames, frame), options.settings);
   const keep = (missed: Array<MessageRef & { usernames: string[] }>) => offline.keep(missed);
   const live = new LiveDeliveries(presence, groupsRepo, instanceId, keep, metrics, (error) =>
     options.logger?.error({ err: error }, 'IM live push failed; its receivers get the message stored'),
