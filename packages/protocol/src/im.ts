@@ -351,4 +351,17 @@ export interface ImEditFrame {
   /** Internal, never written to a client: the connection that edited it (which skips it). */
   device?: string;
 }
-export type ImServerFrame = ImAckFrame | ImErrorFrame | ImMessageFrame | ImPongFrame | ImReceiptFrame | ImRecallFrame | ImEditFrame;
+/**
+ * A contact event for the user (`to`): `invited` (`from` asks to become a contact), `agreed` (`from`
+ * accepted the user's request), `refused` (`from` declined it), `added` (they are contacts now),
+ * `deleted` (`from` removed the user from their contacts).
+ */
+export interface ImRosterFrame {
+  op: 'roster';
+  event: 'invited' | 'agreed' | 'refused' | 'added' | 'deleted';
+  from: string;
+  to: string;
+  reason?: string;
+  timestamp: number;
+}
+export type ImServerFrame = ImAckFrame | ImErrorFrame | ImMessageFrame | ImPongFrame | ImReceiptFrame | ImRecallFrame | ImEditFrame | ImRosterFrame;

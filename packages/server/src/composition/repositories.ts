@@ -23,6 +23,8 @@ import { kyselyImAppsRepository, kyselyImUsersRepository } from '../storage/repo
 import { kyselyImGroupsRepository } from '../storage/repositories/imGroups.js';
 import { kyselyImMessages } from '../storage/repositories/imMessages.js';
 import { kyselyImOriginsRepository } from '../storage/repositories/imOrigins.js';
+import { kyselyImAttributesRepository } from '../storage/repositories/imAttributes.js';
+import { kyselyImContactsRepository } from '../storage/repositories/imContacts.js';
 import { storageTransaction, type StorageTransaction } from '../storage/repositories/transaction.js';
 import { OpenConversations } from '../storage/sqlite/open-conversations.js';
 import { withDomainErrors } from '../storage/errors.js';
@@ -59,6 +61,8 @@ export function storageRepositories(storage: Storage, secrets: SecretBox, jobs: 
       files: kyselyImFilesRepository(db, { lockApp: !singleWriter }),
       history: kyselyImHistory(db, storage.capabilities.engine),
       conversations: kyselyImConversations(db),
+      attributes: kyselyImAttributesRepository(db),
+      contacts: kyselyImContactsRepository(db),
     },
     channel: {
       associations: withDomainErrors(kyselyAssociationsRepository(db)),

@@ -1,6 +1,6 @@
 /**
- * The real Easemob Web SDK (`easemob-websdk`, pinned) run headless in Node against a Parley under
- * test. A small shim provides the browser globals it reads (self, window, document, navigator,
+ * The real Easemob Web SDK (`easemob-websdk`, pinned), or the same code under Agora's name
+ * (`agora-chat`, pinned; `sdkPackage`), run headless in Node against a Parley under test. A small shim provides the browser globals it reads (self, window, document, navigator,
  * localStorage, WebSocket from `ws`, XMLHttpRequest over fetch). Every request the SDK makes, by
  * XHR, fetch or WebSocket, is checked: one to a host other than the server under test is BLOCKED
  * (refused at once) and recorded, and `assertNoForeignRequests()` fails the test.
@@ -161,11 +161,28 @@ class MemoryStorage {
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
-let sdk: Any;
 
-/** Loads the SDK once, with the shim in place. */
-function loadSdk(): Any {
-  if (sdk) return sdk;
+/** The SDK packages under test: Easemob's, and the same code under Agora's name (no `version=v3` query). */
+export type SdkPackage = 'easemob-websdk' | 'agora-chat';
+export const SDK_PACKAGES: readonly SdkPackage[] = ['easemob-websdk', 'agora-chat'];
+const loaded = new Map<SdkPackage, Any>();
+let shimmed = false;
+
+/** Loads a package once, with the shim in place. */
+function loadSdk(name: SdkPackage = 'easemob-websdk'): Any {
+  const done = loaded.get(name);
+  if (done) return done;
+  installShim();
+  const sdk = require(name);
+  (sdk.default?.logger ?? sdk.logger)?.disableAll?.();
+  loaded.set(name, sdk);
+  return sdk;
+}
+
+/** The browser globals the SDKs read, installed once for both. */
+function installShim(): void {
+  if (shimmed) return;
+  shimmed = true;
   const g = globalThis as Any;
   const realFetch = g.fetch.bind(globalThis);
   g.fetch = (input: Any, init?: Any) => {
@@ -185,9 +202,6 @@ function loadSdk(): Any {
   g.addEventListener = noop;
   g.removeEventListener = noop;
   g.location = { protocol: 'http:', host: 'localhost', hostname: 'localhost', href: 'http://localhost/' };
-  sdk = require('easemob-websdk');
-  (sdk.default?.logger ?? sdk.logger)?.disableAll?.();
-  return sdk;
 }
 
 export interface SdkOptions {
@@ -200,6 +214,8 @@ export interface SdkOptions {
   path?: '/ws' | '/websocket';
   /** The SDK's `delivery` option: it acknowledges every one-to-one message received (DELIVER_ACK). */
   delivery?: boolean;
+  /** Which SDK package (default `easemob-websdk`). */
+  sdkPackage?: SdkPackage;
 }
 
 /** One SDK connection with recorded events. */
@@ -209,7 +225,7 @@ export class SdkClient {
   readonly sdk: Any;
 
   constructor(options: SdkOptions) {
-    this.sdk = loadSdk();
+    this.sdk = loadSdk(options.sdkPackage);
     allowedHosts.add(new URL(options.baseUrl).host);
     const Connection = this.sdk.default?.connection ?? this.sdk.connection;
     this.conn = new Connection({
@@ -242,6 +258,11 @@ export class SdkClient {
       onChannelMessage: record('channel'),
       onRecallMessage: record('recall'),
       onModifiedMessage: record('modified'),
+      onContactInvited: record('contactInvited'),
+      onContactAgreed: record('contactAgreed'),
+      onContactRefuse: record('contactRefuse'),
+      onContactDeleted: record('contactDeleted'),
+      onContactAdded: record('contactAdded'),
     });
   }
 

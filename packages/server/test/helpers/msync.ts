@@ -8,7 +8,7 @@ import { clientCodec, decodeFrame, type MsyncFrame } from '../../src/modules/im/
 import { Command } from '../../src/modules/im/msync/schema.js';
 import type { Engine } from '../../src/storage/index.js';
 import { call, createTestApp, type TestApp } from './app.js';
-import { SdkClient, type SdkOptions } from './easemob-sdk.js';
+import { SdkClient, type SdkOptions, type SdkPackage } from './easemob-sdk.js';
 import { createImApp, createUsers, listen, PASSWORD, userToken, waitFor, type ImAppHandle } from './im.js';
 
 export { PASSWORD };
@@ -28,8 +28,12 @@ export interface MsyncWorld {
   close(): Promise<void>;
 }
 
-/** `logs` receives every log line, at trace level. */
-export async function msyncWorld(engine: Engine, users: string[], options: { logs?: (line: string) => void; env?: Record<string, string> } = {}): Promise<MsyncWorld> {
+/** `logs` receives every log line, at trace level; `sdkPackage` picks the SDK of `sdk()` and `login()`. */
+export async function msyncWorld(
+  engine: Engine,
+  users: string[],
+  options: { logs?: (line: string) => void; env?: Record<string, string>; sdkPackage?: SdkPackage } = {},
+): Promise<MsyncWorld> {
   const logs = options.logs;
   const t = await createTestApp(engine, {
     env: { ...(logs ? { LOG_LEVEL: 'trace' } : {}), ...options.env },
@@ -48,8 +52,8 @@ export async function msyncWorld(engine: Engine, users: string[], options: { log
     appKey,
     appId,
     api: (method, path, payload) => call(t.app, im.adminToken, method, `${im.base}${path}`, payload),
-    sdk: (options = {}) => {
-      const client = new SdkClient({ baseUrl: url, appKey, randomDevice: true, ...options });
+    sdk: (clientOptions = {}) => {
+      const client = new SdkClient({ baseUrl: url, appKey, randomDevice: true, sdkPackage: options.sdkPackage, ...clientOptions });
       clients.push(client);
       return client;
     },

@@ -33,6 +33,7 @@ import { RecallsService } from './recalls.js';
 import { noImMetrics, type ImMetrics } from './metrics.js';
 import { ModerationService } from './moderation.js';
 import { IdGenerator } from './msg-id.js';
+import { ContactsService } from './contacts.js';
 import { OfflineStore } from './offline-store.js';
 import { AllowedOriginsService } from './origins.js';
 import { noPostSend, type PostSendHook } from './post-send.js';
@@ -40,7 +41,8 @@ import type { PreSendHook } from './pre-send.js';
 import { InProcessPresence, type Presence } from './presence.js';
 import { SocketLimits, type SocketLimitsOptions } from './socket-limits.js';
 import type { ImApp, ImAppsRepository, ImGroupsRepository, ImMessagesRepository, ImTransaction, ImUsersRepository, MessageRef } from './ports.js';
-import type { ImOriginsRepository } from './sdk-ports.js';
+import type { ImAttributesRepository, ImContactsRepository, ImOriginsRepository } from './sdk-ports.js';
+import { UserAttributesService } from './user-attributes.js';
 import { ImUsersService } from './users.js';
 
 export interface ImModule {
@@ -50,6 +52,10 @@ export interface ImModule {
   moderation: ModerationService;
   /** The browser origins allowed to call the app's IM REST routes (CORS). */
   origins: AllowedOriginsService;
+  /** User attributes (nickname, avatar, ...), set by the user or the app. */
+  attributes: UserAttributesService;
+  /** Contacts and block lists (a block refuses one-to-one messages on every protocol). */
+  contacts: ContactsService;
   messages: ImMessagesService;
   /** Read, delivery and conversation receipts, forwarded live; group readers. */
   receipts: ReceiptsService;
@@ -91,6 +97,8 @@ export interface ImRepositories {
   files: ImFilesRepository;
   history: ImHistoryRepository;
   conversations: ImConversationsRepository;
+  attributes: ImAttributesRepository;
+  contacts: ImContactsRepository;
 }
 
 export interface ImModuleOptions {
@@ -152,12 +160,14 @@ export function createImModule(options: ImModuleOptions): ImModule {
   const groups = new ImGroupsService(groupsRepo, users, ids, clock);
   const moderation = new ModerationService(appsRepo, clock, options.settings);
   const origins = new AllowedOriginsService(options.repositories.origins, clock, options.settings);
+  const attributes = new UserAttributesService(options.repositories.attributes, users, clock);
+  const contacts = new ContactsService(options.repositories.contacts, users, clock, (appId, usernames, frame) => presence.deliver(appId, usernames, frame), options.settings);
   const keep = (missed: Array<MessageRef & { usernames: string[] }>) => offline.keep(missed);
   const live = new LiveDeliveries(presence, groupsRepo, instanceId, keep, metrics, (error) =>
     options.logger?.error({ err: error }, 'IM live push failed; its receivers get the message stored'),
   );
   const committer = new MessageCommitter(uow, ids);
-  const messages = new ImMessagesService(committer, users, groups, moderation, ids, clock, live, metrics, options.preSend);
+  const messages = new ImMessagesService(committer, users, groups, moderation, ids, clock, live, metrics, options.preSend, contacts);
   const events = new PendingEvents(messagesRepo, uow, presence, clock, (error) => options.logger?.error({ err: error }, 'IM: a receipt or recall could not be kept'));
   const receipts = new ReceiptsService(messagesRepo, groups, uow, events, ids, clock);
   const recalls = new RecallsService(messagesRepo, groupsRepo, uow, presence, events, ids, clock, options.recallSeconds ?? 120);
@@ -208,7 +218,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
     return removed;
   };
 
-  return { apps, users, groups, moderation, origins, messages, receipts, recalls, edits, events, offline, fanout, drains, presence, files, history, conversations, sockets, removeUser };
+  return { apps, users, groups, moderation, origins, attributes, contacts, messages, receipts, recalls, edits, events, offline, fanout, drains, presence, files, history, conversations, sockets, removeUser };
 }
 
 function parseUserRemoved(payload: string): { appId?: string; username?: string } {

@@ -10,6 +10,7 @@ import { IM_LIMITS } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import type { MessageCommitter } from './commit.js';
+import type { ContactsService } from './contacts.js';
 import type { ImGroupsService } from './groups.js';
 import type { LiveDeliveries } from './live-deliveries.js';
 import type { ImMetrics } from './metrics.js';
@@ -77,6 +78,8 @@ export class ImMessagesService {
     private readonly metrics: Pick<ImMetrics, 'sent'>,
     /** The app's pre-send review (callbacks module), after every check and before the commit. */
     private readonly preSend: PreSendHook = noPreSend,
+    /** Block lists: a one-to-one message to someone who blocked its sender is refused. */
+    private readonly blocks?: Pick<ContactsService, 'blockersOf'>,
   ) {}
 
   async send(app: ImApp, input: SendInput): Promise<Accepted[]> {
@@ -130,6 +133,9 @@ export class ImMessagesService {
       const names = [...new Set(input.targets.map((t, i) => validUsername(t, `to[${i}]`)))];
       const missing = await this.users.missing(app, names);
       if (missing.length > 0) throw new AppError('service_resource_not_found', { resource: `Service resource user ${missing.join(', ')}` });
+      const blockers = this.blocks ? await this.blocks.blockersOf(app, from, names) : [];
+      // `rule` tells a socket protocol this refusal from others (msync answers "blocked").
+      if (blockers.length > 0) throw new AppError('forbidden_op', { detail: `${blockers.join(', ')} blocked ${from}; the message was not sent`, rule: 'blocked' });
       return names;
     }
     const kind = input.chatType === 'groupchat' ? 'group' : 'chatroom';

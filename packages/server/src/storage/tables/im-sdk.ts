@@ -15,7 +15,32 @@ export interface ImUserAttributesTable {
   updated_at: number;
 }
 
+export interface ImContactsTable {
+  app_id: string;
+  username: string;
+  contact: string;
+  created_at: number;
+}
+
+export interface ImContactRequestsTable {
+  app_id: string;
+  requester: string;
+  target: string;
+  reason: string;
+  created_at: number;
+}
+
+export interface ImBlocksTable {
+  app_id: string;
+  username: string;
+  blocked: string;
+  created_at: number;
+}
+
 export interface ImSdkTables {
   im_allowed_origins: ImAllowedOriginsTable;
   im_user_attributes: ImUserAttributesTable;
+  im_contacts: ImContactsTable;
+  im_contact_requests: ImContactRequestsTable;
+  im_blocks: ImBlocksTable;
 }

@@ -18,6 +18,7 @@ import { imPresendRoutes } from './presend.js';
 import { imChatFileRoutes } from './chatfiles.js';
 import { imHistoryRoutes } from './history.js';
 import { imConversationRoutes } from './conversations.js';
+import { imContactRoutes } from './contacts.js';
 import { registerImContext } from './context.js';
 import { imCorsRoutes, registerImCors } from './cors.js';
 import { imGroupAdminRoutes } from './groups-admin.js';
@@ -29,6 +30,7 @@ import { imModerationRoutes } from './moderation.js';
 import { msyncRoutes, type MsyncLimits } from './msync.js';
 import type { ImLimits } from './send-limits.js';
 import { imSocketRoutes } from './socket.js';
+import { imUserAttributeRoutes } from './user-attributes.js';
 import { imUserAdminRoutes } from './users-admin.js';
 import { imUserRoutes } from './users.js';
 
@@ -87,6 +89,8 @@ export async function imRoutes(app: FastifyInstance, options: ImRoutesOptions): 
       await scope.register(imChatFileRoutes, { im, limits: options.limits, maxBytes: options.fileMaxBytes });
       await scope.register(imHistoryRoutes, { im });
       await scope.register(imConversationRoutes, { im });
+      await scope.register(imUserAttributeRoutes, { im });
+      await scope.register(imContactRoutes, { im });
       await scope.register(imSocketRoutes, { im, heartbeatMs: options.heartbeatMs, limits: options.limits });
       if (options.callbacks) await scope.register(imCallbackRoutes, { callbacks: options.callbacks, recent: options.recentCallbacks });
       if (options.presend) await scope.register(imPresendRoutes, { presend: options.presend });

@@ -198,3 +198,4 @@ export const clientCodec = {
   decodeUnread: (bytes: Uint8Array | undefined) => read<{ unread?: Array<{ queue: Jid; n: number }>; timestamp?: string }>(pb.CommUnreadDL, bytes, 'CommUnreadDL'),
   decodeNotice: (bytes: Uint8Array | undefined) => read<{ queue?: Jid }>(pb.CommNotice, bytes, 'CommNotice'),
 };
+export const encodeRosterBody = (body: Record<string, unknown>): Uint8Array => write(pb.RosterBody, body);

@@ -20,6 +20,7 @@ import { recallMeta } from './recall.js';
 import { receiptMeta } from './receipts.js';
 import { deliveredOf, queueOf, toMeta, type Delivered } from './contents.js';
 import { Outbox, PULL_BATCH, type Origin } from './outbox.js';
+import { rosterMeta, rosterQueue } from './roster.js';
 import { handleMeta } from './sends.js';
 import { CLOSE, onClosed, onFrame, onProvisioned, onUndecodable, type SessionState } from './session.js';
 import { OK, refusalStatus, type Refusal } from './statuses.js';
@@ -237,6 +238,7 @@ export class MsyncConnection {
         if (frame.op === 'receipt') return void this.place(receiptMeta(login.appKey, frame), 'room');
         if (frame.op === 'recall') return void this.place(recallMeta(login.appKey, frame, login.username), 'room');
         if (frame.op === 'edit') return void this.place(editMeta(login.appKey, frame, login.username), 'room');
+        if (frame.op === 'roster') return void this.holdEvent(rosterQueue(login.appKey, frame), rosterMeta(login.appKey, frame));
         if (frame.op !== 'message') return;
         // Own messages from another device, chat-room and online-only messages are never given back to the store.
         const once = frame.chat_type === 'chatroom' || frame.online_only === true || frame.device !== undefined;
@@ -246,6 +248,15 @@ export class MsyncConnection {
       sendStored: (messages, acknowledge) => this.takeStored(messages, acknowledge),
       close: (code, reason) => this.login?.lease.drop(code, reason),
     };
+  }
+
+  /** Puts an event meta (contacts) in the outbox: live only, dropped when the connection closes first. */
+  private holdEvent(queue: Jid, meta: MetaOut): void {
+    const login = this.login;
+    if (!login || !login.lease.active) return;
+    const outcome = this.outbox.add(queue, meta, true, 'room');
+    if (outcome === 'notice') this.write(encodeNotice(queue));
+    if (outcome === 'overflow') login.lease.drop(CLOSE_SLOW_CONSUMER, 'slow consumer: too many messages not pulled');
   }
 
   /** Puts a message in the outbox (NOTICE when its queue is not being pulled); false when it overflowed. */

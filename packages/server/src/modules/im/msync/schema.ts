@@ -38,6 +38,8 @@ export const ErrorCode = {
 } as const;
 /** `MUCBody.operation`, the two the gateway serves. */
 export const MucOperation = { JOIN: 2, LEAVE: 3 } as const;
+/** `RosterBody.operation`, as the SDK turns them into events: ADD onContactInvited, REMOVE onContactDeleted, ACCEPT onContactAdded, DECLINE onContactRefuse, REMOTE_ACCEPT onContactAgreed. */
+export const RosterOperation = { ADD: 2, REMOVE: 3, ACCEPT: 4, DECLINE: 5, REMOTE_ACCEPT: 8 } as const;
 
 /** `Meta.routetype`: ONLINE is the SDK's `deliverOnlineOnly` (typing indicators). */
 export const RouteType = { ALL: 0, ONLINE: 1, DIRECT: 2 } as const;
@@ -136,6 +138,7 @@ const DESCRIPTOR = {
                 ),
               },
             ),
+            RosterBody: message({ operation: f(1, 'int32'), from: f(3, 'JID'), to: many(4, 'JID'), reason: f(5, 'string') }),
             MUCBody: message(
               {
                 mucId: f(1, 'JID'),
@@ -170,4 +173,5 @@ export const pb = {
   MessageBody: type('MessageBody'),
   MUCBody: type('MUCBody'),
   Meta: type('Meta'),
+  RosterBody: type('RosterBody'),
 } as const;

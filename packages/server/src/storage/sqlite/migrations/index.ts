@@ -16,6 +16,7 @@ import { imPendingFanout } from './075-im-pending-fanout.js';
 import { foreignKeyIndexes } from './076-foreign-key-indexes.js';
 import { imLiveReceivers } from './077-im-live-receivers.js';
 import { imOriginsAttributes } from './080-im-origins-attributes.js';
+import { imContacts } from './081-im-contacts.js';
 import { imFiles } from './082-im-files.js';
 import { imHistory } from './083-im-history.js';
 import { imConversationMarks } from './084-im-conversation-marks.js';
@@ -30,4 +31,4 @@ import { callbackRedrive } from './101-callback-redrive.js';
 import { presendRules } from './103-presend-rules.js';
 
 /** SQLite migrations, in order. Append; never edit a released one. */
-export const sqliteMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, conversationEpoch, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin, callbackResendOutcome, instances, imPendingFanout, foreignKeyIndexes, imLiveReceivers, imOriginsAttributes, imFiles, imHistory, imConversationMarks, imOnlineOnly, imGroupReads, conversationEvents, receiptsRatings, queueAutomation, agentTools, secretOverlap, callbackRedrive, presendRules];
+export const sqliteMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, conversationEpoch, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin, callbackResendOutcome, instances, imPendingFanout, foreignKeyIndexes, imLiveReceivers, imOriginsAttributes, imContacts, imFiles, imHistory, imConversationMarks, imOnlineOnly, imGroupReads, conversationEvents, receiptsRatings, queueAutomation, agentTools, secretOverlap, callbackRedrive, presendRules];
