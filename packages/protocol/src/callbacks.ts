@@ -190,3 +190,22 @@ export const RecentCallbacks = Type.Object({
   minutes: Type.Array(RecentCallbackMinute, { description: 'the last 30 minutes, oldest first' }),
 }, { examples: [E.recent] });
 export type RecentCallbacks = Static<typeof RecentCallbacks>;
+
+/** What a test record to a rule did (beyond the spec): the exact signed strings, the request and the answer. */
+export const CallbackTestResult = Type.Object({
+  url: Type.String(),
+  signed: Type.Object({
+    security: Type.String({ description: 'the string whose MD5 is `security`: callId + secret + timestamp' }),
+    webhook: Type.String({ description: 'the string the Standard Webhooks signature signs: "{webhook-id}.{webhook-timestamp}.{body}"' }),
+  }),
+  headers: Type.Record(Type.String(), Type.String()),
+  body: Type.String({ description: 'the exact request body' }),
+  response: Type.Object({
+    status: Type.Union([Type.Integer(), Type.Null()], { description: 'null when no answer arrived' }),
+    body: Type.String({ description: 'the answer, at most 4 KiB of it' }),
+    truncated: Type.Boolean(),
+    latency_ms: Type.Integer(),
+    error: Type.Union([Type.String(), Type.Null()], { description: 'timeout, connection or blocked address, when there was no answer' }),
+  }),
+});
+export type CallbackTestResult = Static<typeof CallbackTestResult>;

@@ -89,7 +89,7 @@ export function createCallbacks(deps: CallbacksDeps): CallbacksModule {
   );
   const hook = new CallbacksPostSendHook(directory, jobs, delivery);
   const presend = createPresend({ repo: deps.presendRepo, clock, outbound, ruleCacheMs: config.ruleCacheMs, metrics: deps.metrics, ...(deps.settings ? { settings: deps.settings } : {}) });
-  const service = new CallbacksService({ uow, repo, directory, bans, jobs, outbound, clock, retentionMs: config.storeRetentionMs, dateKeyZone: config.dateKeyZone });
+  const service = new CallbacksService({ uow, repo, directory, bans, jobs, outbound, clock, retentionMs: config.storeRetentionMs, dateKeyZone: config.dateKeyZone, attemptTimeoutMs: config.attemptTimeoutMs });
 
   let timer: NodeJS.Timeout | undefined;
   const sweep = async () => {

@@ -4,6 +4,7 @@ import {
   CallbackRuleView,
   CallbackServiceSettings,
   CallbackServiceUpdate,
+  CallbackTestResult,
   CreateCallbackRuleRequest,
   ImEntitiesEnvelope,
   ImEntitiesPage,
@@ -95,6 +96,18 @@ function ruleRoutes(app: ImApp, callbacks: CallbacksService): void {
   app.post('/callbacks/rules/:name/secret', { schema: rotate }, async (request) => {
     const imApp = imAppOf(request);
     return imData(request, imApp, await callbacks.rotateSecret(imApp.id, request.params.name));
+  });
+  const test = {
+    tags,
+    summary: 'Send a test record to the rule: answers the exact signed strings, the request and the receiver\'s answer',
+    security,
+    'x-no-body': true,
+    params: NameParams,
+    response: { 200: ImEnvelope(CallbackTestResult), ...errors },
+  };
+  app.post('/callbacks/rules/:name/test', { schema: test }, async (request) => {
+    const imApp = imAppOf(request);
+    return imData(request, imApp, await callbacks.testRule(imApp, request.params.name));
   });
 }
 
