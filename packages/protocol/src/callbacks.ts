@@ -209,3 +209,38 @@ export const CallbackTestResult = Type.Object({
   }),
 });
 export type CallbackTestResult = Static<typeof CallbackTestResult>;
+
+/** `GET /callbacks/deliveries` (beyond the spec): the durable delivery log, newest first. */
+export const DELIVERY_LOG_DEFAULT_LIMIT = 50;
+export const DELIVERY_LOG_MAX_LIMIT = 500;
+const DeliveryStatus = Type.Union([Type.Literal('success'), Type.Literal('overlong'), Type.Literal('failure')]);
+export const DeliveryLogQuery = Type.Object(
+  {
+    msg_id: Type.Optional(Type.String({ pattern: '^\\d{1,20}$', description: 'attempts of this message' })),
+    user: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'attempts of records from or to this user' })),
+    rule: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_]{1,32}$', description: 'attempts of this rule' })),
+    status: Type.Optional(DeliveryStatus),
+    since: Type.Optional(Type.Integer({ minimum: 0, description: 'ms, inclusive' })),
+    until: Type.Optional(Type.Integer({ minimum: 0, description: 'ms, exclusive' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: DELIVERY_LOG_MAX_LIMIT, description: `default ${DELIVERY_LOG_DEFAULT_LIMIT}` })),
+    cursor: Type.Optional(Type.String({ pattern: '^\\d{1,20}$', maxLength: 20, description: 'from the previous page' })),
+  },
+  { additionalProperties: false },
+);
+export type DeliveryLogQuery = Static<typeof DeliveryLogQuery>;
+
+export const DeliveryLogEntry = Type.Object({
+  at: Type.Integer({ description: 'ms when the attempt ended' }),
+  rule: Type.String(),
+  callId: Type.String(),
+  msg_id: Type.String(),
+  eventType: Type.String(),
+  from: Type.String(),
+  to: Type.String(),
+  status: DeliveryStatus,
+  http_status: Type.Union([Type.Integer(), Type.Null()]),
+  duration_ms: Type.Integer(),
+  error: Type.Union([Type.String(), Type.Null()]),
+  resend: Type.Boolean(),
+});
+export type DeliveryLogEntry = Static<typeof DeliveryLogEntry>;

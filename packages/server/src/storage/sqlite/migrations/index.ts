@@ -16,6 +16,7 @@ import { imPendingFanout } from './075-im-pending-fanout.js';
 import { foreignKeyIndexes } from './076-foreign-key-indexes.js';
 import { imLiveReceivers } from './077-im-live-receivers.js';
 import { presendRules } from './103-presend-rules.js';
+import { callbackDeliveries } from './104-callback-deliveries.js';
 
 /** SQLite migrations, in order. Append; never edit a released one. */
-export const sqliteMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, conversationEpoch, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin, callbackResendOutcome, instances, imPendingFanout, foreignKeyIndexes, imLiveReceivers, presendRules];
+export const sqliteMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, conversationEpoch, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin, callbackResendOutcome, instances, imPendingFanout, foreignKeyIndexes, imLiveReceivers, presendRules, callbackDeliveries];
