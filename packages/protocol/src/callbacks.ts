@@ -207,6 +207,19 @@ export const CallbackTestResult = Type.Object({
     latency_ms: Type.Integer(),
     error: Type.Union([Type.String(), Type.Null()], { description: 'timeout, connection or blocked address, when there was no answer' }),
   }),
+}, {
+  examples: [
+    {
+      url: 'https://example.com/callback',
+      signed: {
+        security: 'acme#shop_6a1f0c1e-3b9a-4c55-9d0e-2f7f1b1b7a10' + '0123456789abcdef0123456789abcdef' + '1700000000000',
+        webhook: 'acme#shop_6a1f0c1e-3b9a-4c55-9d0e-2f7f1b1b7a10.1700000000.{"callId":"acme#shop_6a1f0c1e-3b9a-4c55-9d0e-2f7f1b1b7a10",…}',
+      },
+      headers: { 'content-type': 'application/json; charset=utf-8', 'x-callback-body-md5': '9e107d9d372bb6826bd81d3542a419d6', 'webhook-id': 'acme#shop_6a1f0c1e-3b9a-4c55-9d0e-2f7f1b1b7a10', 'webhook-timestamp': '1700000000', 'webhook-signature': 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=' },
+      body: '{"callId":"acme#shop_6a1f0c1e-3b9a-4c55-9d0e-2f7f1b1b7a10",…}',
+      response: { status: 200, body: 'ok', truncated: false, latency_ms: 12, error: null },
+    },
+  ],
 });
 export type CallbackTestResult = Static<typeof CallbackTestResult>;
 
@@ -242,5 +255,9 @@ export const DeliveryLogEntry = Type.Object({
   duration_ms: Type.Integer(),
   error: Type.Union([Type.String(), Type.Null()]),
   resend: Type.Boolean(),
+}, {
+  examples: [
+    { at: 1700000000123, rule: 'main', callId: 'acme#shop_6a1f0c1e-3b9a-4c55-9d0e-2f7f1b1b7a10', msg_id: '1260403012345678901', eventType: 'chat', from: 'alice', to: 'bob', status: 'failure', http_status: 503, duration_ms: 41, error: 'HTTP 503', resend: false },
+  ],
 });
 export type DeliveryLogEntry = Static<typeof DeliveryLogEntry>;
