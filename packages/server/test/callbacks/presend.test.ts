@@ -12,6 +12,8 @@ import { CallbackReceiver } from '../helpers/callback-receiver.js';
 import { ENGINES } from '../helpers/engines.js';
 import { createImApp, createUsers, listen, SocketClient, userToken, type ImAppHandle } from '../helpers/im.js';
 
+/** Tests of what an answer does wait this long for it (a busy test machine); the timeout itself is tested with 200 ms. */
+const SLOW_MACHINE_MS = 2_000;
 const answer = (json: unknown) => ({ status: 200, body: JSON.stringify(json) });
 const textOf = (record: CallbackRecord) => (record.payload.bodies[0] as { msg?: string } | undefined)?.msg;
 
@@ -50,7 +52,7 @@ describe.each(ENGINES)('pre-send callback on %s', (engine) => {
   });
 
   it('manages rules: defaults, validation, 409, at most 4, read, change, new secret, delete, 404', async () => {
-    const created = await api('POST', '/callbacks/presend-rules', { name: 'mod', url: presend.url });
+    const created = await api('POST', '/callbacks/presend-rules', { name: 'mod', url: presend.url, timeout_ms: SLOW_MACHINE_MS });
     expect(created.status).toBe(200);
     expect(created.body).toMatchObject({ path: '/callbacks/presend-rules', action: 'post' });
     expect(created.body.data).toEqual({
@@ -96,7 +98,7 @@ describe.each(ENGINES)('pre-send callback on %s', (engine) => {
   });
 
   it('posts the signed pre-send record; valid:false refuses with the app code: nothing delivered or called back', async () => {
-    const rule = (await api('POST', '/callbacks/presend-rules', { name: 'mod', url: presend.url })).body.data as { secret: string };
+    const rule = (await api('POST', '/callbacks/presend-rules', { name: 'mod', url: presend.url, timeout_ms: SLOW_MACHINE_MS })).body.data as { secret: string };
     presend.respond = (req) => (req.body.includes('spam') ? answer({ valid: false, code: 'HX:10001 spam' }) : answer({ valid: true }));
 
     const sent = await send('hello');
@@ -119,7 +121,7 @@ describe.each(ENGINES)('pre-send callback on %s', (engine) => {
   });
 
   it('a payload rewrites the text: the receiver and the post-send record get the rewritten message', async () => {
-    await api('POST', '/callbacks/presend-rules', { name: 'mod', url: presend.url });
+    await api('POST', '/callbacks/presend-rules', { name: 'mod', url: presend.url, timeout_ms: SLOW_MACHINE_MS });
     presend.respond = () => answer({ valid: true, payload: { bodies: [{ type: 'txt', msg: 'h***o' }], ext: { moderated: true } } });
     const url = await listen(t.app);
     const bob = await SocketClient.connect(url, im.base, await userToken(t.app, im, 'bob'));
@@ -136,7 +138,7 @@ describe.each(ENGINES)('pre-send callback on %s', (engine) => {
   });
 
   it('refuses a JSON socket send with an error frame naming the code; filters skip what the rule does not cover', async () => {
-    await api('POST', '/callbacks/presend-rules', { name: 'mod', url: presend.url, chat_types: ['chat'], message_types: ['txt'] });
+    await api('POST', '/callbacks/presend-rules', { name: 'mod', url: presend.url, timeout_ms: SLOW_MACHINE_MS, chat_types: ['chat'], message_types: ['txt'] });
     presend.respond = () => answer({ valid: false, code: 'not today' });
     const url = await listen(t.app);
     const carol = await SocketClient.connect(url, im.base, await userToken(t.app, im, 'carol'));
@@ -155,7 +157,7 @@ describe.each(ENGINES)('pre-send callback on %s', (engine) => {
   });
 
   it('failures follow on_failure and are counted with their latency', async () => {
-    await api('POST', '/callbacks/presend-rules', { name: 'mod', url: presend.url, on_failure: 'allow' });
+    await api('POST', '/callbacks/presend-rules', { name: 'mod', url: presend.url, timeout_ms: SLOW_MACHINE_MS, on_failure: 'allow' });
     presend.respond = () => ({ status: 200, body: 'not json' });
     expect((await send('one')).status).toBe(200);
     presend.respond = () => answer({ valid: true, pad: 'x'.repeat(1000) });

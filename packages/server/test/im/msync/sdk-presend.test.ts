@@ -23,7 +23,7 @@ describe.each(ENGINES)('pre-send callback with the Easemob Web SDK on %s', (engi
   beforeAll(async () => {
     w = await msyncWorld(engine, ['ann', 'ben']);
     presend = await CallbackReceiver.start('/presend');
-    expect((await w.api('POST', '/callbacks/presend-rules', { name: 'mod', url: presend.url, message_types: ['txt'] })).status).toBe(200);
+    expect((await w.api('POST', '/callbacks/presend-rules', { name: 'mod', url: presend.url, message_types: ['txt'], timeout_ms: 2000 })).status).toBe(200);
     presend.respond = (req) => {
       const body = JSON.parse(req.body) as { payload: { bodies: Array<{ msg?: string }> } };
       const text = body.payload.bodies[0]?.msg ?? '';
