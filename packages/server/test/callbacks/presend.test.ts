@@ -52,7 +52,7 @@ describe.each(ENGINES)('pre-send callback on %s', (engine) => {
   });
 
   it('manages rules: defaults, validation, 409, at most 4, read, change, new secret, delete, 404', async () => {
-    const created = await api('POST', '/callbacks/presend-rules', { name: 'mod', url: presend.url, timeout_ms: SLOW_MACHINE_MS });
+    const created = await api('POST', '/callbacks/presend-rules', { name: 'mod', url: presend.url });
     expect(created.status).toBe(200);
     expect(created.body).toMatchObject({ path: '/callbacks/presend-rules', action: 'post' });
     expect(created.body.data).toEqual({
