@@ -196,3 +196,74 @@ export const RecentCallbacks = Type.Object({
   minutes: Type.Array(RecentCallbackMinute, { description: 'the last 30 minutes, oldest first' }),
 }, { examples: [E.recent] });
 export type RecentCallbacks = Static<typeof RecentCallbacks>;
+
+/** What a test record to a rule did (beyond the spec): the exact signed strings, the request and the answer. */
+export const CallbackTestResult = Type.Object({
+  url: Type.String(),
+  signed: Type.Object({
+    security: Type.String({ description: 'the string whose MD5 is `security`: callId + secret + timestamp' }),
+    webhook: Type.String({ description: 'the string the Standard Webhooks signature signs: "{webhook-id}.{webhook-timestamp}.{body}"' }),
+  }),
+  headers: Type.Record(Type.String(), Type.String()),
+  body: Type.String({ description: 'the exact request body' }),
+  response: Type.Object({
+    status: Type.Union([Type.Integer(), Type.Null()], { description: 'null when no answer arrived' }),
+    body: Type.String({ description: 'the answer, at most 4 KiB of it' }),
+    truncated: Type.Boolean(),
+    latency_ms: Type.Integer(),
+    error: Type.Union([Type.String(), Type.Null()], { description: 'timeout, connection or blocked address, when there was no answer' }),
+  }),
+}, {
+  examples: [
+    {
+      url: 'https://example.com/callback',
+      signed: {
+        security: 'acme#shop_6a1f0c1e-3b9a-4c55-9d0e-2f7f1b1b7a10' + '0123456789abcdef0123456789abcdef' + '1700000000000',
+        webhook: 'acme#shop_6a1f0c1e-3b9a-4c55-9d0e-2f7f1b1b7a10.1700000000.{"callId":"acme#shop_6a1f0c1e-3b9a-4c55-9d0e-2f7f1b1b7a10",…}',
+      },
+      headers: { 'content-type': 'application/json; charset=utf-8', 'x-callback-body-md5': '9e107d9d372bb6826bd81d3542a419d6', 'webhook-id': 'acme#shop_6a1f0c1e-3b9a-4c55-9d0e-2f7f1b1b7a10', 'webhook-timestamp': '1700000000', 'webhook-signature': 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=' },
+      body: '{"callId":"acme#shop_6a1f0c1e-3b9a-4c55-9d0e-2f7f1b1b7a10",…}',
+      response: { status: 200, body: 'ok', truncated: false, latency_ms: 12, error: null },
+    },
+  ],
+});
+export type CallbackTestResult = Static<typeof CallbackTestResult>;
+
+/** `GET /callbacks/deliveries` (beyond the spec): the durable delivery log, newest first. */
+export const DELIVERY_LOG_DEFAULT_LIMIT = 50;
+export const DELIVERY_LOG_MAX_LIMIT = 500;
+const DeliveryStatus = Type.Union([Type.Literal('success'), Type.Literal('overlong'), Type.Literal('failure')]);
+export const DeliveryLogQuery = Type.Object(
+  {
+    msg_id: Type.Optional(Type.String({ pattern: '^\\d{1,20}$', description: 'attempts of this message' })),
+    user: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'attempts of records from or to this user' })),
+    rule: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_]{1,32}$', description: 'attempts of this rule' })),
+    status: Type.Optional(DeliveryStatus),
+    since: Type.Optional(Type.Integer({ minimum: 0, description: 'ms, inclusive' })),
+    until: Type.Optional(Type.Integer({ minimum: 0, description: 'ms, exclusive' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: DELIVERY_LOG_MAX_LIMIT, description: `default ${DELIVERY_LOG_DEFAULT_LIMIT}` })),
+    cursor: Type.Optional(Type.String({ pattern: '^\\d{1,20}$', maxLength: 20, description: 'from the previous page' })),
+  },
+  { additionalProperties: false },
+);
+export type DeliveryLogQuery = Static<typeof DeliveryLogQuery>;
+
+export const DeliveryLogEntry = Type.Object({
+  at: Type.Integer({ description: 'ms when the attempt ended' }),
+  rule: Type.String(),
+  callId: Type.String(),
+  msg_id: Type.String(),
+  eventType: Type.String(),
+  from: Type.String(),
+  to: Type.String(),
+  status: DeliveryStatus,
+  http_status: Type.Union([Type.Integer(), Type.Null()]),
+  duration_ms: Type.Integer(),
+  error: Type.Union([Type.String(), Type.Null()]),
+  resend: Type.Boolean(),
+}, {
+  examples: [
+    { at: 1700000000123, rule: 'main', callId: 'acme#shop_6a1f0c1e-3b9a-4c55-9d0e-2f7f1b1b7a10', msg_id: '1260403012345678901', eventType: 'chat', from: 'alice', to: 'bob', status: 'failure', http_status: 503, duration_ms: 41, error: 'HTTP 503', resend: false },
+  ],
+});
+export type DeliveryLogEntry = Static<typeof DeliveryLogEntry>;

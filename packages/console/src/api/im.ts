@@ -6,6 +6,7 @@
 import type {
   AppTokenResult,
   CallbackRuleView,
+  CallbackTestResult,
   CallbackServiceSettings,
   CallbackServiceUpdate,
   ChatroomListItem,
@@ -177,6 +178,11 @@ export class ImAppApi {
 
   rotateRuleSecret(name: string): Promise<CallbackRuleView> {
     return this.data('POST', `/callbacks/rules/${encodeURIComponent(name)}/secret`);
+  }
+
+  /** Sends a test record to the rule: the exact signed strings, the request and the receiver's answer. */
+  testRule(name: string): Promise<CallbackTestResult> {
+    return this.data('POST', `/callbacks/rules/${encodeURIComponent(name)}/test`);
   }
 
   /** The keys, and the IANA zone their `yyyyMMddHHmm` is read in. */

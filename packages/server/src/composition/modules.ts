@@ -68,6 +68,7 @@ export async function buildModules(base: Foundation): Promise<Modules> {
     uow,
     repo: repositories.callbacks,
     presendRepo: repositories.presend,
+    deliveryLogRepo: repositories.deliveryLog,
     config: config.callbacks,
     clock,
     jobs,

@@ -8,6 +8,7 @@ import type { Storage } from '../storage/index.js';
 import { kyselyAccountsRepository } from '../storage/repositories/accounts.js';
 import { kyselyCallbacksRepository } from '../storage/repositories/callbacks.js';
 import { kyselyPresendRulesRepository } from '../storage/repositories/callbacks-presend.js';
+import { kyselyDeliveryLogRepository } from '../storage/repositories/callbacks-deliveries.js';
 import { kyselyArrivals } from '../storage/repositories/channel-arrivals.js';
 import { kyselyAssociationsRepository, kyselyRoutingDirectory } from '../storage/repositories/channel-associations.js';
 import { kyselyConversationsRepository } from '../storage/repositories/channel-conversations.js';
@@ -52,6 +53,7 @@ export function storageRepositories(storage: Storage, secrets: SecretBox, jobs: 
     uow: new KyselyUnitOfWork<StorageTransaction>(db, storage.capabilities, transaction),
     callbacks: kyselyCallbacksRepository(db, secrets),
     presend: kyselyPresendRulesRepository(db, secrets),
+    deliveryLog: kyselyDeliveryLogRepository(db),
     im: {
       apps: withDomainErrors(kyselyImAppsRepository(db)),
       users: withDomainErrors(kyselyImUsersRepository(db, storage.capabilities.engine)),

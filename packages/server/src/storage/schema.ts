@@ -11,6 +11,7 @@ import type { ImTables } from './tables/im.js';
 import type { InstancesTables } from './tables/instances.js';
 import type { JobsTables } from './tables/jobs.js';
 import type { PresendTables } from './tables/presend.js';
+import type { DeliveryLogTables } from './tables/delivery-log.js';
 
 export interface MigrationsTable {
   version: number;
@@ -18,6 +19,6 @@ export interface MigrationsTable {
   applied_at: number;
 }
 
-export interface Database extends AccountsTables, JobsTables, ChannelTables, ConversationEpochTables, ImTables, ImSdkTables, CallbacksTables, InstancesTables, PresendTables {
+export interface Database extends AccountsTables, JobsTables, ChannelTables, ConversationEpochTables, ImTables, ImSdkTables, CallbacksTables, InstancesTables, PresendTables, DeliveryLogTables {
   parley_migrations: MigrationsTable;
 }

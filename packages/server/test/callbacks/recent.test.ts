@@ -1,7 +1,7 @@
 /**
  * The console's live tail: `GET /{org}/{app}/callbacks/deliveries/recent` lists the last attempts
  * of an app (newest first, with result, latency and error) and counts them per minute by result,
- * from a bounded in-memory ring fed by the real delivery engine. Both engines.
+ * from the durable delivery log fed by the real delivery engine. Both engines.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { call, createTestApp, type TestApp } from '../helpers/app.js';
@@ -9,7 +9,7 @@ import { CallbackReceiver } from '../helpers/callback-receiver.js';
 import { FakeClock } from '../helpers/clock.js';
 import { ENGINES } from '../helpers/engines.js';
 import { createImApp, createUsers, type ImAppHandle } from '../helpers/im.js';
-import { RecentAttempts, RECENT_MINUTES } from '../../src/modules/callbacks/recent.js';
+import { RECENT_MINUTES } from '../../src/modules/callbacks/delivery-log.js';
 
 const MINUTE = 60_000;
 
@@ -82,19 +82,5 @@ describe.each(ENGINES)('recent callback attempts on %s', (engine) => {
     const bad = await api('GET', '/callbacks/deliveries/recent?limit=0');
     expect(bad.status).toBe(400);
     expect(bad.body.error).toBe('illegal_argument');
-  });
-});
-
-describe('RecentAttempts ring', () => {
-  it('keeps at most its limit per app and forgets minutes outside the window', () => {
-    const clock = new FakeClock(Date.UTC(2030, 0, 1));
-    const ring = new RecentAttempts(clock, 3);
-    const add = (rule: string) => ring.add('app', { at: clock.now(), rule, result: 'success', latencyMs: 1, error: null, resend: false });
-    for (const r of ['a', 'b', 'c', 'd']) add(r);
-    expect(ring.view('app', 10).attempts.map((a) => a.rule)).toEqual(['d', 'c', 'b']);
-    clock.advance(RECENT_MINUTES * MINUTE);
-    add('e');
-    const { minutes } = ring.view('app');
-    expect(minutes.reduce((n, m) => n + m.success, 0)).toBe(1);
   });
 });

@@ -10,7 +10,7 @@ const RESULT_TEXT = { success: 'Delivered', overlong: 'Over-long answer', failur
 const RESULT_CLASS = { success: 'succeeded', overlong: 'pending', failure: 'failed' } as const;
 const time = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 
-/** Recent callback attempts of the open app (this server instance), refreshed every 3 s, with a per-minute chart. */
+/** Recent callback attempts of the open app (the durable delivery log, all instances), refreshed every 3 s, with a per-minute chart. */
 export function LiveTail() {
   const { api } = useImApp();
   const recent = useResource((signal) => api.recent(25, signal), [api]);

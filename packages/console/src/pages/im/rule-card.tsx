@@ -1,7 +1,7 @@
 /**
  * One callback rule: its two states named apart (the rule's own switch, "Rule: On/Off", and its
  * delivery, "Delivery: Active" or "Banned until … (n min left)"), its filters and URL, the edit
- * form, the secret, and rotate and delete behind a confirmation.
+ * form, the secret, a test record, and rotate and delete behind a confirmation.
  */
 import { useEffect, useState } from 'react';
 import type { CallbackRuleView } from '@parley/protocol';
@@ -12,6 +12,7 @@ import { Truncated } from '../../components/truncated.js';
 import { useSubmit } from '../../hooks.js';
 import { useImApp } from './app-gate.js';
 import { RuleFilterFields, type RuleFilters } from './rule-filters.js';
+import { RuleTest } from './rule-test.js';
 
 const clock = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 
@@ -129,6 +130,7 @@ export function RuleCard({ rule, offsetMs, serviceOn, onChanged, onDeleted }: { 
           Delete {rule.name}…
         </button>
       </div>
+      <RuleTest rule={rule.name} />
       {confirm && <ConfirmChange rule={rule.name} kind={confirm} busy={change.busy} onYes={() => void run(confirm)} onCancel={() => setConfirm(undefined)} />}
       {change.error && <ErrorMessage error={change.error} title="The rule was not changed" />}
     </article>

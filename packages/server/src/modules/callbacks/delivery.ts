@@ -212,6 +212,11 @@ export class CallbackDelivery {
       resend,
       callId: record.callId,
       error: outcome.kind === 'failure' ? outcome.error : undefined,
+      msgId: record.msg_id,
+      eventType: record.eventType,
+      from: record.from,
+      to: record.to,
+      ...(result.status !== undefined ? { httpStatus: result.status } : {}),
     });
     return outcome;
   }

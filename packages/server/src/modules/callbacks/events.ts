@@ -17,7 +17,21 @@ export interface CallbackEventMap {
   'rule.banned': [RuleRef & Extract<BanEvent, { type: 'rule.banned' }>];
   'rule.unbanned': [RuleRef & Extract<BanEvent, { type: 'rule.unbanned' }>];
   /** One HTTP attempt finished. */
-  'attempt.finished': [RuleRef & { outcome: 'success' | 'overlong' | 'failure'; latencyMs: number; resend: boolean; callId?: string; error?: string }];
+  'attempt.finished': [
+    RuleRef & {
+      outcome: 'success' | 'overlong' | 'failure';
+      latencyMs: number;
+      resend: boolean;
+      callId?: string;
+      error?: string;
+      /** The record's message, event and users, and the answer's HTTP status (none without an answer). */
+      msgId?: string;
+      eventType?: string;
+      from?: string;
+      to?: string;
+      httpStatus?: number;
+    },
+  ];
   /** A live record reached its end state; `endToEndMs` is message receipt → 200, when delivered. */
   'record.finished': [RuleRef & { result: DeliveryResult; reason?: string; endToEndMs?: number }];
 }

@@ -22,7 +22,8 @@ import { createPresend, type PresendModule } from './presend/index.js';
 import type { PresendRulesRepository } from './presend/ports.js';
 import { observeCallbacks } from './metrics.js';
 import type { CallbacksRepository, CallbacksTransaction } from './ports.js';
-import { RecentAttempts } from './recent.js';
+import { DeliveryLog } from './delivery-log.js';
+import type { DeliveryLogRepository } from './delivery-log-ports.js';
 import { CallbacksService } from './service.js';
 
 /** Real-time period of the ban-expiry check. */
@@ -39,8 +40,8 @@ export interface CallbacksModule {
   events: CallbackEvents;
   /** The pre-send callback: the IM module's pre-send check and the service of its rules. */
   presend: PresendModule;
-  /** The last attempts per app (this process), for the console's live tail. */
-  recent: RecentAttempts;
+  /** The durable delivery log: every attempt, searchable; the console's live tail reads it. */
+  recent: DeliveryLog;
   /** Registers workers (call before the job queue starts) and resumes rules with pending jobs. */
   start(): Promise<void>;
   /** Ends elapsed bans and deletes expired stored records. Runs periodically; tests call it after moving the clock. */
@@ -55,6 +56,8 @@ export interface CallbacksDeps {
   repo: CallbacksRepository;
   /** The pre-send rules' storage port. */
   presendRepo: PresendRulesRepository;
+  /** The delivery log's storage port. */
+  deliveryLogRepo: DeliveryLogRepository;
   config: CallbacksConfig;
   clock: Clock;
   jobs: JobQueue;
@@ -73,7 +76,7 @@ export function createCallbacks(deps: CallbacksDeps): CallbacksModule {
   const { uow, repo, config, clock, jobs, outbound, logger } = deps;
   const events = new CallbackEvents();
   observeCallbacks(events, deps.metrics, logger);
-  const recent = new RecentAttempts(clock);
+  const recent = new DeliveryLog(deps.deliveryLogRepo, clock, (error, rows) => logger.error({ err: error, rows }, 'callback delivery log: a batch could not be written'));
   recent.observe(events);
   const directory = new RuleDirectory(repo, clock, config.ruleCacheMs, deps.settings);
   const onBanError = (error: unknown) => logger.error({ err: error }, 'callback rule ban state: storage failed');
@@ -89,7 +92,7 @@ export function createCallbacks(deps: CallbacksDeps): CallbacksModule {
   );
   const hook = new CallbacksPostSendHook(directory, jobs, delivery);
   const presend = createPresend({ repo: deps.presendRepo, clock, outbound, ruleCacheMs: config.ruleCacheMs, metrics: deps.metrics, ...(deps.settings ? { settings: deps.settings } : {}) });
-  const service = new CallbacksService({ uow, repo, directory, bans, jobs, outbound, clock, retentionMs: config.storeRetentionMs, dateKeyZone: config.dateKeyZone });
+  const service = new CallbacksService({ uow, repo, directory, bans, jobs, outbound, clock, retentionMs: config.storeRetentionMs, dateKeyZone: config.dateKeyZone, attemptTimeoutMs: config.attemptTimeoutMs });
 
   // Re-drive after a ban, for rules that opted in; a ban's end is noticed at most one tick late.
   const redriving = new Set<Promise<unknown>>();
@@ -105,6 +108,8 @@ export function createCallbacks(deps: CallbacksDeps): CallbacksModule {
   const sweep = async () => {
     const deleted = await service.sweepExpired();
     if (deleted > 0) logger.info({ deleted }, 'expired callback records deleted from the exception store');
+    const attempts = await recent.sweep(config.storeRetentionMs);
+    if (attempts > 0) logger.info({ deleted: attempts }, 'expired attempts deleted from the callback delivery log');
   };
   const tick = async (options: { retention?: boolean } = {}) => {
     await bans.tick();
@@ -138,6 +143,7 @@ export function createCallbacks(deps: CallbacksDeps): CallbacksModule {
       if (timer) clearInterval(timer);
       delivery.stop();
       await bans.flush();
+      await recent.flush();
     },
   };
 }

@@ -14,6 +14,7 @@ import {
   isValidDateKey,
   type CallbackRuleView,
   type CallbackServiceSettings,
+  type CallbackTestResult,
   type CreateCallbackRuleRequest,
   type StorageRetryRequest,
   type StoredRecordsQuery,
@@ -28,6 +29,7 @@ import { RESEND_QUEUE, resendOrderingKey, type CallbacksCore, type ResendPayload
 import type { CallbackRule, RulePatch } from './ports.js';
 import { redriveKeys, redriveWindow } from './redrive.js';
 import { decodeStoreCursor, encodeStoreCursor } from './store-cursor.js';
+import { sendTestRecord } from './test-record.js';
 
 /** A new rule secret: 32 lower-case hex characters (128 bits). */
 export const newRuleSecret = (): string => randomHex(16);
@@ -41,7 +43,7 @@ export interface AppRef {
 
 export class CallbacksService {
   constructor(
-    private readonly deps: CallbacksCore & { retentionMs: number; dateKeyZone: string },
+    private readonly deps: CallbacksCore & { retentionMs: number; dateKeyZone: string; attemptTimeoutMs: number },
   ) {}
 
   async settings(appId: string): Promise<CallbackServiceSettings> {
@@ -150,6 +152,13 @@ export class CallbacksService {
     if (!rule) throw new AppError('service_resource_not_found', { resource: `callback rule ${name}` });
     await this.deps.directory.changed(appId, rule.id);
     return this.view(rule);
+  }
+
+  /** Sends a test record to the rule now and answers what was sent and what came back (test-record.ts). */
+  async testRule(app: AppRef, name: string): Promise<CallbackTestResult> {
+    const rule = await this.rule(app.id, name);
+    const deps = { outbound: this.deps.outbound, clock: this.deps.clock, timeoutMs: this.deps.attemptTimeoutMs };
+    return sendTestRecord(deps, `${app.orgName}#${app.appName}`, rule);
   }
 
   async deleteRule(appId: string, name: string): Promise<void> {

@@ -4,7 +4,10 @@ import {
   CallbackRuleView,
   CallbackServiceSettings,
   CallbackServiceUpdate,
+  CallbackTestResult,
   CreateCallbackRuleRequest,
+  DeliveryLogEntry,
+  DeliveryLogQuery,
   ImEntitiesEnvelope,
   ImEntitiesPage,
   ImEnvelope,
@@ -18,7 +21,7 @@ import {
   StoredRecordView,
   UpdateCallbackRuleRequest,
 } from '@parley/protocol';
-import type { RecentAttempts } from '../../../modules/callbacks/recent.js';
+import type { DeliveryLog } from '../../../modules/callbacks/delivery-log.js';
 import type { CallbacksService } from '../../../modules/callbacks/service.js';
 import { imData, imEntities } from '../../../modules/im/envelope.js';
 import { IM_ADMIN_ERRORS, IM_TOKEN, imErrors } from '../../openapi.js';
@@ -42,7 +45,7 @@ type ImApp = Parameters<FastifyPluginAsyncTypebox>[0];
  * app-admin token (the IM context answers 401 without one and 403 for a user token); the IM
  * scope's per-app limit answers 429 `reach_limit`.
  */
-export const imCallbackRoutes: FastifyPluginAsyncTypebox<{ callbacks: CallbacksService; recent?: RecentAttempts | undefined }> = async (app, { callbacks, recent }) => {
+export const imCallbackRoutes: FastifyPluginAsyncTypebox<{ callbacks: CallbacksService; recent?: DeliveryLog | undefined }> = async (app, { callbacks, recent }) => {
   switchRoutes(app, callbacks);
   ruleRoutes(app, callbacks);
   if (recent) recentAttemptRoutes(app, recent);
@@ -110,16 +113,46 @@ function ruleRoutes(app: ImApp, callbacks: CallbacksService): void {
     const imApp = imAppOf(request);
     return imData(request, imApp, await callbacks.endOverlap(imApp.id, request.params.name));
   });
+  const test = {
+    tags,
+    summary: 'Send a test record to the rule: answers the exact signed strings, the request and the receiver\'s answer',
+    security,
+    'x-no-body': true,
+    params: NameParams,
+    response: { 200: ImEnvelope(CallbackTestResult), ...errors },
+  };
+  app.post('/callbacks/rules/:name/test', { schema: test }, async (request) => {
+    const imApp = imAppOf(request);
+    return imData(request, imApp, await callbacks.testRule(imApp, request.params.name));
+  });
 }
 
 /** Recent attempts of this instance, for the console's live tail. */
-function recentAttemptRoutes(app: ImApp, recent: RecentAttempts): void {
+function recentAttemptRoutes(app: ImApp, recent: DeliveryLog): void {
+  app.get(
+    '/callbacks/deliveries',
+    {
+      schema: {
+        tags,
+        summary: 'The delivery log: callback attempts of every instance, newest first, by msg_id, user, rule, status and time (`cursor` continues)',
+        security,
+        querystring: DeliveryLogQuery,
+        response: { 200: ImEntitiesPage(DeliveryLogEntry), ...errors },
+      },
+    },
+    async (request) => {
+      const imApp = imAppOf(request);
+      const page = await recent.search(imApp.id, request.query);
+      const body = imEntities(request, imApp, page.entities);
+      return page.cursor === undefined ? body : { ...body, cursor: page.cursor };
+    },
+  );
   app.get(
     '/callbacks/deliveries/recent',
     {
       schema: {
         tags,
-        summary: 'Recent callback attempts of this instance and per-minute counts by result (console live tail)',
+        summary: 'Recent callback attempts of every instance (from the delivery log) and per-minute counts by result (console live tail)',
         security,
         querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })) }, { additionalProperties: false }),
         response: { 200: ImEnvelope(RecentCallbacks), ...errors },
@@ -127,7 +160,7 @@ function recentAttemptRoutes(app: ImApp, recent: RecentAttempts): void {
     },
     async (request) => {
       const imApp = imAppOf(request);
-      return imData(request, imApp, recent.view(imApp.id, request.query.limit ?? 50));
+      return imData(request, imApp, await recent.view(imApp.id, request.query.limit ?? 50));
     },
   );
 }

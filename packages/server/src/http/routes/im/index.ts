@@ -11,7 +11,7 @@ import type { AccountsService } from '../../../modules/accounts/service.js';
 import type { CallbacksService } from '../../../modules/callbacks/service.js';
 import type { ImModule } from '../../../modules/im/index.js';
 import type { PresendService } from '../../../modules/callbacks/presend/service.js';
-import type { RecentAttempts } from '../../../modules/callbacks/recent.js';
+import type { DeliveryLog } from '../../../modules/callbacks/delivery-log.js';
 import { imAppAdminRoutes } from './apps-admin.js';
 import { imCallbackRoutes } from './callbacks.js';
 import { imPresendRoutes } from './presend.js';
@@ -49,7 +49,7 @@ export interface ImRoutesOptions {
   /** Callback configuration and exception store routes, when the callbacks module is installed. */
   callbacks?: CallbacksService;
   /** Recent attempts for the console's live tail (with `callbacks`). */
-  recentCallbacks?: RecentAttempts;
+  recentCallbacks?: DeliveryLog;
   /** Pre-send rule routes, when the callbacks module is installed. */
   presend?: PresendService;
 }
