@@ -43,7 +43,7 @@ export function AssociationDetail({
     setDone(undefined);
     if (await rotate.run()) {
       setConfirm(undefined);
-      setDone('New Client Secret generated. The old one no longer works.');
+      setDone('New Client Secret generated. The old one keeps working for 24 hours while your server switches.');
       onChanged();
     }
   };
@@ -86,7 +86,7 @@ export function AssociationDetail({
       {save.error && <ErrorMessage error={save.error} title="The changes were not saved" />}
       {confirm === 'rotate' && (
         <div className="confirm" role="alertdialog" aria-labelledby="confirm-rotate">
-          <p id="confirm-rotate">Generate a new Client Secret? The current one stops working at once: your server must switch to the new one.</p>
+          <p id="confirm-rotate">Generate a new Client Secret? The current one keeps working for 24 hours, so your server can switch to the new one without refused messages.</p>
           <div className="actions">
             <button type="button" className="danger" disabled={rotate.busy} onClick={() => void onRotate()} autoFocus>
               Yes, rotate the secret
