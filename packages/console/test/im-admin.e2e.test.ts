@@ -86,9 +86,10 @@ describe('IM administration in Chromium', { timeout: 120_000 }, () => {
     const fresh = (await page.locator('.kv').filter({ hasText: 'New client secret' }).locator('code').textContent())!;
     expect(fresh).toMatch(/^[0-9a-f]{48}$/);
     await screenshot(page, 'im-apps');
-    // The new secret grants tokens, the old one no longer does.
-    expect((await grant(im.clientSecret)).body.error).toBe('invalid_grant');
+    // The new secret grants tokens, and so does the old one during the 24-hour overlap (contract 6.6).
+    expect(await page.getByRole('status').filter({ hasText: 'The old one keeps working for 24 hours' }).count()).toBe(1);
     expect((await grant(fresh)).status).toBe(200);
+    expect((await grant(im.clientSecret)).status).toBe(200);
     im = { ...im, clientSecret: fresh };
     // Shown once: hidden on request, and not there after a reload.
     await page.getByRole('button', { name: 'Done, hide the secret' }).click();

@@ -81,14 +81,14 @@ export function AppList({ title, manage = false, reloadKey = 0 }: { title: strin
       {open.error && <ErrorMessage error={open.error} title="Could not open the app" />}
       {confirm && (
         <ConfirmDialog label={`Rotate the client secret of ${confirm.appkey}`} yes="Yes, rotate" busy={rotate.busy} onYes={() => void onRotate(confirm)} onCancel={() => setConfirm(undefined)}>
-          The current client secret of <strong>{confirm.appkey}</strong> stops granting tokens at once; tokens already issued keep working until they expire. Rotate?
+          The current client secret of <strong>{confirm.appkey}</strong> keeps granting tokens for 24 hours, so your servers can switch to the new one; then it stops. Rotate?
         </ConfirmDialog>
       )}
       {rotate.error && <ErrorMessage error={rotate.error} title="The secret was not rotated" />}
       {rotated && (
         <div className="created-app">
           <Success>
-            New client secret of <strong>{rotated.appkey}</strong>. Copy it now: it is not shown again, and the old one no longer works.
+            New client secret of <strong>{rotated.appkey}</strong>. Copy it now: it is not shown again. The old one keeps working for 24 hours.
           </Success>
           <CopyValue label="Client ID" value={rotated.client_id} />
           <CopyValue label="New client secret" value={rotated.client_secret} />
