@@ -61,11 +61,12 @@ export async function handleMeta(im: ImModule, sender: Sender, meta: MetaIn, pre
 async function sendMessage(im: ImModule, sender: Sender, meta: MetaIn, previous: Promise<unknown> | undefined): Promise<MetaOutcome> {
   const body = decodeMessageBody(meta.payload);
   const chatType = chatTypeOf(body);
-  // A CHANNEL_ACK (conversation read) also resets the conversation's unread count before it is forwarded.
+  // A CHANNEL_ACK (conversation read) resets the conversation's unread count; a one-to-one one is
+  // then forwarded to the peer as a receipt (a group's has nobody to tell).
   if (!chatType) {
     if (body.type === MessageType.CHANNEL_ACK) {
       const read = await channelRead(im, sender, meta, body);
-      if (read.status !== OK) return now(read);
+      if (read.status !== OK || (meta.to?.domain ?? body.to?.domain) === GROUP_DOMAIN) return now(read);
     }
     return now({ metaId: meta.id, status: await takeOther(im, sender, meta, body) });
   }
