@@ -235,9 +235,9 @@ export class MsyncConnection {
       send: (frame) => {
         const login = this.login;
         if (!login || ((frame.op === 'message' || frame.op === 'recall' || frame.op === 'edit') && frame.device === id)) return;
-        if (frame.op === 'receipt') return void this.place(receiptMeta(login.appKey, frame), 'room');
-        if (frame.op === 'recall') return void this.place(recallMeta(login.appKey, frame, login.username), 'room');
-        if (frame.op === 'edit') return void this.place(editMeta(login.appKey, frame, login.username), 'room');
+        if (frame.op === 'receipt') return void this.place(receiptMeta(login.appKey, frame), 'event');
+        if (frame.op === 'recall') return void this.place(recallMeta(login.appKey, frame, login.username), 'event');
+        if (frame.op === 'edit') return void this.place(editMeta(login.appKey, frame, login.username), 'event');
         if (frame.op === 'roster') return void this.holdEvent(rosterQueue(login.appKey, frame), rosterMeta(login.appKey, frame));
         if (frame.op !== 'message') return;
         // Own messages from another device, chat-room and online-only messages are never given back to the store.

@@ -19,9 +19,11 @@ import type { Jid, MetaOut, SyncDown } from './codec.js';
 /**
  * Where a held meta came from, which decides what becomes of it: `stored` ones are marked delivered
  * when acknowledged and simply stay stored when the connection closes first; `live` ones are
- * given back to the store on close; `room` ones (chat rooms, never stored) are dropped.
+ * given back to the store on close; `room` ones (chat rooms, never stored) are dropped; `event` ones
+ * (receipts, recalls, edits: bodies without contents) are handed out once, never again, because the
+ * SDK cannot take such a meta a second time.
  */
-export type Origin = 'stored' | 'live' | 'room';
+export type Origin = 'stored' | 'live' | 'room' | 'event';
 
 export interface Held {
   meta: MetaOut;
@@ -133,9 +135,11 @@ export class Outbox {
         acked = entry.unacked;
         for (const h of acked) this.count(h.origin, h.bytes, -1);
       } else {
-        // Not acknowledged: the client did not take it, so it is handed out again first.
-        for (const h of entry.unacked) entry.ids.add(h.meta.id);
-        entry.pending.unshift(...entry.unacked);
+        // Not acknowledged: the client did not take it, so it is handed out again first (events excepted).
+        const again = entry.unacked.filter((h) => h.origin !== 'event');
+        for (const h of entry.unacked) if (h.origin === 'event') this.count(h.origin, h.bytes, -1);
+        for (const h of again) entry.ids.add(h.meta.id);
+        entry.pending.unshift(...again);
       }
       entry.unacked = [];
       entry.ackKey = undefined;
