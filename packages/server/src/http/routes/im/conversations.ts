@@ -7,7 +7,6 @@ import { imAction, imData } from '../../../modules/im/envelope.js';
 import type { ImModule } from '../../../modules/im/index.js';
 import { IM_ADMIN_ERRORS, IM_TOKEN, imErrors } from '../../openapi.js';
 import { imAppOf } from './context.js';
-import { assertOwnUser } from './own-user.js';
 
 const tags = ['im'];
 
@@ -35,7 +34,7 @@ export const imConversationRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> =
   app.get(
     '/sdk/user/:username/user_channels/list',
     {
-      config: { imAuth: 'user' },
+      config: { imAuth: { self: 'username' } },
       schema: {
         tags,
         summary: "The user's conversations, latest first, with the last message and the unread count",
@@ -47,7 +46,7 @@ export const imConversationRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> =
     },
     async (request) => {
       const imApp = imAppOf(request);
-      const me = assertOwnUser(request, request.params.username);
+      const me = request.params.username.trim().toLowerCase();
       // No conversation is pinned: the pinned list is empty.
       if (request.query.is_top) return imData(request, imApp, { cursor: '', channel_infos: [] });
       const page = await im.conversations.list(imApp, me, request.query.limit ?? 20, request.query.cursor || undefined);
@@ -58,7 +57,7 @@ export const imConversationRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> =
   app.delete(
     '/user/:username/user_channel',
     {
-      config: { imAuth: 'user' },
+      config: { imAuth: { self: 'username' } },
       schema: {
         tags,
         summary: "Delete one conversation from the user's list (and its history for them, with delete_roam)",
@@ -71,7 +70,7 @@ export const imConversationRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> =
     },
     async (request) => {
       const imApp = imAppOf(request);
-      const me = assertOwnUser(request, request.params.username);
+      const me = request.params.username.trim().toLowerCase();
       const { channel, type, delete_roam: clear } = request.body;
       const ref = type === 'chat' ? { kind: 'chat' as const, peer: channel.toLowerCase() } : { kind: 'group' as const, peer: channel };
       await im.conversations.remove(imApp, me, ref, clear === true);

@@ -6,7 +6,6 @@ import { encodeMeta } from '../../../modules/im/msync/codec.js';
 import { toMeta } from '../../../modules/im/msync/contents.js';
 import { IM_ADMIN_ERRORS, IM_TOKEN, imErrors } from '../../openapi.js';
 import { imAppOf } from './context.js';
-import { assertOwnUser } from './own-user.js';
 
 /**
  * Contract 6.8, the SDK's `getHistoryMessages`: `POST /users/{u}/messageroaming` (the user's own
@@ -17,7 +16,7 @@ export const imHistoryRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> = asyn
   app.post(
     '/users/:username/messageroaming',
     {
-      config: { imAuth: 'user' },
+      config: { imAuth: { self: 'username' } },
       schema: {
         tags: ['im'],
         summary: "A page of one of the user's conversations (history roaming)",
@@ -29,7 +28,7 @@ export const imHistoryRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> = asyn
     },
     async (request) => {
       const imApp = imAppOf(request);
-      const me = assertOwnUser(request, request.params.username);
+      const me = request.params.username.trim().toLowerCase();
       const page = await im.history.page(imApp, me, request.body, request.imPrincipal?.level === 'admin');
       const msgs = page.messages.map((m) => ({ msg: Buffer.from(encodeMeta(toMeta(imApp.appkey, m))).toString('base64') }));
       return imData(request, imApp, { msgs, is_last: page.isLast, next_key: page.nextKey });
