@@ -4,7 +4,7 @@ import { MAX_PRESEND_RULES } from '@parley/protocol';
 import type { SecretBox } from '../../kernel/secret-box.js';
 import type { CreatePresendRuleResult, NewPresendRule, PresendRule, PresendRulesRepository } from '../../modules/callbacks/presend/ports.js';
 import type { PresendRulesTable } from '../tables/presend.js';
-import { isUniqueViolation } from '../errors.js';
+import { claimRuleSlot } from './rule-slots.js';
 import type { Database } from '../schema.js';
 
 type ToRule = (row: Selectable<PresendRulesTable>) => PresendRule;
@@ -25,15 +25,13 @@ const ruleOf =
     updatedAt: Number(row.updated_at),
   });
 
-/** Takes the lowest free slot; a concurrent create that took it fails on UNIQUE (app_id, slot), and we look again. */
+/** Takes the lowest free slot (rule-slots.ts). */
 async function createInFreeSlot(db: Kysely<Database>, secrets: SecretBox, toRule: ToRule, input: NewPresendRule, now: number): Promise<CreatePresendRuleResult> {
-  for (let round = 0; round <= MAX_PRESEND_RULES * 2; round++) {
-    const taken = await db.selectFrom('presend_rules').select(['slot', 'name']).where('app_id', '=', input.appId).execute();
-    if (taken.some((r) => r.name === input.name)) return { ok: false, reason: 'duplicate_name' };
-    const used = new Set(taken.map((r) => r.slot));
-    const slot = Array.from({ length: MAX_PRESEND_RULES }, (_, i) => i + 1).find((s) => !used.has(s));
-    if (slot === undefined) return { ok: false, reason: 'limit_reached' };
-    try {
+  return claimRuleSlot(
+    MAX_PRESEND_RULES,
+    input.name,
+    () => db.selectFrom('presend_rules').select(['slot', 'name']).where('app_id', '=', input.appId).execute(),
+    async (slot) => {
       const row = await db
         .insertInto('presend_rules')
         .values({
@@ -51,12 +49,9 @@ async function createInFreeSlot(db: Kysely<Database>, secrets: SecretBox, toRule
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      return { ok: true, rule: toRule(row) };
-    } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
-    }
-  }
-  return { ok: false, reason: 'limit_reached' };
+      return toRule(row);
+    },
+  );
 }
 
 export function kyselyPresendRulesRepository(db: Kysely<Database>, secrets: SecretBox): PresendRulesRepository {

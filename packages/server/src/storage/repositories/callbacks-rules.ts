@@ -6,7 +6,7 @@ import { overlapOf } from '../../kernel/secret-overlap.js';
 import { parseBanState, type BanState } from '../../modules/callbacks/ban.js';
 import type { CallbackRule, CallbacksRepository, CreateRuleResult, NewRule, RuleFilters } from '../../modules/callbacks/ports.js';
 import type { CallbackRulesTable } from '../tables/callbacks.js';
-import { isUniqueViolation } from '../errors.js';
+import { claimRuleSlot } from './rule-slots.js';
 import type { Database } from '../schema.js';
 
 export type RulesRepository = Pick<
@@ -56,18 +56,13 @@ const banColumns = (state: BanState) => ({
   ban_state: JSON.stringify(state),
 });
 
-/**
- * Takes the lowest free slot; a concurrent create that took the same slot makes the insert fail on
- * UNIQUE (app_id, slot), and we look again.
- */
+/** Takes the lowest free slot (rule-slots.ts). */
 async function createInFreeSlot(db: Kysely<Database>, secrets: SecretBox, toRule: ToRule, input: NewRule, now: number): Promise<CreateRuleResult> {
-  for (let round = 0; round <= MAX_CALLBACK_RULES * 2; round++) {
-    const taken = await db.selectFrom('callback_rules').select(['slot', 'name']).where('app_id', '=', input.appId).execute();
-    if (taken.some((r) => r.name === input.name)) return { ok: false, reason: 'duplicate_name' };
-    const used = new Set(taken.map((r) => r.slot));
-    const slot = Array.from({ length: MAX_CALLBACK_RULES }, (_, i) => i + 1).find((s) => !used.has(s));
-    if (slot === undefined) return { ok: false, reason: 'limit_reached' };
-    try {
+  return claimRuleSlot(
+    MAX_CALLBACK_RULES,
+    input.name,
+    () => db.selectFrom('callback_rules').select(['slot', 'name']).where('app_id', '=', input.appId).execute(),
+    async (slot) => {
       const row = await db
         .insertInto('callback_rules')
         .values({
@@ -88,12 +83,9 @@ async function createInFreeSlot(db: Kysely<Database>, secrets: SecretBox, toRule
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      return { ok: true, rule: toRule(row) };
-    } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
-    }
-  }
-  return { ok: false, reason: 'limit_reached' };
+      return toRule(row);
+    },
+  );
 }
 
 export function kyselyRulesRepository(db: Kysely<Database>, secrets: SecretBox): RulesRepository {
