@@ -1,8 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { ConversationMarks, ConversationRef, ImConversationsRepository } from '../../modules/im/conversations.js';
 import { markKey } from '../../modules/im/conversations.js';
-import type { StoredMessage } from '../../modules/im/ports.js';
 import type { Database } from '../schema.js';
+import { MESSAGE_COLUMNS, storedMessageOf } from './im-message-row.js';
 
 const id = (v: number | string | bigint | null | undefined): string => String(v ?? 0);
 
@@ -66,22 +66,11 @@ export function kyselyImConversations(db: Kysely<Database>): ImConversationsRepo
       if (msgIds.length === 0) return [];
       const rows = await db
         .selectFrom('im_messages')
-        .select(['app_id', 'msg_id', 'sender', 'receiver', 'chat_type', 'source', 'timestamp', 'payload'])
+        .select(MESSAGE_COLUMNS)
         .where('app_id', '=', appId)
         .where('msg_id', 'in', msgIds.map((m) => Number(m) as never))
         .execute();
-      return rows.map(
-        (row): StoredMessage => ({
-          appId: row.app_id,
-          msgId: String(row.msg_id),
-          from: row.sender,
-          to: row.receiver,
-          chatType: row.chat_type,
-          source: row.source,
-          timestamp: Number(row.timestamp),
-          payload: JSON.parse(row.payload) as StoredMessage['payload'],
-        }),
-      );
+      return rows.map(storedMessageOf);
     },
     unread(appId, username, items, since) {
       return Promise.all(

@@ -1,24 +1,11 @@
-import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { HistoryQuery, ImHistoryRepository } from '../../modules/im/history.js';
-import type { StoredMessage } from '../../modules/im/ports.js';
 import type { Database } from '../schema.js';
-import type { ImMessagesTable } from '../tables/im.js';
 import type { Engine } from '../types.js';
+import { MESSAGE_COLUMNS, storedMessageOf, type MessageRow } from './im-message-row.js';
 
-const COLUMNS = ['app_id', 'msg_id', 'sender', 'receiver', 'chat_type', 'source', 'timestamp', 'payload'] as const;
-type Row = Pick<Selectable<ImMessagesTable>, (typeof COLUMNS)[number]>;
-type MessagesQuery = SelectQueryBuilder<Database, 'im_messages', Row>;
+type MessagesQuery = SelectQueryBuilder<Database, 'im_messages', MessageRow>;
 
-const toMessage = (row: Row): StoredMessage => ({
-  appId: row.app_id,
-  msgId: String(row.msg_id),
-  from: row.sender,
-  to: row.receiver,
-  chatType: row.chat_type,
-  source: row.source,
-  timestamp: Number(row.timestamp),
-  payload: JSON.parse(row.payload) as StoredMessage['payload'],
-});
 
 /** The first body's type, read from the stored JSON by each engine's own function. */
 const firstBodyType = (engine: Engine) =>
@@ -39,7 +26,7 @@ export function kyselyImHistory(db: Kysely<Database>, engine: Engine): ImHistory
     if (q.types) query = query.where(firstBodyType(engine), 'in', q.types);
     return query.orderBy('msg_id', q.direction === 'up' ? 'desc' : 'asc').limit(q.limit);
   };
-  const select = () => db.selectFrom('im_messages').select(COLUMNS);
+  const select = () => db.selectFrom('im_messages').select(MESSAGE_COLUMNS);
 
   return {
     async page(q) {
@@ -47,13 +34,13 @@ export function kyselyImHistory(db: Kysely<Database>, engine: Engine): ImHistory
       if (c.kind === 'group') {
         let base = select().where('app_id', '=', q.appId).where('receiver', '=', c.groupId).where('chat_type', '!=', 'chat');
         if (c.sender !== undefined) base = base.where('sender', '=', c.sender);
-        return (await filtered(base, q).execute()).map(toMessage);
+        return (await filtered(base, q).execute()).map(storedMessageOf);
       }
       const half = (from: string, to: string) => filtered(select().where('app_id', '=', q.appId).where('sender', '=', from).where('receiver', '=', to).where('chat_type', '=', 'chat'), q).execute();
       const [sent, received] = await Promise.all([half(c.me, c.peer), c.me === c.peer ? Promise.resolve([]) : half(c.peer, c.me)]);
       const sign = q.direction === 'up' ? -1 : 1;
       return [...sent, ...received]
-        .map(toMessage)
+        .map(storedMessageOf)
         .sort((a, b) => sign * (BigInt(a.msgId) < BigInt(b.msgId) ? -1 : 1))
         .slice(0, q.limit);
     },

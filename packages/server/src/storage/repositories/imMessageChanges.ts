@@ -3,8 +3,9 @@
  * Reads over the pool; the writes run in the unit of work's transaction.
  */
 import type { Kysely } from 'kysely';
-import type { ImMessagesRepository, ImMessageWrites, StoredMessage } from '../../modules/im/ports.js';
+import type { ImMessagesRepository, ImMessageWrites } from '../../modules/im/ports.js';
 import { limitParam } from '../precompiled.js';
+import { MESSAGE_COLUMNS, storedMessageOf } from './im-message-row.js';
 import type { Database } from '../schema.js';
 
 type Reads = Pick<ImMessagesRepository, 'findMessage' | 'groupReaders' | 'countGroupReaders' | 'readEvents' | 'countEvents'>;
@@ -13,18 +14,8 @@ type Writes = Pick<ImMessageWrites, 'addGroupRead' | 'removeMessage' | 'storeEve
 export function messageChangeReads(db: Kysely<Database>): Reads {
   return {
     async findMessage(appId, msgId) {
-      const row = await db.selectFrom('im_messages').select(['msg_id', 'sender', 'receiver', 'chat_type', 'source', 'timestamp', 'payload']).where('app_id', '=', appId).where('msg_id', '=', Number(msgId)).executeTakeFirst();
-      if (!row) return undefined;
-      return {
-        appId,
-        msgId: String(row.msg_id),
-        from: row.sender,
-        to: row.receiver,
-        chatType: row.chat_type,
-        source: row.source,
-        timestamp: Number(row.timestamp),
-        payload: JSON.parse(row.payload) as StoredMessage['payload'],
-      };
+      const row = await db.selectFrom('im_messages').select(MESSAGE_COLUMNS).where('app_id', '=', appId).where('msg_id', '=', Number(msgId)).executeTakeFirst();
+      return row ? storedMessageOf(row) : undefined;
     },
     async groupReaders(appId, msgId, after, limit) {
       let query = db.selectFrom('im_group_reads').select(['username', 'read_at']).where('app_id', '=', appId).where('msg_id', '=', Number(msgId));
