@@ -17,9 +17,9 @@ import {
   constantTimeEqual,
   md5Hex,
   verifyCallbackSecurity,
-  verifyStandardWebhook,
   type CallbackRecord,
 } from '@parley/protocol';
+import { headerOf, signedByAny } from './signed-request.js';
 
 export interface VerifyCallbackInput {
   /** The callback rule's secret, or several (the new and the old one while a rotation overlaps). */
@@ -44,11 +44,6 @@ export class CallbackVerificationError extends Error {
   }
 }
 
-const header = (headers: VerifyCallbackInput['headers'], name: string): string | undefined => {
-  const found = Object.entries(headers).find(([k]) => k.toLowerCase() === name)?.[1];
-  return Array.isArray(found) ? found[0] : found;
-};
-
 /** Returns the record when every check holds; throws CallbackVerificationError naming the failed check. */
 export function verifyCallback(input: VerifyCallbackInput): CallbackRecord {
   const text = typeof input.body === 'string' ? input.body : new TextDecoder().decode(input.body);
@@ -62,28 +57,19 @@ export function verifyCallback(input: VerifyCallbackInput): CallbackRecord {
     throw new CallbackVerificationError('json', 'the body is not a callback record');
   }
   const secrets = typeof input.secret === 'string' ? [input.secret] : input.secret;
-  const webhook = {
-    'webhook-id': header(input.headers, 'webhook-id'),
-    'webhook-timestamp': header(input.headers, 'webhook-timestamp'),
-    'webhook-signature': header(input.headers, 'webhook-signature'),
-  };
-  const options = {
-    nowSeconds: input.nowSeconds ?? Math.floor(Date.now() / 1000),
-    ...(input.toleranceSeconds !== undefined ? { toleranceSeconds: input.toleranceSeconds } : {}),
-  };
-  const signed = secrets.some((secret) => verifyStandardWebhook(secret, webhook, input.body, options));
+  const signed = signedByAny({ secrets, headers: input.headers, body: input.body, nowSeconds: input.nowSeconds, toleranceSeconds: input.toleranceSeconds });
   const securityOk = secrets.some((secret) => verifyCallbackSecurity(record.callId, secret, record.timestamp, record.security));
   // During an overlap `security` is keyed with the new secret only; the old one proves itself by its signature.
-  const overlapping = (webhook['webhook-signature'] ?? '').split(' ').filter(Boolean).length > 1;
+  const overlapping = (headerOf(input.headers, 'webhook-signature') ?? '').split(' ').filter(Boolean).length > 1;
   if (!securityOk && !(overlapping && signed)) {
     throw new CallbackVerificationError('security', 'security does not match callId, secret and timestamp');
   }
-  const md5 = header(input.headers, CALLBACK_BODY_MD5_HEADER);
+  const md5 = headerOf(input.headers, CALLBACK_BODY_MD5_HEADER);
   if (!md5 || !constantTimeEqual(md5.toLowerCase(), md5Hex(input.body))) {
     throw new CallbackVerificationError('body_md5', `${CALLBACK_BODY_MD5_HEADER} is missing or does not match the body`);
   }
   if (!signed) throw new CallbackVerificationError('webhook_signature', 'webhook signature is missing, stale or does not match');
-  if (header(input.headers, 'webhook-id') !== record.callId) {
+  if (headerOf(input.headers, 'webhook-id') !== record.callId) {
     throw new CallbackVerificationError('webhook_signature', 'webhook-id differs from callId');
   }
   return record;
