@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiEntity, ChannelParams, CustomerTypingRequest, RatingRequest, RatingView, ReceiptsRequest, ReceiptsResult } from '@parley/protocol';
 import { Type, type TSchema } from 'typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CustomerCalls } from '../../../modules/channel/customer-calls.js';
 import { apiErrors, HMAC } from '../../openapi.js';
-import { ClientGone, type Answer } from '../../pipeline.js';
+import { replyToSignedCall } from '../../send-message/fastify-reply.js';
 import { serveSignedCall, type SendMessageRoute } from '../../send-message/serve.js';
 
 export interface CustomerCallRoutesOptions {
@@ -51,7 +50,7 @@ export const channelCustomerCallRoutes: FastifyPluginAsyncTypebox<CustomerCallRo
           response: { 200: ApiEntity(answer), ...apiErrors(...errors) },
         },
       },
-      async (request, reply) => serveCall(route, request, request.params, reply, handle(calls)),
+      async (request, reply) => replyToSignedCall(request, reply, request.params, (input) => serveSignedCall(route, input, handle(calls))),
     );
 
   signed(
@@ -82,34 +81,3 @@ export const channelCustomerCallRoutes: FastifyPluginAsyncTypebox<CustomerCallRo
     (c) => (req, charge) => c.rate(req, charge),
   );
 };
-
-/** One signed call through the send-message API's admission, limits and envelope. */
-async function serveCall(route: SendMessageRoute, request: FastifyRequest, params: { tenantId: number; channelId: number }, reply: FastifyReply, handle: Parameters<typeof serveSignedCall>[2]): Promise<FastifyReply> {
-  const answer = await serveSignedCall(
-    route,
-    {
-      id: request.id,
-      method: request.method,
-      startedAt: request.startedAt,
-      clock: request.clock,
-      log: request.log,
-      tenantId: params.tenantId,
-      channelId: params.channelId,
-      url: request.raw.url ?? request.url,
-      headers: request.headers,
-      body: request.raw,
-      clientAddress: request.clientAddress,
-    },
-    handle,
-  ).catch((error: unknown) => {
-    if (error instanceof ClientGone) return undefined;
-    throw error;
-  });
-  // The client left before its body arrived: there is nobody to answer.
-  if (!answer) return reply.hijack();
-  return sendAnswer(reply, answer);
-}
-
-function sendAnswer(reply: FastifyReply, answer: Answer): FastifyReply {
-  return reply.code(answer.status).headers(answer.headers).type('application/json; charset=utf-8').send(answer.body);
-}

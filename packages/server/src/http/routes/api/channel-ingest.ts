@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiEntity, ChannelParams, CustomerMessage, SendMessageResult } from '@parley/protocol';
 import { Type } from 'typebox';
-import type { FastifyReply } from 'fastify';
 import { apiErrors, HMAC } from '../../openapi.js';
-import { ClientGone, type Answer } from '../../pipeline.js';
+import { replyToSignedCall } from '../../send-message/fastify-reply.js';
 import { SEND_MESSAGE_ROUTE, serveSendMessage, type SendMessageRoute } from '../../send-message/serve.js';
 
 export interface ChannelIngestOptions {
@@ -50,31 +49,6 @@ export const channelIngestRoutes: FastifyPluginAsyncTypebox<ChannelIngestOptions
         response: { 200: ApiEntity(SendMessageResult), ...apiErrors(400, 401, 403, 404, 413, 415, 429) },
       },
     },
-    async (request, reply) => {
-      const answer = await serveSendMessage(route, {
-        id: request.id,
-        method: request.method,
-        startedAt: request.startedAt,
-        clock: request.clock,
-        log: request.log,
-        tenantId: request.params.tenantId,
-        channelId: request.params.channelId,
-        url: request.raw.url ?? request.url,
-        headers: request.headers,
-        body: request.raw,
-        clientAddress: request.clientAddress,
-      }).catch((error: unknown) => {
-        if (error instanceof ClientGone) return undefined;
-        throw error;
-      });
-      // The client left before its body arrived: there is nobody to answer.
-      if (!answer) return reply.hijack();
-      return sendAnswer(reply, answer);
-    },
+    async (request, reply) => replyToSignedCall(request, reply, request.params, (input) => serveSendMessage(route, input)),
   );
 };
-
-/** Sends an answer already rendered as JSON text (Fastify's serializer is not used for it). */
-function sendAnswer(reply: FastifyReply, answer: Answer): FastifyReply {
-  return reply.code(answer.status).headers(answer.headers).type('application/json; charset=utf-8').send(answer.body);
-}
