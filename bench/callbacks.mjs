@@ -153,7 +153,7 @@ async function endToEnd(withHungApp) {
   const hung = withHungApp ? await startReceiver('hang') : undefined;
   const parley = await startParleyChild();
   try {
-    const healthy = await imAppWithRule(parley, 'healthy', receiver.url);
+    const healthy = await imAppWithRule(parley, hung ? 'healthy-beside-hung' : 'healthy', receiver.url);
     // Both apps are set up before anything is measured (creating users hashes their passwords).
     const stuck = hung ? await imAppWithRule(parley, 'stuck', hung.url) : undefined;
     // Warm-up, not measured: a cold process (JIT, connection pools, the WAL checkpointer) needs a
@@ -195,7 +195,7 @@ async function drain() {
   const parley = await startParley({ PARLEY_WORKERS: 'false' });
   try {
     const target = await imAppWithRule(parley, 'drain', receiver.url);
-    const { callbacks, storage, jobs } = parley.app.parley;
+    const { callbacks, storage, jobs, uow } = parley.app.parley;
     const t0 = performance.now();
     // DRAIN_WARMUP more records, drained (and matched by raw POSTs) before the measured rounds:
     // both sides start warm (the rule's worker and the outbound thread started, connections open,
@@ -209,7 +209,10 @@ async function drain() {
           timestamp: Date.now(), payload: { bodies: [{ type: 'txt', msg: 'benchmark message' }], ext: {} }, source: 'rest', offlineReceivers: [],
         });
       }
-      await storage.db.transaction().execute((trx) => callbacks.hook.onMessages(trx, events));
+      // As the fan-out does: the rules' jobs for these records, written in one unit of work.
+      const queued = (await callbacks.hook.jobsFor(events)).flat();
+      await uow.run((tx) => tx.jobs.enqueue(queued));
+      callbacks.hook.committed(queued);
     }
     console.log(`(b) drain: ${total} records queued in ${fmt((performance.now() - t0) / 1000)} s (${DRAIN_WARMUP} of them to warm up)`);
     // The records are released in DRAIN_ROUNDS parts, each drained and then matched by as many raw
