@@ -27,6 +27,11 @@ function allowed(url: string): boolean {
   return false;
 }
 
+/** Takes the recorded foreign requests, for a test that provokes them on purpose. */
+export function takeForeignRequests(): string[] {
+  return foreignRequests.splice(0);
+}
+
 export function assertNoForeignRequests(): void {
   if (foreignRequests.length > 0) throw new Error(`the SDK tried to reach hosts other than the server under test: ${foreignRequests.join(', ')}`);
 }
@@ -216,6 +221,8 @@ export interface SdkOptions {
   delivery?: boolean;
   /** Which SDK package (default `easemob-websdk`). */
   sdkPackage?: SdkPackage;
+  /** The SDK's own host lookup (default off, as contract §6.1 configures it): on, it asks Easemob's or Agora's DNS. */
+  isHttpDNS?: boolean;
 }
 
 /** One SDK connection with recorded events. */
@@ -230,7 +237,7 @@ export class SdkClient {
     const Connection = this.sdk.default?.connection ?? this.sdk.connection;
     this.conn = new Connection({
       appKey: options.appKey,
-      isHttpDNS: false,
+      isHttpDNS: options.isHttpDNS ?? false,
       url: `${options.baseUrl.replace(/^http/, 'ws')}${options.path ?? '/ws'}`,
       apiUrl: options.baseUrl,
       isFixedDeviceId: !options.randomDevice,

@@ -21,8 +21,8 @@ export interface MsyncWorld {
   appId: string;
   api: (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, payload?: unknown) => ReturnType<typeof call>;
   sdk: (options?: Partial<SdkOptions>) => SdkClient;
-  /** An SDK client logged in by password, with a fresh resource. */
-  login: (user: string) => Promise<SdkClient>;
+  /** An SDK client logged in by password, with a fresh resource; `sdkPackage` overrides the world's. */
+  login: (user: string, sdkPackage?: SdkPackage) => Promise<SdkClient>;
   token: (user: string) => Promise<string>;
   online: (user: string) => Promise<boolean>;
   close(): Promise<void>;
@@ -57,8 +57,8 @@ export async function msyncWorld(
       clients.push(client);
       return client;
     },
-    login: async (user) => {
-      const client = world.sdk();
+    login: async (user, sdkPackage) => {
+      const client = world.sdk(sdkPackage ? { sdkPackage } : {});
       await client.open(user, { pwd: PASSWORD });
       return client;
     },

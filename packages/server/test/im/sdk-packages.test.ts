@@ -1,10 +1,12 @@
 /**
  * Both SDK packages, `easemob-websdk` and `agora-chat` (the same code under Agora's name), against
  * one Parley: each logs in by password and by a REST-issued token, and they message each other
- * over the msync gateway; neither reaches a host other than the server under test.
+ * over the msync gateway; neither reaches a host other than the server under test. The guard that
+ * fails a test on such a request catches both: left with its own host lookup on (`isHttpDNS`), each
+ * package asks its vendor's DNS host, which the guard refuses and records.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertNoForeignRequests, SDK_PACKAGES, SdkClient } from '../helpers/easemob-sdk.js';
+import { assertNoForeignRequests, SDK_PACKAGES, SdkClient, takeForeignRequests } from '../helpers/easemob-sdk.js';
 import { ENGINES } from '../helpers/engines.js';
 import { waitFor } from '../helpers/im.js';
 import { msyncWorld, PASSWORD, type MsyncWorld } from '../helpers/msync.js';
@@ -12,8 +14,8 @@ import { msyncWorld, PASSWORD, type MsyncWorld } from '../helpers/msync.js';
 describe.each(ENGINES)('both SDK packages on %s', (engine) => {
   let w: MsyncWorld;
   const clients: SdkClient[] = [];
-  const client = (sdkPackage: (typeof SDK_PACKAGES)[number]) => {
-    const c = new SdkClient({ baseUrl: w.url, appKey: w.appKey, randomDevice: true, sdkPackage });
+  const client = (sdkPackage: (typeof SDK_PACKAGES)[number], isHttpDNS = false) => {
+    const c = new SdkClient({ baseUrl: w.url, appKey: w.appKey, randomDevice: true, sdkPackage, isHttpDNS });
     clients.push(c);
     return c;
   };
@@ -51,5 +53,15 @@ describe.each(ENGINES)('both SDK packages on %s', (engine) => {
     await easemob.send({ type: 'txt', chatType: 'singleChat', to: 'ann', msg: 'from easemob' });
     await waitFor(() => agora.of('text').length, (n) => n === 1);
     expect(agora.of('text')[0]).toMatchObject({ from: 'ben', msg: 'from easemob' });
+  });
+
+  it.each([
+    ['easemob-websdk', 'rs.easemob.com'],
+    ['agora-chat', 'ars.chat.agora.io'],
+  ] as const)('%s with isHttpDNS on asks %s: the guard refuses and records it', async (sdkPackage, dnsHost) => {
+    await expect(client(sdkPackage, true).open('ann', { pwd: PASSWORD })).rejects.toBeDefined();
+    const foreign = takeForeignRequests();
+    expect(foreign.some((url) => new URL(url).host === dnsHost)).toBe(true);
+    expect(() => assertNoForeignRequests()).not.toThrow();
   });
 });

@@ -3,7 +3,8 @@
  * (`getServerConversations`): one-to-one conversations and groups, latest first, with the last
  * message and the unread count (the user's own sends are not unread); paging with the SDK's
  * cursor; a CHANNEL_ACK sent by the SDK resets a conversation's count; `deleteConversation`
- * removes one until a later message; another user's list is refused.
+ * removes one until a later message; another user's list is refused. The same list, read, paging and
+ * delete with `agora-chat`.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeClock } from '../../helpers/clock.js';
@@ -31,14 +32,14 @@ describe.each(ENGINES)('server conversations with the Easemob Web SDK on %s', (e
     (w.t.clock as FakeClock).advance(1000);
     return String(res.body.data[to]);
   }
-  async function list(pageSize = 20, cursor?: string): Promise<{ conversations: Conversation[]; cursor: string }> {
-    const res = await ann.conn.getServerConversations({ pageSize, ...(cursor ? { cursor } : {}) });
+  async function list(pageSize = 20, cursor?: string, client = ann): Promise<{ conversations: Conversation[]; cursor: string }> {
+    const res = await client.conn.getServerConversations({ pageSize, ...(cursor ? { cursor } : {}) });
     return res.data;
   }
-  const byId = async (id: string) => (await list()).conversations.find((c) => c.conversationId === id);
+  const byId = async (id: string, client = ann) => (await list(20, undefined, client)).conversations.find((c) => c.conversationId === id);
 
   beforeAll(async () => {
-    w = await msyncWorld(engine, ['ann', 'ben', 'cat', 'dan'], { env: { PARLEY_IM_RATE_LIMIT: '100000' } });
+    w = await msyncWorld(engine, ['ann', 'ben', 'cat', 'dan', 'eve'], { env: { PARLEY_IM_RATE_LIMIT: '100000' } });
     groupId = (await w.api('POST', '/chatgroups', { groupname: 'team', public: true, owner: 'ann', members: ['ben', 'cat'] })).body.data.groupid;
     for (const m of ['b1', 'b2', 'b3']) await rest('ben', 'ann', m);
     await rest('cat', 'ann', 'c1');
@@ -115,5 +116,19 @@ describe.each(ENGINES)('server conversations with the Easemob Web SDK on %s', (e
     expect(bad.body).toMatchObject({ error: 'illegal_argument' });
     const asAdmin = await w.api('GET', '/sdk/user/dan/user_channels/list?limit=20');
     expect(asAdmin.body.data.channel_infos.map((c: { session_to: string }) => c.session_to)).toEqual(['ben']);
+  });
+
+  it('agora-chat lists, pages, reads and deletes conversations the same way', async () => {
+    for (const m of ['e1', 'e2']) await rest('ben', 'eve', m);
+    await rest('cat', 'eve', 'e3');
+    const eve = await w.login('eve', 'agora-chat');
+    const first = await list(1, undefined, eve);
+    expect(first.conversations.map((c) => [c.conversationId, c.unReadCount, c.lastMessage.msg])).toEqual([['cat', 1, 'e3']]);
+    const second = await list(1, first.cursor, eve);
+    expect(second.conversations.map((c) => [c.conversationId, c.unReadCount, c.lastMessage.msg])).toEqual([['ben', 2, 'e2']]);
+    await eve.send({ type: 'channel', chatType: 'singleChat', to: 'ben' });
+    await waitFor(() => byId('ben', eve), (c) => c?.unReadCount === 0);
+    await eve.conn.deleteConversation({ channel: 'cat', chatType: 'singleChat', deleteRoam: false });
+    expect((await list(20, undefined, eve)).conversations.map((c) => c.conversationId)).toEqual(['ben']);
   });
 });

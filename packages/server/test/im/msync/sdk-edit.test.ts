@@ -2,7 +2,7 @@
  * Edits with the real Easemob Web SDK, on both engines: `modifyMessage` of one's own text message
  * reaches the receiver's and the sender's other device's `onModifiedMessage` and a JSON-socket
  * receiver's `edit` frame, and the stored message changes; another user's message and an unknown
- * one are refused with the SDK's errors.
+ * one are refused with the SDK's errors. `agora-chat` edits and is told the same way.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertNoForeignRequests, type SdkClient } from '../../helpers/easemob-sdk.js';
@@ -24,7 +24,7 @@ describe.each(ENGINES)('edits with the Easemob Web SDK on %s', (engine) => {
   };
 
   beforeAll(async () => {
-    w = await msyncWorld(engine, ['ann', 'ben', 'dan']);
+    w = await msyncWorld(engine, ['ann', 'ben', 'dan', 'eve', 'fay']);
     groupId = (await w.api('POST', '/chatgroups', { groupname: 'team', public: true, owner: 'ann', members: ['ben', 'dan'] })).body.data.groupid;
     [ann1, ann2, ben] = await Promise.all([w.login('ann'), w.login('ann'), w.login('ben')]);
     dan = await SocketClient.connect(w.url, w.im.base, await w.token('dan'));
@@ -44,6 +44,17 @@ describe.each(ENGINES)('edits with the Easemob Web SDK on %s', (engine) => {
     expect(seen).toMatchObject({ id: sent.serverMsgId, type: 'txt', msg: 'hello', from: 'ann', to: 'ben', chatType: 'singleChat', modifiedInfo: { operatorId: 'ann', operationCount: 1 } });
     expect(await waitFor(() => ann2.of('modified').find((m) => m.id === sent.serverMsgId), Boolean)).toMatchObject({ msg: 'hello' });
     expect(await storedText(sent.serverMsgId)).toBe('hello');
+  });
+
+  it("agora-chat: an edit reaches the receiver and the sender's other device", async () => {
+    const [eve1, eve2, fay] = await Promise.all([w.login('eve', 'agora-chat'), w.login('eve', 'agora-chat'), w.login('fay', 'agora-chat')]);
+    const sent = await eve1.send({ type: 'txt', chatType: 'singleChat', to: 'fay', msg: 'agora helo' });
+    await waitFor(() => fay.messages().some((m) => m.id === sent.serverMsgId), Boolean);
+    const modifiedMessage = (eve1.sdk.default?.message ?? eve1.sdk.message).create({ type: 'txt', chatType: 'singleChat', to: 'fay', msg: 'agora hello' });
+    await eve1.conn.modifyMessage({ messageId: sent.serverMsgId, modifiedMessage });
+    expect(await waitFor(() => fay.of('modified').find((m) => m.id === sent.serverMsgId), Boolean)).toMatchObject({ msg: 'agora hello', from: 'eve', to: 'fay', modifiedInfo: { operatorId: 'eve', operationCount: 1 } });
+    expect(await waitFor(() => eve2.of('modified').find((m) => m.id === sent.serverMsgId), Boolean)).toMatchObject({ msg: 'agora hello' });
+    expect(await storedText(sent.serverMsgId)).toBe('agora hello');
   });
 
   it('a group edit reaches a JSON-socket member as an edit frame', async () => {

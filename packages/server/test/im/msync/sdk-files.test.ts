@@ -1,6 +1,7 @@
 /**
  * Chat files with the real Easemob Web SDK on both engines: an `img` message with a file uploads it
- * to `/chatfiles` first, and the receiver's URL downloads it with no header (as an <img> would),
+ * to `/chatfiles` first, and the receiver's URL downloads it with no header (as an <img> would), with
+ * `easemob-websdk` and with `agora-chat`,
  * typed from its bytes, `nosniff` and sandboxed. A file's share-secret never opens another file,
  * a wrong or missing one reads as not found; the size limit, the media quota and the retention
  * sweep of the one media store apply, and nothing lands outside DATA_DIR/media.
@@ -9,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeClock } from '../../helpers/clock.js';
-import { assertNoForeignRequests, type SdkClient } from '../../helpers/easemob-sdk.js';
+import { assertNoForeignRequests, SDK_PACKAGES } from '../../helpers/easemob-sdk.js';
 import { ENGINES } from '../../helpers/engines.js';
 import { waitFor } from '../../helpers/im.js';
 import { msyncWorld, type MsyncWorld } from '../../helpers/msync.js';
@@ -21,8 +22,6 @@ const DAY = 24 * 3_600_000;
 
 describe.each(ENGINES)('chat files with the Easemob Web SDK on %s', (engine) => {
   let w: MsyncWorld;
-  let ann: SdkClient;
-  let ben: SdkClient;
   const mediaDir = () => path.join(w.t.app.parley.config.dataDir, 'media');
 
   /** Uploads as the SDK does (multipart "file", restrict-access header), with `token`. */
@@ -41,13 +40,13 @@ describe.each(ENGINES)('chat files with the Easemob Web SDK on %s', (engine) => 
 
   beforeAll(async () => {
     w = await msyncWorld(engine, ['ann', 'ben'], { env: { PARLEY_IM_FILE_MAX_MB: '1', PARLEY_MEDIA_QUOTA_MB: '2', PARLEY_MEDIA_RETENTION_DAYS: '30' } });
-    [ann, ben] = await Promise.all([w.login('ann'), w.login('ben')]);
-    for (const u of ['ann', 'ben']) await waitFor(() => w.online(u), (on) => on);
   });
   afterAll(async () => w?.close());
   afterEach(() => assertNoForeignRequests());
 
-  it('an img message uploads its file; the receiver downloads it by its URL with no header', async () => {
+  it.each(SDK_PACKAGES)('%s: an img message uploads its file; the receiver downloads it by its URL with no header', async (sdkPackage) => {
+    const [ann, ben] = await Promise.all([w.login('ann', sdkPackage), w.login('ben', sdkPackage)]);
+    await waitFor(() => w.online('ben'), (on) => on);
     const ack = await ann.send({ type: 'img', chatType: 'singleChat', to: 'ben', file: { data: new File([PNG], 'cat.png', { type: 'image/png' }), filename: 'cat.png' }, width: 4, height: 3 });
     const got = (await waitFor(() => ben.messages().find((m) => m.id === ack.serverMsgId), Boolean)) as { url: string };
     expect(got).toMatchObject({ type: 'img', from: 'ann' });

@@ -1,6 +1,7 @@
 /**
  * History roaming with the real Easemob Web SDK (`getHistoryMessages`) on both engines: one-to-one
- * pages both ways of the pair in either direction, paged with the SDK's cursor; a group's history
+ * pages both ways of the pair in either direction, paged with the SDK's cursor (with `easemob-websdk`
+ * and with `agora-chat`); a group's history
  * for its members only; the SDK's msgTypes, time and sender filters; a cursor that does not decode
  * and another user's path refused in the IM envelope; messages removed from history leave the
  * offline store too; nothing older than PARLEY_IM_HISTORY_DAYS is answered.
@@ -8,7 +9,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeClock } from '../../helpers/clock.js';
 import { call } from '../../helpers/app.js';
-import { assertNoForeignRequests, type SdkClient } from '../../helpers/easemob-sdk.js';
+import { assertNoForeignRequests, SDK_PACKAGES, type SdkClient, type SdkPackage } from '../../helpers/easemob-sdk.js';
 import { ENGINES } from '../../helpers/engines.js';
 import { waitFor } from '../../helpers/im.js';
 import { msyncWorld, type MsyncWorld } from '../../helpers/msync.js';
@@ -17,6 +18,8 @@ const DAY = 24 * 3_600_000;
 
 describe.each(ENGINES)('history roaming with the Easemob Web SDK on %s', (engine) => {
   let w: MsyncWorld;
+  /** Ann on each SDK package. */
+  const anns = {} as Record<SdkPackage, SdkClient>;
   let ann: SdkClient;
   let cat: SdkClient;
   let groupId: string;
@@ -45,13 +48,15 @@ describe.each(ENGINES)('history roaming with the Easemob Web SDK on %s', (engine
     imgId = await rest('ben', 'ann', { type: 'img', url: 'https://cdn.example/a.png', filename: 'a.png' });
     pair.push({ id: imgId, msg: '', from: 'ben' });
     for (let i = 0; i < 3; i++) await rest(i === 1 ? 'ben' : 'ann', groupId, { type: 'txt', msg: `g${i}` }, 'chatgroups');
-    [ann, cat] = await Promise.all([w.login('ann'), w.login('cat')]);
+    [ann, anns['agora-chat'], cat] = await Promise.all([w.login('ann'), w.login('ann', 'agora-chat'), w.login('cat')]);
+    anns['easemob-websdk'] = ann;
     await waitFor(() => w.online('ann'), (on) => on);
   });
   afterAll(async () => w?.close());
   afterEach(() => assertNoForeignRequests());
 
-  it('pages a one-to-one conversation newest first with the SDK cursor, both senders, nobody else', async () => {
+  it.each(SDK_PACKAGES)('%s pages a one-to-one conversation newest first with the SDK cursor, both senders, nobody else', async (sdkPackage) => {
+    const ann = anns[sdkPackage];
     const first = await history(ann, { targetId: 'ben', chatType: 'singleChat', pageSize: 20 });
     expect(first.isLast).toBe(false);
     const newest = [...pair].reverse();
@@ -64,7 +69,8 @@ describe.each(ENGINES)('history roaming with the Easemob Web SDK on %s', (engine
     expect(second.messages.some((m: { msg?: string }) => m.msg === 'not for ben')).toBe(false);
   });
 
-  it('pages oldest first with searchDirection "down"', async () => {
+  it.each(SDK_PACKAGES)('%s pages oldest first with searchDirection "down"', async (sdkPackage) => {
+    const ann = anns[sdkPackage];
     const page = await history(ann, { targetId: 'ben', chatType: 'singleChat', pageSize: 5, searchDirection: 'down' });
     expect(page.messages.map((m: { msg: string }) => m.msg)).toEqual(['m0', 'm1', 'm2', 'm3', 'm4']);
     const next = await history(ann, { targetId: 'ben', chatType: 'singleChat', pageSize: 5, searchDirection: 'down', cursor: page.cursor });

@@ -3,7 +3,8 @@
  * send on one device reaches their other devices (a second SDK connection and a JSON socket) as
  * their own message, never the device that sent it, and is never stored for them; a message sent
  * with `deliverOnlineOnly` (msync `routetype` ONLINE) reaches the receivers online and is never
- * stored for the others, so they do not get it when they log in.
+ * stored for the others, so they do not get it when they log in. `agora-chat` devices sync and send
+ * online-only typing indicators the same way.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CallbackReceiver } from '../../helpers/callback-receiver.js';
@@ -24,7 +25,7 @@ describe.each(ENGINES)('multi-device and online-only messages with the Easemob W
     Number((await w.t.app.parley.storage.db.selectFrom('im_offline').select((eb) => eb.fn.countAll().as('n')).where(column, '=', value as never).executeTakeFirstOrThrow()).n);
 
   beforeAll(async () => {
-    w = await msyncWorld(engine, ['ann', 'ben', 'cat']);
+    w = await msyncWorld(engine, ['ann', 'ben', 'cat', 'dan', 'eve', 'fay']);
     receiver = await CallbackReceiver.start();
     await w.api('PUT', '/callbacks/service', { enabled: true });
     expect((await w.api('POST', '/callbacks/rules', { name: 'all_sdk', url: receiver.url, sources: ['sdk'] })).status).toBe(200);
@@ -60,10 +61,11 @@ describe.each(ENGINES)('multi-device and online-only messages with the Easemob W
     const ack = await ann2.send({ type: 'txt', chatType: 'singleChat', to: 'ben', msg: 'called back once' });
     await waitFor(() => ann1.messages().some((m) => m.id === ack.serverMsgId), Boolean);
     const hits = () => receiver.requests.filter((r) => (JSON.parse(r.body) as { msg_id?: string }).msg_id === ack.serverMsgId);
-    await waitFor(hits, (h) => h.length >= 1);
+    // Not a speed test: the first callback can take several seconds on a loaded machine.
+    await waitFor(hits, (h) => h.length >= 1, 20_000);
     await w.t.app.parley.jobs.idle('im.fanout');
     const probe = await ann2.send({ type: 'txt', chatType: 'singleChat', to: 'ben', msg: 'probe cb' });
-    await waitFor(() => receiver.requests.some((r) => r.body.includes(probe.serverMsgId)), Boolean);
+    await waitFor(() => receiver.requests.some((r) => r.body.includes(probe.serverMsgId)), Boolean, 10_000);
     expect(hits()).toHaveLength(1);
     expect(JSON.parse(hits()[0]!.body)).toMatchObject({ from: 'ann', to: 'ben', chat_type: 'chat' });
   });
@@ -116,5 +118,27 @@ describe.each(ENGINES)('multi-device and online-only messages with the Easemob W
     const got = cat.messages().map((m) => m.id);
     expect(got).not.toContain(toCat.serverMsgId);
     expect(got).not.toContain(inGroup.serverMsgId);
+  });
+
+  it("agora-chat: a send reaches the sender's other device, not the sending one", async () => {
+    const [dan1, dan2, eve] = await Promise.all([w.login('dan', 'agora-chat'), w.login('dan', 'agora-chat'), w.login('eve', 'agora-chat')]);
+    const ack = await dan1.send({ type: 'txt', chatType: 'singleChat', to: 'eve', msg: 'agora, from device 1' });
+    await waitFor(() => eve.messages().some((m) => m.id === ack.serverMsgId), Boolean);
+    expect(await waitFor(() => dan2.messages().find((m) => m.id === ack.serverMsgId), Boolean)).toMatchObject({ from: 'dan', to: 'eve', chatType: 'singleChat', msg: 'agora, from device 1' });
+    const probe = await eve.send({ type: 'txt', chatType: 'singleChat', to: 'dan', msg: 'agora probe' });
+    await waitFor(() => dan1.messages().some((m) => m.id === probe.serverMsgId), Boolean);
+    expect(dan1.messages().some((m) => m.id === ack.serverMsgId)).toBe(false);
+  });
+
+  it('agora-chat: a typing indicator (deliverOnlineOnly) reaches the online receiver and is never stored for an offline one', async () => {
+    expect(await w.online('fay')).toBe(false);
+    const [dan, eve] = await Promise.all([w.login('dan', 'agora-chat'), w.login('eve', 'agora-chat')]);
+    const typing = await eve.send({ type: 'cmd', chatType: 'singleChat', to: 'dan', action: 'typing', deliverOnlineOnly: true });
+    const toFay = await eve.send({ type: 'cmd', chatType: 'singleChat', to: 'fay', action: 'typing', deliverOnlineOnly: true });
+    const kept = await eve.send({ type: 'txt', chatType: 'singleChat', to: 'fay', msg: 'stored for fay' });
+    expect(await waitFor(() => dan.messages().find((m) => m.id === typing.serverMsgId), Boolean)).toMatchObject({ type: 'cmd', action: 'typing', from: 'eve' });
+    await w.t.app.parley.jobs.idle('im.fanout');
+    expect(await offlineRows('msg_id', toFay.serverMsgId)).toBe(0);
+    expect(await offlineRows('msg_id', kept.serverMsgId)).toBe(1);
   });
 });

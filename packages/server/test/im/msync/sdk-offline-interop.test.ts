@@ -4,7 +4,7 @@
  * between the SDK's offline-sync start and finish events; a user online over msync (on /ws or
  * /websocket) counts as online for everyone (nothing is stored for them), as over the JSON
  * socket; a message sent over REST, the JSON socket or msync reaches a receiver on any of them
- * with the same content.
+ * with the same content. An `agora-chat` user gets their stored messages on reconnect the same way.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ImMessageFrame } from '@parley/protocol';
@@ -27,7 +27,7 @@ describe.each(ENGINES)('msync offline, presence and interop with the Easemob Web
     w.api('POST', '/messages/users', { from, to: [to], type: 'txt', body: { msg }, ext }).then((r) => r.body.data[to] as string);
 
   beforeAll(async () => {
-    w = await msyncWorld(engine, ['ann', 'ben', 'cat', 'eve']);
+    w = await msyncWorld(engine, ['ann', 'ben', 'cat', 'eve', 'fay']);
     groupId = (await w.api('POST', '/chatgroups', { groupname: 'team', public: true, owner: 'cat', members: ['eve'] })).body.data.groupid;
   });
   afterAll(async () => {
@@ -64,6 +64,25 @@ describe.each(ENGINES)('msync offline, presence and interop with the Easemob Web
     expect(ids).toHaveLength(5);
     expect(eve.messages().find((m) => m.id === fromGroup[0])).toMatchObject({ chatType: 'groupChat', to: groupId, msg: 'g1' });
     ann.close();
+  });
+
+  it('agora-chat: stored messages arrive on reconnect, in order, between sync start and finish', async () => {
+    const fay = w.sdk({ sdkPackage: 'agora-chat' });
+    await fay.open('fay', { pwd: PASSWORD });
+    fay.close();
+    await waitFor(() => w.online('fay'), (on) => !on);
+    const stored = [await rest('ann', 'fay', 'f1'), await rest('ben', 'fay', 'f2'), await rest('ann', 'fay', 'f3')];
+    const before = fay.events.length;
+    await fay.open('fay', { pwd: PASSWORD });
+    await waitFor(() => fay.events.slice(before).some((e) => e.event === 'syncFinish'), Boolean);
+    const events = fay.events.slice(before).map((e) => (e.event === 'text' ? `${e.data.id}` : e.event));
+    expect(events.slice(0, 2)).toEqual(['connected', 'syncStart']);
+    expect(events.at(-1)).toBe('syncFinish');
+    const ids = events.filter((e) => /^\d+$/.test(e));
+    expect(ids.filter((id) => id !== stored[1])).toEqual([stored[0], stored[2]]);
+    expect(ids.sort()).toEqual([...stored].sort());
+    expect(fay.messages().find((m) => m.id === stored[1])).toMatchObject({ from: 'ben', to: 'fay', msg: 'f2' });
+    fay.close();
   });
 
   it('a login with nothing stored fires neither sync event', async () => {

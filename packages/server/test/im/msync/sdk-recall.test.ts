@@ -4,7 +4,8 @@
  * and its offline rows (an offline receiver never gets it); another user's message, a message past
  * PARLEY_IM_RECALL_SECONDS (the injected clock) and an unknown one are refused with the SDK's
  * errors; the app admin's REST recall works at any time and reaches the SDK; JSON-socket users
- * recall and are told too; a group recall reaches every member.
+ * recall and are told too; a group recall reaches every member. `agora-chat` recalls, is told and is
+ * refused the same way.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertNoForeignRequests, type SdkClient } from '../../helpers/easemob-sdk.js';
@@ -29,7 +30,7 @@ describe.each(ENGINES)('recall with the Easemob Web SDK on %s', (engine) => {
     Number((await db().selectFrom('im_offline').select((eb) => eb.fn.countAll().as('n')).where('msg_id', '=', msgId as never).executeTakeFirstOrThrow()).n);
 
   beforeAll(async () => {
-    w = await msyncWorld(engine, ['ann', 'ben', 'cat', 'dan', 'eve'], { env: { PARLEY_IM_RECALL_SECONDS: String(WINDOW_SECONDS) } });
+    w = await msyncWorld(engine, ['ann', 'ben', 'cat', 'dan', 'eve', 'fay', 'gus'], { env: { PARLEY_IM_RECALL_SECONDS: String(WINDOW_SECONDS) } });
     groupId = (await w.api('POST', '/chatgroups', { groupname: 'team', public: true, owner: 'ann', members: ['ben', 'cat', 'dan'] })).body.data.groupid;
     [ann1, ann2, ben] = await Promise.all([w.login('ann'), w.login('ann'), w.login('ben')]);
     dan = await SocketClient.connect(w.url, w.im.base, await w.token('dan'));
@@ -52,6 +53,18 @@ describe.each(ENGINES)('recall with the Easemob Web SDK on %s', (engine) => {
     const probe = await ben.send({ type: 'txt', chatType: 'singleChat', to: 'ann', msg: 'probe' });
     await waitFor(() => ann1.messages().some((m) => m.id === probe.serverMsgId), Boolean);
     expect(ann1.of('recall')).toHaveLength(0);
+  });
+
+  it("agora-chat: a recall reaches the receiver and the sender's other device; another user's message is refused", async () => {
+    const [fay1, fay2, gus] = await Promise.all([w.login('fay', 'agora-chat'), w.login('fay', 'agora-chat'), w.login('gus', 'agora-chat')]);
+    const sent = await fay1.send({ type: 'txt', chatType: 'singleChat', to: 'gus', msg: 'agora oops' });
+    await waitFor(() => gus.messages().some((m) => m.id === sent.serverMsgId), Boolean);
+    const errors = gus.sdk.default?.statusCode ?? gus.sdk.statusCode;
+    await expect(gus.conn.recallMessage({ mid: sent.serverMsgId, to: 'fay', chatType: 'singleChat' })).rejects.toMatchObject({ type: errors.PERMISSION_DENIED });
+    await fay1.conn.recallMessage({ mid: sent.serverMsgId, to: 'gus', chatType: 'singleChat', ext: 'typo' });
+    expect(await waitFor(() => gus.of('recall').find((r) => r.mid === sent.serverMsgId), Boolean)).toMatchObject({ from: 'fay', to: 'gus', ext: 'typo' });
+    expect(await waitFor(() => fay2.of('recall').find((r) => r.mid === sent.serverMsgId), Boolean)).toMatchObject({ from: 'fay', to: 'gus' });
+    expect(await messageRows(sent.serverMsgId)).toBe(0);
   });
 
   it('a message recalled while its receiver is offline never reaches them', async () => {

@@ -3,7 +3,7 @@
  * `onReadMessage`, the SDK's automatic delivery ack (`delivery: true`) its `onDeliveredMessage`, a
  * conversation ack its `onChannelMessage`; group read acks reach the sender with the readers so far
  * and are listed by `GET /chatgroups/{id}/acks/{msgId}` (app token or a member); JSON-socket users
- * send and get the same receipts as `receipt` frames.
+ * send and get the same receipts as `receipt` frames. `agora-chat` sends and gets the three receipts too.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../../helpers/app.js';
@@ -21,7 +21,7 @@ describe.each(ENGINES)('receipts with the Easemob Web SDK on %s', (engine) => {
   let groupId: string;
 
   beforeAll(async () => {
-    w = await msyncWorld(engine, ['ann', 'ben', 'cat', 'dan', 'eve', 'fay']);
+    w = await msyncWorld(engine, ['ann', 'ben', 'cat', 'dan', 'eve', 'fay', 'gus', 'hal']);
     groupId = (await w.api('POST', '/chatgroups', { groupname: 'team', public: true, owner: 'ann', members: ['ben', 'cat'] })).body.data.groupid;
     [ann, ben, cat] = await Promise.all([w.login('ann'), w.login('ben'), w.login('cat')]);
     dan = await SocketClient.connect(w.url, w.im.base, await w.token('dan'));
@@ -53,6 +53,18 @@ describe.each(ENGINES)('receipts with the Easemob Web SDK on %s', (engine) => {
   it("a conversation ack reaches the other user's onChannelMessage", async () => {
     await ben.send({ type: 'channel', chatType: 'singleChat', to: 'ann' });
     expect(await waitFor(() => ann.of('channel').find((r) => r.from === 'ben'), Boolean)).toMatchObject({ from: 'ben', to: 'ann', chatType: 'singleChat' });
+  });
+
+  it('agora-chat: read, delivery and conversation acks reach the other agora-chat user', async () => {
+    const gus = await w.login('gus', 'agora-chat');
+    const hal = w.sdk({ sdkPackage: 'agora-chat', delivery: true });
+    await hal.open('hal', { pwd: PASSWORD });
+    const sent = await gus.send({ type: 'txt', chatType: 'singleChat', to: 'hal', msg: 'agora receipts' });
+    expect(await waitFor(() => gus.of('delivered').find((r) => r.mid === sent.serverMsgId), Boolean)).toMatchObject({ from: 'hal', to: 'gus' });
+    await hal.send({ type: 'read', chatType: 'singleChat', to: 'gus', id: sent.serverMsgId });
+    expect(await waitFor(() => gus.of('read').find((r) => r.mid === sent.serverMsgId), Boolean)).toMatchObject({ from: 'hal', to: 'gus' });
+    await hal.send({ type: 'channel', chatType: 'singleChat', to: 'gus' });
+    expect(await waitFor(() => gus.of('channel').find((r) => r.from === 'hal'), Boolean)).toMatchObject({ to: 'gus', chatType: 'singleChat' });
   });
 
   it('group read acks reach the sender with the count, and the readers are listed to members and the app', async () => {
