@@ -263,6 +263,8 @@ export class SdkClient {
       onContactRefuse: record('contactRefuse'),
       onContactDeleted: record('contactDeleted'),
       onContactAdded: record('contactAdded'),
+      onGroupEvent: record('groupEvent'),
+      onChatroomEvent: record('chatroomEvent'),
     });
   }
 
