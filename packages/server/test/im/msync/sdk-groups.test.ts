@@ -1,6 +1,6 @@
 /**
  * Groups from the user's side, driven by the real SDKs with the user's own token: `createGroup`
- * (Easemob's body; the creator owns it), `getJoinedGroups` (v3), `getGroupInfo`,
+ * and `createGroupVNext` (Easemob's body; the creator owns it), `getPublicGroups`, `getJoinedGroups` (v3), `getGroupInfo`,
  * `listGroupMembers` (pages), `joinGroup` (at once, or by a request the owner answers with
  * `acceptGroupJoinRequest` / `rejectGroupJoinRequest`), `leaveGroup`, `inviteUsersToGroup`, `removeGroupMember`,
  * `modifyGroup`, `changeGroupOwner`, `destroyGroup`; the other members' SDKs raise `onGroupEvent`
@@ -59,9 +59,16 @@ describe.each(CASES)('groups from the user side on %s with %s', (engine, sdkPack
     expect(first.data).toEqual([{ owner: 'ann' }, { member: 'ben' }]);
     const second = await ben.conn.listGroupMembers({ groupId, pageNum: 2, pageSize: 2 });
     expect(second.data).toEqual([{ member: 'cal' }]);
-    // Not a member: the group's reads are refused.
+    // Not a member: the group's reads are refused; the public groups list it.
     const dan = await w.login('dan');
     await expect(dan.conn.getGroupInfo({ groupId })).rejects.toMatchObject({ type: errorsOf(dan).PERMISSION_DENIED });
+    expect((await dan.conn.getPublicGroups({ limit: 100 })).data.map((g: Any) => g.groupid)).toContain(groupId);
+
+    // createGroupVNext: the same body under the SDK's newer names.
+    const next = await ann.conn.createGroupVNext({ groupName: 'next', description: 'd', members: ['ben'], isPublic: false, needApprovalToJoin: true, allowMemberToInvite: false, inviteNeedConfirm: false, maxMemberCount: 10, extension: 'x' });
+    expect(next.data.groupId).toMatch(/^\d+$/);
+    expect((await ben.conn.getGroupInfo({ groupId: next.data.groupId })).data[0]).toMatchObject({ name: 'next', owner: 'ann', public: false, membersonly: true, allowinvites: false, maxusers: 10, custom: 'x' });
+    expect((await dan.conn.getPublicGroups({ limit: 100 })).data.map((g: Any) => g.groupid)).not.toContain(next.data.groupId);
   });
 
   it('joinGroup joins a public group at once and leaveGroup leaves it; the members see memberPresence and memberAbsence', async () => {
