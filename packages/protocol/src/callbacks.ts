@@ -6,7 +6,9 @@ import { CALLBACK_EXAMPLES as E } from './examples.js';
 
 export const CALLBACK_SECURITY_VERSION = '1.0.0';
 
-export const CALLBACK_EVENT_TYPES = ['chat', 'chat_offline'] as const;
+export const CALLBACK_EVENT_TYPES = ['chat', 'chat_offline', 'group_op_event'] as const;
+/** What a rule created without `event_types` receives. */
+export const DEFAULT_CALLBACK_EVENT_TYPES = ['chat', 'chat_offline'] as const;
 export const CALLBACK_CHAT_TYPES = ['chat', 'groupchat'] as const;
 export const CALLBACK_MESSAGE_TYPES = ['txt', 'img', 'audio', 'video', 'file', 'loc', 'cmd', 'custom'] as const;
 export const CALLBACK_SOURCES = ['sdk', 'rest'] as const;
@@ -17,7 +19,7 @@ export type CallbackChatType = (typeof CALLBACK_CHAT_TYPES)[number];
 export type CallbackMessageType = (typeof CALLBACK_MESSAGE_TYPES)[number];
 export type CallbackSource = (typeof CALLBACK_SOURCES)[number];
 
-const EventTypeSchema = Type.Union([Type.Literal('chat'), Type.Literal('chat_offline')]);
+const EventTypeSchema = Type.Union([Type.Literal('chat'), Type.Literal('chat_offline'), Type.Literal('group_op_event')]);
 const ChatTypeSchema = Type.Union([Type.Literal('chat'), Type.Literal('groupchat')]);
 const MessageTypeSchema = Type.Union([
   Type.Literal('txt'),
@@ -75,7 +77,7 @@ export const CreateCallbackRuleRequest = Type.Object(
     name: RuleName,
     url: RuleUrl,
     enabled: Type.Optional(Type.Boolean()),
-    event_types: Type.Optional(subset(EventTypeSchema, 2, 'default: all')),
+    event_types: Type.Optional(subset(EventTypeSchema, CALLBACK_EVENT_TYPES.length, 'default: chat, chat_offline')),
     chat_types: Type.Optional(subset(ChatTypeSchema, 2, 'default: all; groupchat covers groups and chat rooms')),
     message_types: Type.Optional(subset(MessageTypeSchema, 8, 'default: all')),
     sources: Type.Optional(subset(SourceSchema, 2, 'default: all')),
@@ -89,7 +91,7 @@ export const UpdateCallbackRuleRequest = Type.Object(
   {
     url: Type.Optional(RuleUrl),
     enabled: Type.Optional(Type.Boolean()),
-    event_types: Type.Optional(subset(EventTypeSchema, 2, 'default: all')),
+    event_types: Type.Optional(subset(EventTypeSchema, CALLBACK_EVENT_TYPES.length, 'default: chat, chat_offline')),
     chat_types: Type.Optional(subset(ChatTypeSchema, 2, 'default: all')),
     message_types: Type.Optional(subset(MessageTypeSchema, 8, 'default: all')),
     sources: Type.Optional(subset(SourceSchema, 2, 'default: all')),

@@ -123,7 +123,15 @@ export const ChatroomListItem = Type.Object({
 });
 export type ChatroomListItem = Static<typeof ChatroomListItem>;
 
-export const JoinedGroup = Type.Object({ groupid: Type.String(), groupname: Type.String() });
+/** A joined group: Easemob's `groupid`/`groupname`, and `id`/`name`/`permission` the Web SDK reads (v3). */
+export const JoinedGroup = Type.Object({
+  groupid: Type.String(),
+  groupname: Type.String(),
+  id: Type.String(),
+  name: Type.String(),
+  permission: Type.Union([Type.Literal('owner'), Type.Literal('member')]),
+  disabled: Type.Boolean(),
+});
 export type JoinedGroup = Static<typeof JoinedGroup>;
 
 const MaxUsers = Type.Integer({ minimum: 1, maximum: 100_000, description: 'Members at most, the owner included; not below the current members' });
@@ -134,6 +142,11 @@ export const UpdateGroupRequest = Type.Object(
     description: Type.Optional(Type.String({ maxLength: 512 })),
     maxusers: Type.Optional(MaxUsers),
     public: Type.Optional(Type.Boolean()),
+    membersonly: Type.Optional(Type.Boolean({ description: 'Joining needs the owner' })),
+    allowinvites: Type.Optional(Type.Boolean({ description: 'Members may invite' })),
+    custom: Type.Optional(Type.String({ maxLength: 1024 })),
+    avatar: Type.Optional(Type.String({ maxLength: 1024 })),
+    newowner: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Gives the group to this member (alone: other fields are then ignored)' })),
   },
   { additionalProperties: false, minProperties: 1, examples: [{ groupname: 'Support team', description: 'Second line', maxusers: 300 }] },
 );
@@ -155,5 +168,10 @@ export const GroupUpdated = Type.Object({
   description: Type.Optional(Type.Boolean()),
   maxusers: Type.Optional(Type.Boolean()),
   public: Type.Optional(Type.Boolean()),
+  membersonly: Type.Optional(Type.Boolean()),
+  allowinvites: Type.Optional(Type.Boolean()),
+  custom: Type.Optional(Type.Boolean()),
+  avatar: Type.Optional(Type.Boolean()),
+  newowner: Type.Optional(Type.Boolean()),
 });
 export type GroupUpdated = Static<typeof GroupUpdated>;

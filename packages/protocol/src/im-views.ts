@@ -22,6 +22,11 @@ export const GroupView = Type.Object(
     maxusers: Type.Integer(),
     owner: Type.String(),
     created: Type.Integer(),
+    membersonly: Type.Boolean({ description: 'Joining needs the owner (`approval`)' }),
+    allowinvites: Type.Boolean({ description: 'Members may invite' }),
+    invite_need_confirm: Type.Boolean(),
+    custom: Type.String(),
+    avatar: Type.String(),
     affiliations_count: Type.Integer(),
     affiliations: Type.Array(GroupAffiliation),
   },
@@ -41,6 +46,9 @@ export const MembershipChanged = (idField: string) =>
     { result: Type.Boolean(), action: Type.String(), [idField]: Type.String(), user: Type.String() },
     { examples: [{ result: true, action: 'add_member', [idField]: E.group.id, user: 'bob' }] },
   );
+/** One removal (an object), or several (`DELETE …/users/a,b`: an array). */
+export const MembershipChanges = (idField: string) =>
+  Type.Union([MembershipChanged(idField), Type.Array(MembershipChanged(idField))], { examples: [{ result: true, action: 'remove_member', [idField]: E.group.id, user: 'bob' }] });
 export const GroupMembers = Type.Array(GroupAffiliation, { examples: [E.group.affiliations] });
 
 /** Message ids by receiver (`/messages/...`), or `success` by receiver (legacy `/messages`). */

@@ -5,6 +5,7 @@
  * Message bodies are described loosely here (an object per `type`) and checked field by field by
  * the server, so a 400 can name the exact field that is wrong.
  */
+import type { ImGroupEventFrame } from './im-group-events.js';
 import { Type, type Static, type TSchema } from 'typebox';
 import { IM_EXAMPLES as E } from './examples.js';
 import { exampleOf } from './accounts.js';
@@ -138,12 +139,19 @@ export const CreateGroupRequest = Type.Object(
   {
     groupname: Type.String({ minLength: 1, maxLength: 128 }),
     description: Type.Optional(Type.String({ maxLength: 512 })),
-    public: Type.Boolean(),
+    desc: Type.Optional(Type.String({ maxLength: 512, description: "The Web SDK's name for `description`" })),
+    public: Type.Optional(Type.Boolean({ description: 'Required with the app token; a user token defaults to false' })),
     maxusers: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
-    owner: Type.String({ minLength: 1, maxLength: 128 }),
+    owner: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: "Required with the app token; a user token's group is owned by its user" })),
     members: Type.Optional(Members),
+    approval: Type.Optional(Type.Boolean({ description: 'Joining needs the owner (default false)' })),
+    allowinvites: Type.Optional(Type.Boolean({ description: 'Members may invite (default false: only the owner)' })),
+    invite_need_confirm: Type.Optional(Type.Boolean({ description: 'Stored and reported; invited users are added at once' })),
+    inviteNeedConfirm: Type.Optional(Type.Boolean()),
+    custom: Type.Optional(Type.String({ maxLength: 1024 })),
+    avatar: Type.Optional(Type.String({ maxLength: 1024 })),
   },
-  { additionalProperties: false, examples: [E.createGroup] },
+  { description: "Unknown fields are accepted and ignored, as Easemob's", examples: [E.createGroup] },
 );
 export type CreateGroupRequest = Static<typeof CreateGroupRequest>;
 
@@ -364,4 +372,4 @@ export interface ImRosterFrame {
   reason?: string;
   timestamp: number;
 }
-export type ImServerFrame = ImAckFrame | ImErrorFrame | ImMessageFrame | ImPongFrame | ImReceiptFrame | ImRecallFrame | ImEditFrame | ImRosterFrame;
+export type ImServerFrame = ImAckFrame | ImErrorFrame | ImMessageFrame | ImPongFrame | ImReceiptFrame | ImRecallFrame | ImEditFrame | ImRosterFrame | ImGroupEventFrame;

@@ -10,6 +10,7 @@ export * from './channel-validate.js';
 export * from './schema-check.js';
 export * from './callbacks.js';
 export * from './im.js';
+export * from './im-group-events.js';
 export * from './im-admin.js';
 export * from './im-views.js';
 export * from './rotation.js';

@@ -98,6 +98,7 @@ export async function buildModules(base: Foundation): Promise<Modules> {
     sockets: deps.imSockets ?? { bufferBytes: config.imSocketBufferBytes, perUser: config.imSocketsPerUser, perApp: config.imSocketsPerApp },
     postSend: deps.postSend ?? callbacks.hook,
     preSend: callbacks.presend.check,
+    groupOperations: [callbacks.groupOps],
     metrics: promImMetrics(metrics),
     logger: log,
     pubsub: coordination.pubsub,

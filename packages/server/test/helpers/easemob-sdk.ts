@@ -270,6 +270,8 @@ export class SdkClient {
       onContactRefuse: record('contactRefuse'),
       onContactDeleted: record('contactDeleted'),
       onContactAdded: record('contactAdded'),
+      onGroupEvent: record('groupEvent'),
+      onChatroomEvent: record('chatroomEvent'),
     });
   }
 

@@ -270,7 +270,10 @@ describe.each(ENGINES)('IM group and chat-room administration on %s', (engine) =
     clock.advance(1000);
     expect((await api('POST', `/chatgroups/${gA}/users/carol`)).status).toBe(200);
     const all = await api('GET', '/users/carol/joined_chatgroups');
-    expect(all.body.data).toEqual([{ groupid: gA, groupname: 'carol-a' }, expect.objectContaining({ groupname: 'third' })]);
+    expect(all.body.data).toEqual([
+      { groupid: gA, groupname: 'carol-a', id: gA, name: 'carol-a', permission: 'member', disabled: false },
+      expect.objectContaining({ groupname: 'third' }),
+    ]);
     expect(all.body.count).toBe(2);
     const page2 = await api('GET', '/users/carol/joined_chatgroups?pagesize=1&pagenum=2');
     expect(page2.body.data.map((g: { groupname: string }) => g.groupname)).toEqual(['third']);
@@ -337,14 +340,15 @@ describe.each(ENGINES)('IM group and chat-room administration on %s', (engine) =
     const missing = await api('PUT', '/chatgroups/123456789', { groupname: 'x' });
     expect(missing.status).toBe(404);
     expect(missing.body.error).toBe('service_resource_not_found');
-    const alice = await userToken(t.app, im, 'alice');
+    // The lists are the app token's; another user's groups and another's group are not the user's.
+    const bob = await userToken(t.app, im, 'bob');
     for (const [method, path, body] of [
       ['GET', '/chatgroups', undefined],
       ['GET', '/chatrooms', undefined],
       ['GET', '/users/alice/joined_chatgroups', undefined],
       ['PUT', `/chatgroups/${id}`, { groupname: 'mine' }],
     ] as const) {
-      expect((await call(t.app, alice, method, `${im.base}${path}`, body)).status, `${method} ${path}`).toBe(403);
+      expect((await call(t.app, bob, method, `${im.base}${path}`, body)).status, `${method} ${path}`).toBe(403);
     }
   });
 });

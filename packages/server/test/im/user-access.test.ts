@@ -48,9 +48,12 @@ describe.each(ENGINES)('user-token access to IM routes on %s', (engine) => {
     expect((await call(t.app, im.adminToken, 'GET', `${im.base}/chatgroups/${groupId}`)).status).toBe(200);
   });
 
-  it('admin-only routes stay the app token\'s, members included', async () => {
-    const res = await call(t.app, ann, 'DELETE', `${im.base}/chatgroups/${groupId}/users/ann`);
+  it('admin-only routes stay the app token\'s, members included; owner-only ones are refused to members', async () => {
+    const res = await call(t.app, ann, 'POST', `${im.base}/chatgroups/${groupId}/users/ann`);
     expect(res.status).toBe(403);
     expect(res.body.error).toBe('forbidden');
+    const kick = await call(t.app, ann, 'DELETE', `${im.base}/chatgroups/${groupId}/users/ann`);
+    expect(kick.status).toBe(403);
+    expect(kick.body.error).toBe('forbidden_op');
   });
 });

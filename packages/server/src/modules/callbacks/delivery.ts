@@ -20,10 +20,16 @@ import { classifyAttempt, MAX_ANSWER_BYTES, nextStep, type AttemptOutcome } from
 import type { CallbackRule, CallbacksRepository, CallbacksTransaction, StoredRecord } from './ports.js';
 import { BANNED_ERROR_PREFIX, REDRIVE_SCAN_ROWS, redrivePage, type RedrivePage, type RedriveWindow } from './redrive.js';
 import { ResendPacer } from './resend-pacer.js';
-import type { UnsignedRecord } from './record.js';
+import { recordFacts, type UnsignedRecord } from './record.js';
 import { signedRequest } from './record-signing.js';
 
 export const RESEND_QUEUE = 'callbacks.resend';
+
+/** The attempt event's view of a record (the delivery log indexes it). */
+const attemptFacts = (record: UnsignedRecord) => {
+  const facts = recordFacts(record);
+  return { msgId: facts.msgId, eventType: facts.eventType, from: facts.from, to: facts.to };
+};
 const RULE_QUEUE_PREFIX = 'callbacks.rule.';
 export const ruleQueue = (ruleId: number): string => `${RULE_QUEUE_PREFIX}${ruleId}`;
 /** The rule of a queue `ruleQueue` named; undefined for any other queue. */
@@ -212,10 +218,7 @@ export class CallbackDelivery {
       resend,
       callId: record.callId,
       error: outcome.kind === 'failure' ? outcome.error : undefined,
-      msgId: record.msg_id,
-      eventType: record.eventType,
-      from: record.from,
-      to: record.to,
+      ...attemptFacts(record),
       ...(result.status !== undefined ? { httpStatus: result.status } : {}),
     });
     return outcome;

@@ -6,7 +6,9 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { CallbacksConfig } from '../../config/index.js';
 import type { Clock } from '../../kernel/clock.js';
+import { uuid } from '../../kernel/ids.js';
 import type { UnitOfWork } from '../../kernel/unit-of-work.js';
+import type { GroupOperationEvent } from '../im/group-events.js';
 import type { Singletons } from '../coordination/ports.js';
 import type { SettingsVersions } from '../coordination/settings-versions.js';
 import type { JobQueue } from '../jobs/ports.js';
@@ -17,6 +19,7 @@ import { RedisBanStore } from './redis-bans.js';
 import { CallbackDelivery, ruleQueue } from './delivery.js';
 import { RuleDirectory } from './directory.js';
 import { CallbackEvents } from './events.js';
+import { groupOpCallbacks } from './group-ops.js';
 import { CallbacksPostSendHook } from './hook.js';
 import { createPresend, type PresendModule } from './presend/index.js';
 import type { PresendRulesRepository } from './presend/ports.js';
@@ -35,6 +38,8 @@ export interface CallbacksModule {
   repo: CallbacksRepository;
   service: CallbacksService;
   hook: CallbacksPostSendHook;
+  /** Subscribes to the IM groups' operation events: `group_op_event` records (group-ops.ts). */
+  groupOps: (event: GroupOperationEvent) => Promise<void>;
   delivery: CallbackDelivery;
   bans: BanStore;
   events: CallbackEvents;
@@ -121,6 +126,7 @@ export function createCallbacks(deps: CallbacksDeps): CallbacksModule {
     repo,
     service,
     hook,
+    groupOps: groupOpCallbacks({ uow, jobs, directory, delivery }, uuid),
     presend,
     delivery,
     bans,

@@ -21,8 +21,41 @@ export interface RuleFilters {
   sources: CallbackSource[];
 }
 
-/** A record before signing: `security` depends on the rule's secret at send time. */
-export type UnsignedRecord = Omit<CallbackRecord, 'security' | 'payload'> & { payload: MessageEvent['payload'] };
+/** A message record before signing: `security` depends on the rule's secret at send time. */
+export type UnsignedMessageRecord = Omit<CallbackRecord, 'security' | 'payload'> & { payload: MessageEvent['payload'] };
+
+/** A group or chat-room operation record (`group_op_event`, Easemob's shape; group-ops.ts), before signing. */
+export interface GroupOpRecord {
+  callId: string;
+  payload?: Record<string, unknown>;
+  appkey: string;
+  id: string;
+  type: 'GROUP' | 'CHATROOM';
+  event: 'group_op_event';
+  operation: 'CREATE' | 'DELETE' | 'JOIN' | 'LEAVE' | 'UPDATE';
+  operator: string;
+  member_count?: number;
+  timestamp: number;
+}
+
+/** Any record before signing. */
+export type UnsignedRecord = UnsignedMessageRecord | GroupOpRecord;
+
+/** What the delivery log and the exception store index a record by. */
+export interface RecordFacts {
+  eventType: CallbackEventType;
+  /** '' for an operation record. */
+  msgId: string;
+  /** The sender, or the operator. */
+  from: string;
+  /** The receiver, or the group. */
+  to: string;
+}
+
+export function recordFacts(record: UnsignedRecord): RecordFacts {
+  if ('event' in record) return { eventType: record.event, msgId: '', from: record.operator, to: record.id };
+  return { eventType: record.eventType, msgId: record.msg_id, from: record.from, to: record.to };
+}
 
 export function callbackChatType(event: Pick<MessageEvent, 'chatType'>): CallbackChatType {
   return event.chatType === 'chat' ? 'chat' : 'groupchat';
@@ -32,9 +65,9 @@ export function callbackChatType(event: Pick<MessageEvent, 'chatType'>): Callbac
  * The records one message produces, before rule filters: `chat` for the message, then one
  * `chat_offline` per offline receiver with `to` = that receiver (chat rooms have none).
  */
-export function recordsOf(event: MessageEvent, newUuid: () => string): UnsignedRecord[] {
+export function recordsOf(event: MessageEvent, newUuid: () => string): UnsignedMessageRecord[] {
   const chatType = callbackChatType(event);
-  const base = (eventType: CallbackEventType, to: string): UnsignedRecord => ({
+  const base = (eventType: CallbackEventType, to: string): UnsignedMessageRecord => ({
     callId: `${event.appkey}_${newUuid()}`,
     eventType,
     timestamp: event.timestamp,
@@ -69,10 +102,10 @@ export function routeRecords<R extends RuleFilters & { enabled: boolean }>(
   event: MessageEvent,
   rules: readonly R[],
   newUuid: () => string,
-): Array<{ rule: R; record: UnsignedRecord }> {
+): Array<{ rule: R; record: UnsignedMessageRecord }> {
   const active = rules.filter((r) => r.enabled);
   if (active.length === 0) return [];
-  const out: Array<{ rule: R; record: UnsignedRecord }> = [];
+  const out: Array<{ rule: R; record: UnsignedMessageRecord }> = [];
   // Each rule gets its own callId: a callId names one callback, i.e. one (record, rule) pair.
   for (const rule of active) {
     for (const record of recordsOf(event, newUuid)) {

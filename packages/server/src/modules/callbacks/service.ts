@@ -5,7 +5,7 @@
 import {
   DEFAULT_SECRET_OVERLAP_SECONDS,
   CALLBACK_CHAT_TYPES,
-  CALLBACK_EVENT_TYPES,
+  DEFAULT_CALLBACK_EVENT_TYPES,
   CALLBACK_MESSAGE_TYPES,
   CALLBACK_SOURCES,
   MAX_CALLBACK_RULES,
@@ -28,6 +28,7 @@ import { liveOverlap, overlapAfterRotation } from '../../kernel/secret-overlap.j
 import { RESEND_QUEUE, resendOrderingKey, type CallbacksCore, type ResendPayload } from './delivery.js';
 import type { CallbackRule, RulePatch } from './ports.js';
 import { redriveKeys, redriveWindow } from './redrive.js';
+import { recordFacts } from './record.js';
 import { decodeStoreCursor, encodeStoreCursor } from './store-cursor.js';
 import { sendTestRecord } from './test-record.js';
 
@@ -94,7 +95,7 @@ export class CallbacksService {
         name: body.name,
         url: body.url,
         enabled: body.enabled ?? true,
-        eventTypes: body.event_types ?? [...CALLBACK_EVENT_TYPES],
+        eventTypes: body.event_types ?? [...DEFAULT_CALLBACK_EVENT_TYPES],
         chatTypes: body.chat_types ?? [...CALLBACK_CHAT_TYPES],
         messageTypes: body.message_types ?? [...CALLBACK_MESSAGE_TYPES],
         sources: body.sources ?? [...CALLBACK_SOURCES],
@@ -256,8 +257,8 @@ export class CallbacksService {
     const entities = page.map((r) => ({
       callId: r.record.callId,
       rule: r.ruleName,
-      eventType: r.record.eventType,
-      msg_id: r.record.msg_id,
+      eventType: recordFacts(r.record).eventType,
+      msg_id: recordFacts(r.record).msgId,
       stored_at: r.storedAt,
       last_error: r.lastError,
       last_resend: r.lastResend,

@@ -1,12 +1,14 @@
 /**
- * Groups and chat rooms (contract 4.2): one model with a `kind`. The owner is always a member;
- * members must be users of the app; `maxusers` counts the owner.
+ * Groups and chat rooms (contract 4.2, 6.8): one model with a `kind`. The owner is always a member;
+ * members must be users of the app; `maxusers` counts the owner. Each change is done for an
+ * operator (a user, or the app: `null`) and announced after its write (`events`, group-events.ts).
  */
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
+import { GroupEvents, type GroupOperation, type JoinWay, type Operator } from './group-events.js';
 import type { IdGenerator } from './msg-id.js';
 import { decodeCursor, foldSearch, pageOf, type Page } from './paging.js';
-import type { GroupChanges, GroupKind, ImApp, ImGroup, ImGroupListed, ImGroupsRepository, ImMember } from './ports.js';
+import type { GroupChanges, GroupKind, GroupSettings, ImApp, ImGroup, ImGroupListed, ImGroupsRepository, ImMember } from './ports.js';
 import { validUsername, type ImUsersService } from './users.js';
 
 const DEFAULT_MAXUSERS: Record<GroupKind, number> = { group: 200, chatroom: 1000 };
@@ -23,7 +25,11 @@ export interface NewGroup {
   maxusers: number | undefined;
   owner: string;
   members: string[];
+  settings?: GroupSettings;
 }
+
+/** A group's settings when the create body names none (Easemob's defaults). */
+export const DEFAULT_SETTINGS: GroupSettings = { approval: false, allowInvites: false, inviteNeedConfirm: false, custom: '', avatar: '' };
 
 export class ImGroupsService {
   constructor(
@@ -31,9 +37,28 @@ export class ImGroupsService {
     private readonly users: ImUsersService,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
+    /** Told of every operation after its write (group-events.ts). */
+    readonly events: GroupEvents = new GroupEvents(),
   ) {}
 
-  async create(app: ImApp, kind: GroupKind, input: NewGroup): Promise<ImGroup> {
+  /** Tells the subscribers of an operation on `group` of `app`, after its write. */
+  async announce(app: ImApp, group: ImGroup, operator: Operator, operation: GroupOperation, memberCount?: number): Promise<void> {
+    const count = memberCount ?? (await this.repo.countMembers(group.id));
+    await this.events.emit({
+      ...operation,
+      appId: group.appId,
+      appkey: app.appkey,
+      kind: group.kind,
+      groupId: group.id,
+      groupName: group.name,
+      owner: group.owner,
+      operator,
+      memberCount: count,
+      timestamp: this.clock.now(),
+    });
+  }
+
+  async create(app: ImApp, kind: GroupKind, input: NewGroup, operator: Operator = null): Promise<ImGroup> {
     const owner = validUsername(input.owner, 'owner');
     const members = [...new Set(input.members.map((m, i) => validUsername(m, `members[${i}]`)))].filter((m) => m !== owner);
     const maxusers = input.maxusers ?? DEFAULT_MAXUSERS[kind];
@@ -52,8 +77,11 @@ export class ImGroupsService {
       owner,
       createdAt: now,
       modifiedAt: now,
+      settings: input.settings ?? DEFAULT_SETTINGS,
     };
     await this.repo.createGroup(group, members);
+    const { description, maxusers: max, settings } = group;
+    await this.announce(app, group, operator, { op: 'create', members, public: group.public, maxusers: max, description, settings, createdAt: now }, members.length + 1);
     return group;
   }
 
@@ -63,8 +91,18 @@ export class ImGroupsService {
     return group;
   }
 
-  async remove(app: ImApp, kind: GroupKind, id: string): Promise<void> {
+  /** Deletes a group or room with its members; a user may delete only what they own. */
+  async remove(app: ImApp, kind: GroupKind, id: string, operator: Operator = null): Promise<void> {
+    const group = await this.require(app, kind, id);
+    this.assertOwner(group, operator);
+    const members = await this.memberNames(group);
     if (!(await this.repo.deleteGroup(app.id, kind, id))) throw new AppError('service_resource_not_found', { resource: `Service resource ${LABEL[kind]} ${id}` });
+    await this.announce(app, group, operator, { op: 'destroy', members }, 0);
+  }
+
+  /** Throws 403 unless the operator is the app or the owner. */
+  assertOwner(group: ImGroup, operator: Operator): void {
+    if (operator !== null && operator !== group.owner) throw new AppError('forbidden_op', { detail: `only the owner of ${LABEL[group.kind]} ${group.id} may do this` });
   }
 
   /**
@@ -78,7 +116,7 @@ export class ImGroupsService {
   }
 
   /** The groups a user is in, latest joined first: page `pagenum` of `pagesize`, or the first 500. */
-  async joined(app: ImApp, username: string, pagesize: number | undefined, pagenum: number | undefined): Promise<Array<{ id: string; name: string }>> {
+  async joined(app: ImApp, username: string, pagesize: number | undefined, pagenum: number | undefined): Promise<Array<ImGroupListed & { role: ImMember['role'] }>> {
     const user = await this.users.require(app, username);
     const size = pagesize ?? (pagenum === undefined ? JOINED_GROUPS_UNPAGED : 10);
     return this.repo.joinedGroups(app.id, user.username, ((pagenum ?? 1) - 1) * size, size);
@@ -88,8 +126,9 @@ export class ImGroupsService {
    * Edits name, description, maxusers (not below the current members, the owner included) and,
    * for groups, `public`. Answers which fields were changed.
    */
-  async update(app: ImApp, kind: GroupKind, id: string, changes: GroupChanges): Promise<Array<keyof GroupChanges>> {
+  async update(app: ImApp, kind: GroupKind, id: string, changes: GroupChanges, operator: Operator = null): Promise<Array<keyof GroupChanges>> {
     const group = await this.require(app, kind, id);
+    this.assertOwner(group, operator);
     const fields = (Object.keys(changes) as Array<keyof GroupChanges>).filter((k) => changes[k] !== undefined);
     if (fields.length === 0) throw new AppError('illegal_argument', { detail: 'nothing to change: give at least one field' });
     const tooSmall = (members: number) =>
@@ -103,6 +142,7 @@ export class ImGroupsService {
       await this.require(app, kind, id);
       throw tooSmall(await this.repo.countMembers(group.id));
     }
+    await this.announce(app, { ...group, name: changes.name ?? group.name }, operator, { op: 'update' });
     return fields;
   }
 
@@ -121,19 +161,41 @@ export class ImGroupsService {
   }
 
   /** Adds a user; true when added, false when they were already a member. */
-  async addMember(app: ImApp, kind: GroupKind, id: string, username: string): Promise<boolean> {
+  async addMember(app: ImApp, kind: GroupKind, id: string, username: string, operator: Operator = null, way: JoinWay = 'DIRECT'): Promise<boolean> {
     const group = await this.require(app, kind, id);
     const name = validUsername(username);
     if ((await this.users.missing(app, [name])).length > 0) throw new AppError('service_resource_not_found', { resource: `Service resource user ${username}` });
     if (await this.repo.isMember(group.id, name)) return false;
-    if ((await this.repo.countMembers(group.id)) >= group.maxusers) throw new AppError('forbidden_op', { detail: `${LABEL[kind]} ${id} is full (maxusers ${group.maxusers})` });
-    return this.repo.addMember(group, name, this.clock.now());
+    if ((await this.repo.countMembers(group.id)) >= group.maxusers) throw full();
+    if (!(await this.repo.addMember(group, name, this.clock.now()))) return false;
+    await this.announce(app, group, operator, { op: 'join', users: [name], way });
+    return true;
   }
 
-  async removeMember(app: ImApp, kind: GroupKind, id: string, username: string): Promise<void> {
+  /** Removes several members (each as `removeMember`), after checking them all: one that cannot go removes none. */
+  async removeMembers(app: ImApp, kind: GroupKind, id: string, usernames: readonly string[], operator: Operator = null): Promise<string[]> {
+    const group = await this.require(app, kind, id);
+    const names = [...new Set(usernames.map((n) => validUsername(n)))];
+    const current = new Set(await this.memberNames(group));
+    for (const name of names) {
+      if (operator !== name) this.assertOwner(group, operator);
+      if (name === group.owner) throw new AppError('forbidden_op', { detail: `the owner of ${LABEL[kind]} ${id} cannot be removed` });
+      if (!current.has(name)) throw new AppError('service_resource_not_found', { resource: `Service resource member ${name} of ${LABEL[kind]} ${id}` });
+    }
+    for (const name of names) await this.removeMember(app, kind, id, name, operator);
+    return names;
+  }
+
+  /** Removes a member: by someone else (the owner, the app) a kick; by themselves leaving. */
+  async removeMember(app: ImApp, kind: GroupKind, id: string, username: string, operator: Operator = null): Promise<void> {
     const group = await this.require(app, kind, id);
     const name = validUsername(username);
+    if (operator !== name) this.assertOwner(group, operator);
     if (name === group.owner) throw new AppError('forbidden_op', { detail: `the owner of ${LABEL[kind]} ${id} cannot be removed` });
     if (!(await this.repo.removeMember(group.id, name))) throw new AppError('service_resource_not_found', { resource: `Service resource member ${username} of ${LABEL[kind]} ${id}` });
+    await this.announce(app, group, operator, operator === name ? { op: 'leave', user: name } : { op: 'kick', user: name });
   }
 }
+
+/** Easemob's words for a full group or room, which the SDK turns into GROUP_MEMBERS_FULL / CHATROOM_MEMBERS_FULL. */
+export const full = (): AppError => new AppError('forbidden_op', { detail: 'group member list is full!' });

@@ -22,6 +22,9 @@ import { Drains } from './drains.js';
 import { Fanout } from './fanout.js';
 import { ImFiles, type ImFilesRepository } from './files.js';
 import { ImConversations, type ImConversationsRepository } from './conversations.js';
+import { GroupEvents, type GroupEventListener } from './group-events.js';
+import { GroupMembershipService } from './group-membership.js';
+import { groupNotifier } from './group-notices.js';
 import { ImGroupsService } from './groups.js';
 import { ImHistory, type ImHistoryRepository } from './history.js';
 import { LiveDeliveries } from './live-deliveries.js';
@@ -48,7 +51,10 @@ import { ImUsersService } from './users.js';
 export interface ImModule {
   apps: ImAppsService;
   users: ImUsersService;
+  /** Groups and chat rooms; `groups.events` announces every operation after its write. */
   groups: ImGroupsService;
+  /** Groups from their users' side: join, leave, invite, change of owner, pages. */
+  membership: GroupMembershipService;
   moderation: ModerationService;
   /** The browser origins allowed to call the app's IM REST routes (CORS). */
   origins: AllowedOriginsService;
@@ -121,6 +127,8 @@ export interface ImModuleOptions {
   postSend?: PostSendHook;
   /** Reviews every send before it is written (the callbacks module's pre-send check); default: none. */
   preSend?: PreSendHook;
+  /** Told of every group and chat-room operation after its write (the callbacks module's `group_op_event`). */
+  groupOperations?: GroupEventListener[];
   presence?: Presence;
   /** Read-your-writes of cached sensitive words across instances; without it, this process only. */
   settings?: SettingsVersions;
@@ -157,7 +165,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
 
   const apps = new ImAppsService(appsRepo, usersRepo, clock, options.tokenTtlSeconds, options.passwords);
   const users = new ImUsersService(usersRepo, clock, options.passwords);
-  const groups = new ImGroupsService(groupsRepo, users, ids, clock);
+  const { groups, membership } = groupServices(options, users, ids, presence);
   const moderation = new ModerationService(appsRepo, clock, options.settings);
   const origins = new AllowedOriginsService(options.repositories.origins, clock, options.settings);
   const attributes = new UserAttributesService(options.repositories.attributes, users, clock);
@@ -218,7 +226,20 @@ export function createImModule(options: ImModuleOptions): ImModule {
     return removed;
   };
 
-  return { apps, users, groups, moderation, origins, attributes, contacts, messages, receipts, recalls, edits, events, offline, fanout, drains, presence, files, history, conversations, sockets, removeUser };
+  return { apps, users, groups, membership, moderation, origins, attributes, contacts, messages, receipts, recalls, edits, events, offline, fanout, drains, presence, files, history, conversations, sockets, removeUser };
+}
+
+/**
+ * The groups service with its operation events, which the members' open sockets hear of (live only,
+ * as contact events) and the given listeners too; and the users' side of groups over it.
+ */
+function groupServices(options: ImModuleOptions, users: ImUsersService, ids: IdGenerator, presence: Presence) {
+  const repo = options.repositories.groups;
+  const events = new GroupEvents((error) => options.logger?.error({ err: error }, 'IM: a subscriber of a group operation failed'));
+  events.subscribe(groupNotifier(repo, presence));
+  for (const listener of options.groupOperations ?? []) events.subscribe(listener);
+  const groups = new ImGroupsService(repo, users, ids, options.clock, events);
+  return { groups, membership: new GroupMembershipService(repo, groups, users, options.clock) };
 }
 
 function parseUserRemoved(payload: string): { appId?: string; username?: string } {

@@ -14,7 +14,7 @@ export interface ListKey {
 }
 
 /** Which list a cursor belongs to, so one list's cursor is refused by another. */
-export type ListName = 'users' | 'groups' | 'chatrooms';
+export type ListName = 'users' | 'groups' | 'chatrooms' | 'public';
 
 export const DEFAULT_PAGE_LIMIT = 10;
 

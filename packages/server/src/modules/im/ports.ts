@@ -43,6 +43,19 @@ export interface ImGroup {
   owner: string;
   createdAt: number;
   modifiedAt: number;
+  settings: GroupSettings;
+}
+
+/** How users join and invite, and the group's own texts (Easemob's create body). */
+export interface GroupSettings {
+  /** Joining needs the owner (`approval`, `membersonly`). */
+  approval: boolean;
+  /** Members may invite (the owner always may). */
+  allowInvites: boolean;
+  /** Stored and reported; invited users are added at once. */
+  inviteNeedConfirm: boolean;
+  custom: string;
+  avatar: string;
 }
 
 /** A group or chat room in a list, with its member count (the owner included). */
@@ -56,6 +69,10 @@ export interface GroupChanges {
   description?: string;
   maxusers?: number;
   public?: boolean;
+  approval?: boolean;
+  allowInvites?: boolean;
+  custom?: string;
+  avatar?: string;
 }
 
 export interface ImMember {
@@ -154,8 +171,23 @@ export interface ImGroupsRepository {
    * descending; with `search` (already lower-case) only those whose name contains it or whose id is it.
    */
   listGroups(appId: string, kind: GroupKind, after: ListKey | undefined, limit: number, search?: string): Promise<ImGroupListed[]>;
-  /** The groups (kind `group`) the user is a member of, latest joined first, from `offset`. */
-  joinedGroups(appId: string, username: string, offset: number, limit: number): Promise<Array<{ id: string; name: string }>>;
+  /** The groups (kind `group`) the user is a member of, latest joined first, from `offset`, with the user's role. */
+  joinedGroups(appId: string, username: string, offset: number, limit: number): Promise<Array<ImGroupListed & { role: ImMember['role'] }>>;
+  /** Up to `limit` public groups after `after`, newest first (as `listGroups`). */
+  listPublicGroups(appId: string, after: ListKey | undefined, limit: number): Promise<ImGroupListed[]>;
+  /** A page of members in join order (the owner first), from `offset`. */
+  membersPage(groupId: string, offset: number, limit: number): Promise<ImMember[]>;
+  /**
+   * Makes `newOwner` (a member) the owner and the old owner a member, in one transaction; false when
+   * `newOwner` is not a member or the owner changed meanwhile.
+   */
+  changeOwner(group: ImGroup, newOwner: string, now: number): Promise<boolean>;
+  /** Records a request to join (again: its reason and time are replaced). */
+  requestJoin(group: ImGroup, username: string, reason: string, now: number): Promise<void>;
+  /** Drops a request to join; false when there was none. */
+  dropJoinRequest(groupId: string, username: string): Promise<boolean>;
+  /** Drops the request and makes the user a member, in one transaction; false when there was no request. */
+  acceptJoinRequest(group: ImGroup, username: string, now: number): Promise<boolean>;
   /**
    * Applies `changes` and sets `modified`, in one statement that refuses a `maxusers` below the
    * members at the moment of the write: false then, and nothing is changed.

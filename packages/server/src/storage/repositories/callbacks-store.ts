@@ -5,7 +5,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Kysely, Selectable } from 'kysely';
 import type { CallbacksRepository, NewStoredRecord, StoredRecord } from '../../modules/callbacks/ports.js';
-import type { UnsignedRecord } from '../../modules/callbacks/record.js';
+import { recordFacts, type UnsignedRecord } from '../../modules/callbacks/record.js';
 import type { CallbackStoredTable } from '../tables/callbacks.js';
 import { limitParam } from '../precompiled.js';
 import type { Database } from '../schema.js';
@@ -35,8 +35,8 @@ async function insertRecords(conn: Kysely<Database>, records: NewStoredRecord[],
         call_id: r.record.callId,
         rule_id: r.ruleId,
         rule_name: r.ruleName,
-        event_type: r.record.eventType,
-        msg_id: r.record.msg_id,
+        event_type: recordFacts(r.record).eventType,
+        msg_id: recordFacts(r.record).msgId,
         record: JSON.stringify(r.record),
         last_error: r.lastError,
         stored_at: now,

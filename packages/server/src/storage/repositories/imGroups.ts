@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { GroupChanges, ImGroup, ImGroupsRepository } from '../../modules/im/ports.js';
+import type { ListKey } from '../../modules/im/paging.js';
 import type { ImGroupsTable } from '../tables/im.js';
 import type { Database } from '../schema.js';
 import type { Engine } from '../types.js';
@@ -17,20 +18,34 @@ const toGroup = (row: Selectable<ImGroupsTable>): ImGroup => ({
   owner: row.owner,
   createdAt: row.created_at,
   modifiedAt: row.modified_at,
+  settings: {
+    approval: row.approval === 1,
+    allowInvites: row.allow_invites === 1,
+    inviteNeedConfirm: row.invite_need_confirm === 1,
+    custom: row.custom,
+    avatar: row.avatar,
+  },
 });
+
+const flag = (value: boolean | undefined) => (value === undefined ? undefined : value ? 1 : 0);
 
 /** The columns an edit sets. */
 const changedColumns = (changes: GroupChanges, now: number) => ({
   ...(changes.name === undefined ? {} : { name: changes.name }),
   ...(changes.description === undefined ? {} : { description: changes.description }),
   ...(changes.maxusers === undefined ? {} : { maxusers: changes.maxusers }),
-  ...(changes.public === undefined ? {} : { public: changes.public ? 1 : 0 }),
+  ...(changes.public === undefined ? {} : { public: flag(changes.public) }),
+  ...(changes.approval === undefined ? {} : { approval: flag(changes.approval) }),
+  ...(changes.allowInvites === undefined ? {} : { allow_invites: flag(changes.allowInvites) }),
+  ...(changes.custom === undefined ? {} : { custom: changes.custom }),
+  ...(changes.avatar === undefined ? {} : { avatar: changes.avatar }),
   modified_at: now,
 });
 
 export function kyselyImGroupsRepository(db: Kysely<Database>, engine: Engine): ImGroupsRepository {
   return {
     ...groupAdministration(db, engine),
+    ...groupMembership(db),
     async createGroup(group, members) {
       await db.transaction().execute(async (trx) => {
         await trx
@@ -46,6 +61,11 @@ export function kyselyImGroupsRepository(db: Kysely<Database>, engine: Engine): 
             owner: group.owner,
             created_at: group.createdAt,
             modified_at: group.modifiedAt,
+            approval: group.settings.approval ? 1 : 0,
+            allow_invites: group.settings.allowInvites ? 1 : 0,
+            invite_need_confirm: group.settings.inviteNeedConfirm ? 1 : 0,
+            custom: group.settings.custom,
+            avatar: group.settings.avatar,
           })
           .execute();
         const rows = [
@@ -93,36 +113,105 @@ export function kyselyImGroupsRepository(db: Kysely<Database>, engine: Engine): 
   };
 }
 
+/** Member pages, the change of owner and requests to join. */
+function groupMembership(db: Kysely<Database>): Pick<ImGroupsRepository, 'membersPage' | 'changeOwner' | 'requestJoin' | 'dropJoinRequest' | 'acceptJoinRequest'> {
+  return {
+    async membersPage(groupId, offset, limit) {
+      return db
+        .selectFrom('im_members')
+        .select(['username', 'role'])
+        .where('group_id', '=', groupId)
+        .orderBy((eb) => eb.case().when('role', '=', 'owner').then(0).else(1).end())
+        .orderBy('joined_at')
+        .orderBy('username')
+        .limit(limit)
+        .offset(offset)
+        .execute();
+    },
+    async changeOwner(group, newOwner, now) {
+      return db.transaction().execute(async (trx) => {
+        const promoted = await trx.updateTable('im_members').set({ role: 'owner' }).where('group_id', '=', group.id).where('username', '=', newOwner).where('role', '=', 'member').executeTakeFirst();
+        if (Number(promoted.numUpdatedRows) === 0) return false;
+        const moved = await trx.updateTable('im_groups').set({ owner: newOwner, modified_at: now }).where('id', '=', group.id).where('owner', '=', group.owner).executeTakeFirst();
+        // Another change of owner came first: undo the promotion with the transaction.
+        if (Number(moved.numUpdatedRows) === 0) throw new OwnerMoved();
+        await trx.updateTable('im_members').set({ role: 'member' }).where('group_id', '=', group.id).where('username', '=', group.owner).execute();
+        return true;
+      }).catch((error: unknown) => {
+        if (error instanceof OwnerMoved) return false;
+        throw error;
+      });
+    },
+    async requestJoin(group, username, reason, now) {
+      await db
+        .insertInto('im_group_requests')
+        .values({ group_id: group.id, app_id: group.appId, username, reason, created_at: now })
+        .onConflict((oc) => oc.columns(['group_id', 'username']).doUpdateSet({ reason, created_at: now }))
+        .execute();
+    },
+    async dropJoinRequest(groupId, username) {
+      const result = await db.deleteFrom('im_group_requests').where('group_id', '=', groupId).where('username', '=', username).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+    async acceptJoinRequest(group, username, now) {
+      return db.transaction().execute(async (trx) => {
+        const dropped = await trx.deleteFrom('im_group_requests').where('group_id', '=', group.id).where('username', '=', username).executeTakeFirst();
+        if (Number(dropped.numDeletedRows) === 0) return false;
+        await trx
+          .insertInto('im_members')
+          .values({ group_id: group.id, app_id: group.appId, username, role: 'member', joined_at: now })
+          .onConflict((oc) => oc.columns(['group_id', 'username']).doNothing())
+          .execute();
+        return true;
+      });
+    },
+  };
+}
+
+/** Thrown inside a change of owner to roll it back. */
+class OwnerMoved extends Error {}
+
 /** The administration queries: lists and edits. */
-function groupAdministration(db: Kysely<Database>, engine: Engine): Pick<ImGroupsRepository, 'listGroups' | 'joinedGroups' | 'updateGroup'> {
+function groupAdministration(db: Kysely<Database>, engine: Engine): Pick<ImGroupsRepository, 'listGroups' | 'listPublicGroups' | 'joinedGroups' | 'updateGroup'> {
+  const listed = (appId: string, kind: 'group' | 'chatroom', after: ListKey | undefined) => {
+    let query = db
+      .selectFrom('im_groups as g')
+      .selectAll('g')
+      .select((eb) => eb.selectFrom('im_members as m').select((c) => c.fn.countAll().as('n')).whereRef('m.group_id', '=', 'g.id').as('members'))
+      .where('g.app_id', '=', appId)
+      .where('g.kind', '=', kind);
+    if (after) {
+      query = query.where((eb) => eb.or([eb('g.created_at', '<', after.at), eb.and([eb('g.created_at', '=', after.at), eb('g.id', '<', after.id)])]));
+    }
+    return query;
+  };
   return {
     async listGroups(appId, kind, after, limit, search) {
-      let query = db
-        .selectFrom('im_groups as g')
-        .selectAll('g')
-        .select((eb) => eb.selectFrom('im_members as m').select((c) => c.fn.countAll().as('n')).whereRef('m.group_id', '=', 'g.id').as('members'))
-        .where('g.app_id', '=', appId)
-        .where('g.kind', '=', kind);
+      let query = listed(appId, kind, after);
       if (search !== undefined) query = query.where((eb) => eb.or([containsFolded(engine, 'g.name', search), eb('g.id', '=', search)]));
-      if (after) {
-        query = query.where((eb) => eb.or([eb('g.created_at', '<', after.at), eb.and([eb('g.created_at', '=', after.at), eb('g.id', '<', after.id)])]));
-      }
       const rows = await query.orderBy('g.created_at', 'desc').orderBy('g.id', 'desc').limit(limit).execute();
       return rows.map((row) => ({ ...toGroup(row), members: Number(row.members ?? 0) }));
     },
+    async listPublicGroups(appId, after, limit) {
+      const rows = await listed(appId, 'group', after).where('g.public', '=', 1).orderBy('g.created_at', 'desc').orderBy('g.id', 'desc').limit(limit).execute();
+      return rows.map((row) => ({ ...toGroup(row), members: Number(row.members ?? 0) }));
+    },
     async joinedGroups(appId, username, offset, limit) {
-      return db
-        .selectFrom('im_members as m')
-        .innerJoin('im_groups as g', 'g.id', 'm.group_id')
-        .select(['g.id as id', 'g.name as name'])
-        .where('m.app_id', '=', appId)
-        .where('m.username', '=', username)
+      const rows = await db
+        .selectFrom('im_members as me')
+        .innerJoin('im_groups as g', 'g.id', 'me.group_id')
+        .selectAll('g')
+        .select('me.role as role')
+        .select((eb) => eb.selectFrom('im_members as m').select((c) => c.fn.countAll().as('n')).whereRef('m.group_id', '=', 'g.id').as('members'))
+        .where('me.app_id', '=', appId)
+        .where('me.username', '=', username)
         .where('g.kind', '=', 'group')
-        .orderBy('m.joined_at', 'desc')
+        .orderBy('me.joined_at', 'desc')
         .orderBy('g.id', 'desc')
         .limit(limit)
         .offset(offset)
         .execute();
+      return rows.map((row) => ({ ...toGroup(row), members: Number(row.members ?? 0), role: row.role }));
     },
     async updateGroup(group, changes, now) {
       let query = db.updateTable('im_groups').set(changedColumns(changes, now)).where('id', '=', group.id).where('app_id', '=', group.appId).where('kind', '=', group.kind);

@@ -47,6 +47,21 @@ export interface ImGroupsTable {
   created_at: number;
   /** Last edit, ms (migration 72; created_at for older rows). */
   modified_at: number;
+  /** Joining needs the owner (migration 105, as the settings below). */
+  approval: Generated<number>;
+  allow_invites: Generated<number>;
+  invite_need_confirm: Generated<number>;
+  custom: Generated<string>;
+  avatar: Generated<string>;
+}
+
+/** Requests to join a group that needs its owner's approval (migration 106). */
+export interface ImGroupRequestsTable {
+  group_id: string;
+  app_id: string;
+  username: string;
+  reason: string;
+  created_at: number;
 }
 
 export interface ImMembersTable {
@@ -144,6 +159,7 @@ export interface ImTables {
   im_users: ImUsersTable;
   im_groups: ImGroupsTable;
   im_members: ImMembersTable;
+  im_group_requests: ImGroupRequestsTable;
   im_messages: ImMessagesTable;
   im_offline: ImOfflineTable;
   im_group_reads: ImGroupReadsTable;

@@ -92,3 +92,9 @@ export function imAppOf(request: FastifyRequest): ImApp {
   if (!request.imApp) throw new AppError('organization_application_not_found', { org: '', app: '' });
   return request.imApp;
 }
+
+/** Who a request acts as in a group operation: its user, or the app (`null`) for an app-admin token. */
+export function operatorOf(request: FastifyRequest): string | null {
+  const principal = request.imPrincipal;
+  return !principal || principal.level === 'admin' ? null : principal.username;
+}

@@ -1,7 +1,8 @@
 /**
  * Groups and chat rooms listed and edited by the app admin (contract 6.2, Easemob's shapes):
- * paged lists newest first, the groups a user joined, and edits of name, description and
- * maxusers (never below the current members). App-admin token.
+ * paged lists newest first, the groups a user joined (the user themselves too), and edits of name,
+ * description, maxusers (never below the current members) and settings, and changes of owner (the
+ * group's owner too). Otherwise the app-admin token.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import {
@@ -22,7 +23,7 @@ import { imData } from '../../../modules/im/envelope.js';
 import type { ImModule } from '../../../modules/im/index.js';
 import { DEFAULT_PAGE_LIMIT } from '../../../modules/im/paging.js';
 import type { GroupChanges, ImGroupListed } from '../../../modules/im/ports.js';
-import { imAppOf } from './context.js';
+import { imAppOf, operatorOf } from './context.js';
 import { IM_TOKEN, imErrors } from '../../openapi.js';
 
 const tags = ['im'];
@@ -42,7 +43,12 @@ const RoomPage = ImDataPage(ChatroomListItem, {
   examples: [example('/chatrooms', 'get', { data: [{ id: '7263027429605378', name: 'Launch day', owner: 'alice', affiliations_count: 12 }], count: 1 })],
 });
 const JoinedPage = ImDataPage(JoinedGroup, {
-  examples: [example('/users/alice/joined_chatgroups', 'get', { data: [{ groupid: '7263027429605377', groupname: 'Support team' }], count: 1 })],
+  examples: [
+    example('/users/alice/joined_chatgroups', 'get', {
+      data: [{ groupid: '7263027429605377', groupname: 'Support team', id: '7263027429605377', name: 'Support team', permission: 'owner', disabled: false }],
+      count: 1,
+    }),
+  ],
 });
 const GroupEdited = ImDataOf(GroupUpdated, { examples: [example('/chatgroups/7263027429605377', 'put', { data: { groupname: true, maxusers: true } })] });
 
@@ -50,7 +56,27 @@ const groupItem = (g: ImGroupListed) => ({ owner: g.owner, groupid: g.id, affili
 const roomItem = (g: ImGroupListed) => ({ id: g.id, name: g.name, owner: g.owner, affiliations_count: g.members });
 
 /** Easemob names a room's name `groupname` in the edit's answer, as a group's. */
-const ANSWER_FIELD: Record<keyof GroupChanges, keyof GroupUpdated> = { name: 'groupname', description: 'description', maxusers: 'maxusers', public: 'public' };
+const ANSWER_FIELD: Record<keyof GroupChanges, keyof GroupUpdated> = {
+  name: 'groupname',
+  description: 'description',
+  maxusers: 'maxusers',
+  public: 'public',
+  approval: 'membersonly',
+  allowInvites: 'allowinvites',
+  custom: 'custom',
+  avatar: 'avatar',
+};
+/** The domain's names for the fields of a group edit. */
+const groupChanges = (b: UpdateGroupRequest): GroupChanges => ({
+  name: b.groupname,
+  description: b.description,
+  maxusers: b.maxusers,
+  public: b.public,
+  approval: b.membersonly,
+  allowInvites: b.allowinvites,
+  custom: b.custom,
+  avatar: b.avatar,
+});
 const changedAnswer = (fields: Array<keyof GroupChanges>): GroupUpdated => Object.fromEntries(fields.map((f) => [ANSWER_FIELD[f], true]));
 
 export const imGroupAdminRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> = async (app, { im }) => {
@@ -77,9 +103,10 @@ export const imGroupAdminRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> = a
   app.get(
     '/users/:username/joined_chatgroups',
     {
+      config: { imAuth: { self: 'username' } },
       schema: {
         tags,
-        summary: 'List the groups a user is a member of, latest joined first (pagesize, pagenum; without them the first 500)',
+        summary: 'List the groups a user is a member of, latest joined first (pagesize, pagenum; without them the first 500); the user themselves or the app',
         security: IM_TOKEN,
         params: UsernameParams,
         querystring: JoinedGroupsQuery,
@@ -89,19 +116,32 @@ export const imGroupAdminRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> = a
     async (request) => {
       const imApp = imAppOf(request);
       const groups = await im.groups.joined(imApp, request.params.username, request.query.pagesize, request.query.pagenum);
-      return { ...imData(request, imApp, groups.map((g) => ({ groupid: g.id, groupname: g.name }))), count: groups.length };
+      const data = groups.map((g) => ({ groupid: g.id, groupname: g.name, id: g.id, name: g.name, permission: g.role, disabled: false }));
+      return { ...imData(request, imApp, data), count: groups.length };
     },
   );
 
   app.put(
     '/chatgroups/:id',
     {
-      schema: { tags, summary: "Edit a group's name, description, maxusers or public flag", security: IM_TOKEN, params: GroupParams, body: UpdateGroupRequest, response: { 200: GroupEdited, ...imErrors(400, 401, 403, 404, 429) } },
+      config: { imAuth: { member: 'id', kind: 'group', role: 'owner' } },
+      schema: {
+        tags,
+        summary: "Edit a group's name, description, maxusers, flags, custom text or avatar, or give it to a member (`newowner`); its owner or the app",
+        security: IM_TOKEN,
+        params: GroupParams,
+        body: UpdateGroupRequest,
+        response: { 200: GroupEdited, ...imErrors(400, 401, 403, 404, 429) },
+      },
     },
     async (request) => {
       const imApp = imAppOf(request);
       const b = request.body;
-      const fields = await im.groups.update(imApp, 'group', request.params.id, { name: b.groupname, description: b.description, maxusers: b.maxusers, public: b.public });
+      if (b.newowner !== undefined) {
+        await im.membership.changeOwner(imApp, request.params.id, b.newowner, operatorOf(request));
+        return imData(request, imApp, { newowner: true });
+      }
+      const fields = await im.groups.update(imApp, 'group', request.params.id, groupChanges(b), operatorOf(request));
       return imData(request, imApp, changedAnswer(fields));
     },
   );

@@ -190,8 +190,8 @@ async function handleFrame(im: ImModule, imApp: ImApp, username: string, connect
       case 'join':
       case 'leave': {
         if (typeof frame.room !== 'string' || !/^\d{1,20}$/.test(frame.room)) throw bad('room: expected a chat-room id');
-        if (frame.op === 'join') await im.groups.addMember(imApp, 'chatroom', frame.room, username);
-        else await im.groups.removeMember(imApp, 'chatroom', frame.room, username);
+        if (frame.op === 'join') await im.groups.addMember(imApp, 'chatroom', frame.room, username, username);
+        else await im.groups.removeMember(imApp, 'chatroom', frame.room, username, username);
         connection.send({ op: 'ack', id: id ?? frame.room, timestamp: Date.now() });
         return;
       }

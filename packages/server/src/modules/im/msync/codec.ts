@@ -199,3 +199,4 @@ export const clientCodec = {
   decodeNotice: (bytes: Uint8Array | undefined) => read<{ queue?: Jid }>(pb.CommNotice, bytes, 'CommNotice'),
 };
 export const encodeRosterBody = (body: Record<string, unknown>): Uint8Array => write(pb.RosterBody, body);
+export const encodeMucBody = (body: Record<string, unknown>): Uint8Array => write(pb.MUCBody, body);

@@ -20,6 +20,7 @@ import { recallMeta } from './recall.js';
 import { receiptMeta } from './receipts.js';
 import { deliveredOf, queueOf, toMeta, type Delivered } from './contents.js';
 import { Outbox, PULL_BATCH, type Origin } from './outbox.js';
+import { mucMeta, mucQueue } from './muc-events.js';
 import { rosterMeta, rosterQueue } from './roster.js';
 import { handleMeta } from './sends.js';
 import { CLOSE, onClosed, onFrame, onProvisioned, onUndecodable, type SessionState } from './session.js';
@@ -239,6 +240,7 @@ export class MsyncConnection {
         if (frame.op === 'recall') return void this.place(recallMeta(login.appKey, frame, login.username), 'event');
         if (frame.op === 'edit') return void this.place(editMeta(login.appKey, frame, login.username), 'event');
         if (frame.op === 'roster') return void this.holdEvent(rosterQueue(login.appKey, frame), rosterMeta(login.appKey, frame));
+        if (frame.op === 'group_event') return void this.holdEvent(mucQueue(login.appKey, frame), mucMeta(login.appKey, frame));
         if (frame.op !== 'message') return;
         // Own messages from another device, chat-room and online-only messages are never given back to the store.
         const once = frame.chat_type === 'chatroom' || frame.online_only === true || frame.device !== undefined;
@@ -250,7 +252,7 @@ export class MsyncConnection {
     };
   }
 
-  /** Puts an event meta (contacts) in the outbox: live only, dropped when the connection closes first. */
+  /** Puts an event meta (contacts, group notices) in the outbox: live only, dropped when the connection closes first. */
   private holdEvent(queue: Jid, meta: MetaOut): void {
     const login = this.login;
     if (!login || !login.lease.active) return;

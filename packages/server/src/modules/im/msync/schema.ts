@@ -36,8 +36,35 @@ export const ErrorCode = {
   USER_MUTED: 15,
   PERMISSION_DENIED_EXTERNAL: 19,
 } as const;
-/** `MUCBody.operation`, the two the gateway serves. */
-export const MucOperation = { JOIN: 2, LEAVE: 3 } as const;
+/**
+ * `MUCBody.operation`: JOIN and LEAVE a client sends for chat rooms; the others the gateway sends
+ * as notices, each raising the SDK's `onGroupEvent` / `onChatroomEvent` with the operation named
+ * in the comment.
+ */
+export const MucOperation = {
+  JOIN: 2,
+  LEAVE: 3,
+  /** destroy */
+  DESTROY: 1,
+  /** requestToJoin (to the owner) */
+  APPLY: 4,
+  /** acceptRequest (to the applicant) */
+  APPLY_ACCEPT: 5,
+  /** joinPublicGroupDeclined (to the applicant) */
+  APPLY_DECLINE: 6,
+  /** removeMember (to the removed user) */
+  KICK: 10,
+  /** updateInfo */
+  UPDATE: 14,
+  /** memberPresence */
+  PRESENCE: 17,
+  /** memberAbsence */
+  ABSENCE: 18,
+  /** directJoined */
+  DIRECT_JOINED: 19,
+  /** changeOwner */
+  ASSIGN_OWNER: 20,
+} as const;
 /** `RosterBody.operation`, as the SDK turns them into events: ADD onContactInvited, REMOVE onContactDeleted, ACCEPT onContactAdded, DECLINE onContactRefuse, REMOTE_ACCEPT onContactAgreed. */
 export const RosterOperation = { ADD: 2, REMOVE: 3, ACCEPT: 4, DECLINE: 5, REMOTE_ACCEPT: 8 } as const;
 
@@ -148,6 +175,8 @@ const DESCRIPTOR = {
                 reason: f(6, 'string'),
                 isChatroom: f(7, 'bool'),
                 status: f(8, 'Status'),
+                mucName: f(11, 'string'),
+                mucMemberCount: f(13, 'int32'),
               },
               { Status: message({ errorCode: f(1, 'int32'), description: f(2, 'string'), chatroomInfo: f(3, 'string') }) },
             ),

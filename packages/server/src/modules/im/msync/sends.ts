@@ -135,8 +135,8 @@ async function joinOrLeave(im: ImModule, sender: Sender, meta: MetaIn): Promise<
   }
   try {
     if (!/^\d{1,20}$/.test(room)) throw new AppError('service_resource_not_found', { resource: `Service resource chatroom ${room}` });
-    if (op === MucOperation.JOIN) await im.groups.addMember(sender.app, 'chatroom', room, sender.username);
-    else await im.groups.removeMember(sender.app, 'chatroom', room, sender.username);
+    if (op === MucOperation.JOIN) await im.groups.addMember(sender.app, 'chatroom', room, sender.username, sender.username);
+    else await im.groups.removeMember(sender.app, 'chatroom', room, sender.username, sender.username);
     return { metaId: meta.id, status: OK };
   } catch (error) {
     return { metaId: meta.id, status: roomStatus(error, room) };

@@ -1,0 +1,28 @@
+/**
+ * Something happened in a group or chat room the user is in (or was, or applied to): `operation` is
+ * the name Easemob's Web SDK gives it in `onGroupEvent` / `onChatroomEvent`. `from` did it (or is the
+ * member who joined or left; `admin` for the app token), `to` is the user it was done to.
+ */
+export interface ImGroupEventFrame {
+  op: 'group_event';
+  operation: ImGroupOperation;
+  chat_type: 'groupchat' | 'chatroom';
+  group_id: string;
+  group_name: string;
+  from: string;
+  to?: string;
+  reason?: string;
+  member_count?: number;
+  timestamp: number;
+}
+export type ImGroupOperation =
+  | 'directJoined'
+  | 'memberPresence'
+  | 'memberAbsence'
+  | 'removeMember'
+  | 'destroy'
+  | 'changeOwner'
+  | 'updateInfo'
+  | 'requestToJoin'
+  | 'acceptRequest'
+  | 'joinPublicGroupDeclined';

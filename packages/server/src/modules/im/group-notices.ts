@@ -1,0 +1,87 @@
+/**
+ * Group operations as the notices members receive: who is told what (`noticesOf`, pure), sent to
+ * their open sockets as `group_event` frames, live only, as contact events are. The JSON socket
+ * writes the frame as it is; msync turns it into the MUC meta the SDK raises `onGroupEvent` /
+ * `onChatroomEvent` from (msync/muc-events.ts). The user who did the operation is not told.
+ */
+import type { ImGroupEventFrame, ImGroupOperation } from '@parley/protocol';
+import type { GroupEventListener, GroupOperationEvent } from './group-events.js';
+import type { ImGroupsRepository } from './ports.js';
+import type { Presence } from './presence.js';
+
+/** The name a notice gives the app (an app-admin token) as the one who did it. */
+export const APP_OPERATOR = 'admin';
+
+export interface GroupNotice {
+  to: string[];
+  frame: ImGroupEventFrame;
+}
+
+/**
+ * The notices of one operation, given the members after it (the owner included). Groups and chat
+ * rooms alike, except that users added to a chat room are not told they were (they joined it).
+ */
+export function noticesOf(event: GroupOperationEvent, members: readonly string[]): GroupNotice[] {
+  const by = event.operator ?? APP_OPERATOR;
+  const frame = (operation: ImGroupOperation, from: string, to?: string, reason?: string): ImGroupEventFrame => ({
+    op: 'group_event',
+    operation,
+    chat_type: event.kind === 'group' ? 'groupchat' : 'chatroom',
+    group_id: event.groupId,
+    group_name: event.groupName,
+    from,
+    ...(to === undefined ? {} : { to }),
+    ...(reason ? { reason } : {}),
+    member_count: event.memberCount,
+    timestamp: event.timestamp,
+  });
+  const others = (...skip: Array<string | null>) => members.filter((m) => !skip.includes(m));
+  const notices: GroupNotice[] = [];
+  const add = (to: string[], f: ImGroupEventFrame) => {
+    if (to.length > 0) notices.push({ to, frame: f });
+  };
+  switch (event.op) {
+    case 'create':
+      if (event.kind === 'group') for (const user of event.members) add([user], frame('directJoined', by, user));
+      break;
+    case 'join':
+      for (const user of event.users) {
+        if (event.kind === 'group' && event.way !== 'APPLY') add([user], frame('directJoined', by, user));
+        // A request to join accepted by the owner.
+        if (event.way === 'APPLY' && event.operator !== user) add([user], frame('acceptRequest', by, user));
+        add(others(user, event.operator), frame('memberPresence', user));
+      }
+      break;
+    case 'leave':
+      add(others(event.user), frame('memberAbsence', event.user));
+      break;
+    case 'kick':
+      add([event.user], frame('removeMember', by, event.user));
+      add(others(event.user, event.operator), frame('memberAbsence', event.user));
+      break;
+    case 'destroy':
+      add(event.members.filter((m) => m !== event.operator), frame('destroy', by));
+      break;
+    case 'owner':
+      add(others(event.operator), frame('changeOwner', event.previous, event.owner));
+      break;
+    case 'update':
+      add(others(event.operator), frame('updateInfo', by));
+      break;
+    case 'apply':
+      add([event.owner], frame('requestToJoin', event.user, event.owner, event.reason));
+      break;
+    case 'decline':
+      add([event.user], frame('joinPublicGroupDeclined', by, event.user, event.reason));
+      break;
+  }
+  return notices;
+}
+
+/** The subscriber that sends the notices to the members' open sockets (presence), live only. */
+export function groupNotifier(groups: Pick<ImGroupsRepository, 'members'>, presence: Pick<Presence, 'deliver'>): GroupEventListener {
+  return async (event) => {
+    const members = event.op === 'destroy' ? [] : (await groups.members(event.groupId)).map((m) => m.username);
+    await Promise.all(noticesOf(event, members).map((notice) => presence.deliver(event.appId, notice.to, notice.frame)));
+  };
+}

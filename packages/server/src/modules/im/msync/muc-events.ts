@@ -1,0 +1,46 @@
+/**
+ * Group and chat-room notices (`group_event` frames) as the SDK reads them: a meta of namespace MUC
+ * whose payload is a MUCBody{mucId, operation, from, to[], reason, isChatroom, mucName, mucMemberCount};
+ * the SDK raises `onGroupEvent` (`onChatroomEvent` for rooms) with the operation's name, `id` the
+ * group, `from` who did it. The meta sits in the group's queue. Pure.
+ */
+import type { ImGroupEventFrame } from '@parley/protocol';
+import { encodeMucBody, type Jid, type MetaOut } from './codec.js';
+import { groupJid, userJid } from './contents.js';
+import { MucOperation, Namespace } from './schema.js';
+
+const OPERATIONS: Record<ImGroupEventFrame['operation'], number> = {
+  directJoined: MucOperation.DIRECT_JOINED,
+  memberPresence: MucOperation.PRESENCE,
+  memberAbsence: MucOperation.ABSENCE,
+  removeMember: MucOperation.KICK,
+  destroy: MucOperation.DESTROY,
+  changeOwner: MucOperation.ASSIGN_OWNER,
+  updateInfo: MucOperation.UPDATE,
+  requestToJoin: MucOperation.APPLY,
+  acceptRequest: MucOperation.APPLY_ACCEPT,
+  joinPublicGroupDeclined: MucOperation.APPLY_DECLINE,
+};
+
+let sequence = 0;
+
+/** The queue a notice is pulled from: the group's (or room's). */
+export const mucQueue = (appKey: string, frame: ImGroupEventFrame): Jid => groupJid(appKey, frame.group_id);
+
+/** The meta of a notice; its id is unique in this process (time × 4096 + a sequence), as msg ids are. */
+export function mucMeta(appKey: string, frame: ImGroupEventFrame): MetaOut {
+  sequence = (sequence + 1) % 4096;
+  const group = groupJid(appKey, frame.group_id);
+  const from = userJid(appKey, frame.from);
+  const payload = encodeMucBody({
+    mucId: group,
+    operation: OPERATIONS[frame.operation],
+    from,
+    to: frame.to === undefined ? [] : [userJid(appKey, frame.to)],
+    ...(frame.reason ? { reason: frame.reason } : {}),
+    isChatroom: frame.chat_type === 'chatroom',
+    mucName: frame.group_name,
+    ...(frame.member_count === undefined ? {} : { mucMemberCount: frame.member_count }),
+  });
+  return { id: (BigInt(frame.timestamp) * 4096n + BigInt(sequence)).toString(), from, to: group, timestamp: frame.timestamp, ns: Namespace.MUC, payload };
+}
