@@ -79,3 +79,19 @@ export function useInterval(callback: () => void, ms: number): void {
     return () => window.clearInterval(timer);
   }, [callback, ms]);
 }
+
+/** The width of the element `ref` is put on, in CSS pixels (at least `min`), followed as it changes. */
+export function useElementWidth<T extends Element>(initial: number, min: number) {
+  const ref = useRef<T>(null);
+  const [width, setWidth] = useState(initial);
+  useEffect(() => {
+    const element = ref.current;
+    if (!element) return;
+    const observer = new ResizeObserver(([entry]) => {
+      if (entry) setWidth(Math.max(min, Math.round(entry.contentRect.width)));
+    });
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [min]);
+  return [ref, width] as const;
+}

@@ -14,6 +14,8 @@ import { ClusterPage } from './pages/system/cluster.js';
 import { TenantsPage } from './pages/system/tenants.js';
 import { AgentsPage } from './pages/tenant/agents.js';
 import { RestChannelsPage } from './pages/tenant/rest/rest-channels.js';
+import { ReportsPage } from './pages/tenant/reports.js';
+import { SupervisorPage } from './pages/tenant/supervisor.js';
 import { SkillGroupsPage } from './pages/tenant/skill-groups.js';
 import { VipTagsPage } from './pages/tenant/vip-tags.js';
 
@@ -40,6 +42,8 @@ export const ROUTES: readonly ConsoleRoute[] = [
   { path: '/agents', label: 'Agents', section: 'Members', roles: ['admin'], render: () => <AgentsPage /> },
   { path: '/vip-tags', label: 'VIP tags', section: 'Members', roles: ['admin'], render: () => <VipTagsPage /> },
   { path: '/rest-channels', label: 'REST associations', section: 'Channels', roles: ['admin'], render: () => <RestChannelsPage /> },
+  { path: '/supervisor', label: 'Supervisor view', section: 'Supervision', roles: ['admin'], render: () => <SupervisorPage /> },
+  { path: '/reports', label: 'Reports', section: 'Supervision', roles: ['admin'], render: () => <ReportsPage /> },
   // A tenant admin is also an agent: they get the workspace and the history too.
   { path: '/workspace', label: 'Workspace', section: 'Agent', roles: ['agent', 'admin'], render: () => <WorkspacePage /> },
   { path: '/history', label: 'Conversation history', section: 'Agent', roles: ['agent', 'admin'], render: () => <HistoryPage /> },

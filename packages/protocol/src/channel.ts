@@ -386,14 +386,3 @@ export type DeliveryParams = Static<typeof DeliveryParams>;
 
 export const MediaView = Type.Object({ url: Type.String(), filename: Type.String(), file_length: Type.Integer(), content_type: Type.String() }, { examples: [E.media] });
 export type MediaView = Static<typeof MediaView>;
-
-// --- Live events for agents ---------------------------------------------------------------------
-
-export type ChannelEvent =
-  | { type: 'new_conversation'; tenantId: number; conversationId: number; queueId: number; agentId: number | null }
-  | { type: 'new_message'; tenantId: number; conversationId: number; queueId: number; agentId: number | null; msg_id: string; direction: 'customer' | 'agent' }
-  | { type: 'assignment'; tenantId: number; conversationId: number; queueId: number; agentId: number | null; state: ConversationState }
-  | { type: 'delivery_status'; tenantId: number; conversationId: number; queueId: number; agentId: number | null; msg_id: string; deliveryId: string; status: DeliveryStatus }
-  | { type: 'customer_typing'; tenantId: number; conversationId: number; queueId: number; agentId: number | null }
-  | { type: 'receipt'; tenantId: number; conversationId: number; queueId: number; agentId: number | null; msg_ids: string[]; status: 'delivered' | 'read' }
-  | { type: 'rating'; tenantId: number; conversationId: number; queueId: number; agentId: number | null; score: number };

@@ -59,6 +59,8 @@ export const ERRORS = {
   invalid_callback_url: def(400, 'both', 'InvalidCallbackUrlException', 'Invalid callback URL: {detail}'),
   media_quota_exceeded: def(413, 'both', 'MediaQuotaExceededException', "The media storage quota of {quota} bytes (per tenant, or per IM app) is used up ({used} bytes stored); files are removed after the retention period"),
   conversation_state: def(409, 'api', 'ConversationStateException', 'Conversation {id} is {state}: {detail}'),
+  invalid_report_range: def(400, 'api', 'InvalidReportRangeException', 'Invalid report range: {detail}'),
+  report_range_too_long: def(400, 'api', 'ReportRangeTooLongException', 'The report range has {days} days; at most {max} are allowed'),
 
   // --- Area B: IM (Easemob-compatible names) ----------------------------------------------------
   illegal_argument: def(400, 'im', 'IllegalArgumentException', '{detail}'),

@@ -21,8 +21,11 @@ import type {
   LoginResult,
   MediaView,
   MessageView,
+  ReportQuery,
+  ReportView,
   SendReplyResult,
   SkillGroupView,
+  SupervisorView,
   TenantView,
   TransferRequest,
   UpdateAssociationRequest,
@@ -51,6 +54,12 @@ export interface ConversationFilters {
   limit?: number | undefined;
   cursor?: string | undefined;
 }
+
+const reportParams = (query: ReportQuery): string => {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== '') params.set(key, String(value));
+  return params.toString();
+};
 
 export class ApiError extends Error {
   override name = 'ApiError';
@@ -227,6 +236,20 @@ export class ParleyApi {
 
   redeliver(tenantId: number, channelId: number, deliveryId: string): Promise<DeliveryView> {
     return this.entity('POST', `/api/tenants/${tenantId}/rest/channels/${channelId}/deliveries/${encodeURIComponent(deliveryId)}/redeliver`);
+  }
+
+  // --- Supervisor view and reports (tenant admin) -------------------------------------------------
+  supervisor(tenantId: number, signal?: AbortSignal): Promise<SupervisorView> {
+    return this.entity('GET', `/api/tenants/${tenantId}/supervisor`, undefined, signal);
+  }
+
+  report(tenantId: number, query: ReportQuery, signal?: AbortSignal): Promise<ReportView> {
+    return this.entity('GET', `/api/tenants/${tenantId}/reports?${reportParams(query)}`, undefined, signal);
+  }
+
+  /** The same report as a CSV download; a plain link sends the session cookie. */
+  reportCsvUrl(tenantId: number, query: ReportQuery): string {
+    return `/api/tenants/${tenantId}/reports.csv?${reportParams(query)}`;
   }
 
   // --- Conversations (agents and admins) ---------------------------------------------------------

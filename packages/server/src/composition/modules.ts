@@ -127,6 +127,7 @@ export async function buildModules(base: Foundation): Promise<Modules> {
     ...(coordination.kind === 'redis' ? { events: pubsubEventBus(coordination.pubsub) } : {}),
   });
   accounts.onAgentStatus(async (tenantId, agentId, status) => {
+    channel.events.publish({ type: 'agent_status', tenantId, conversationId: null, queueId: null, agentId, status });
     if (status === 'online') await channel.dispatcher.agentAvailable(tenantId, agentId);
   });
   // Deleting an agent puts their open conversations back in their queues, in the same transaction.

@@ -16,6 +16,7 @@ import { kyselyDeliveriesRepository } from '../storage/repositories/channel-deli
 import { kyselyConversationEventsRepository } from '../storage/repositories/channel-events.js';
 import { kyselyAutomationRepository } from '../storage/repositories/channel-automation.js';
 import { kyselyAgentToolsRepository } from '../storage/repositories/channel-agent-tools.js';
+import { kyselyReportsRepository, kyselySupervisorRepository } from '../storage/repositories/channel-reports.js';
 import { kyselyMediaRepository } from '../storage/repositories/channel-media.js';
 import { kyselyImFilesRepository } from '../storage/repositories/im-files.js';
 import { kyselyImHistory } from '../storage/repositories/im-history.js';
@@ -74,6 +75,8 @@ export function storageRepositories(storage: Storage, secrets: SecretBox, jobs: 
       conversationEvents: kyselyConversationEventsRepository(db),
       automation: kyselyAutomationRepository(db),
       agentTools: withDomainErrors(kyselyAgentToolsRepository(db)),
+      supervisor: kyselySupervisorRepository(db),
+      reports: kyselyReportsRepository(db),
       media: kyselyMediaRepository(db, { lockTenant: !singleWriter }),
     },
   };

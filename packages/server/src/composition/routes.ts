@@ -21,6 +21,7 @@ import { cannedReplyRoutes } from '../http/routes/api/channel-canned-replies.js'
 import { channelEventRoutes } from '../http/routes/api/channel-events.js';
 import { channelIngestRoutes } from '../http/routes/api/channel-ingest.js';
 import { channelMediaRoutes } from '../http/routes/api/channel-media.js';
+import { channelReportRoutes } from '../http/routes/api/channel-reports.js';
 import { consoleRoutes } from '../http/routes/console.js';
 import { healthRoutes } from '../http/routes/health.js';
 import { imRoutes } from '../http/routes/im/index.js';
@@ -77,6 +78,7 @@ export async function registerSurfaces(app: ParleyFastify, pipeline: HttpPipelin
     await api.register(cannedReplyRoutes, { channel });
     await api.register(channelMediaRoutes, { channel });
     await api.register(channelEventRoutes, { channel, accounts });
+    await api.register(channelReportRoutes, { channel });
   });
   // Uploaded media, public by unguessable id, on a path of their own, with a per-IP limit.
   await app.register(mediaRoutes, { channel, limit: fixedWindow('rl-media-', config.mediaRateLimitPerMinute, 60_000) });

@@ -10,7 +10,8 @@ const EVENT_TYPES: Array<ChannelEvent['type'] | 'ready'> = ['ready', 'new_conver
 
 export type StreamState = 'connecting' | 'live' | 'reconnecting';
 
-export function useEventStream(url: string): { version: number; state: StreamState; last: ChannelEvent | undefined } {
+/** `types`: the events that bump the version (by default the workspace's). */
+export function useEventStream(url: string, types: ReadonlyArray<ChannelEvent['type'] | 'ready'> = EVENT_TYPES): { version: number; state: StreamState; last: ChannelEvent | undefined } {
   const [version, setVersion] = useState(0);
   const [state, setState] = useState<StreamState>('connecting');
   const [last, setLast] = useState<ChannelEvent | undefined>(undefined);
@@ -27,10 +28,11 @@ export function useEventStream(url: string): { version: number; state: StreamSta
       }
       setVersion((v) => v + 1);
     };
-    for (const type of EVENT_TYPES) source.addEventListener(type, onEvent as EventListener);
+    for (const type of types) source.addEventListener(type, onEvent as EventListener);
     // EventSource reconnects by itself (the server asks for 3 s); `ready` marks it live again.
     source.onerror = () => setState('reconnecting');
     return () => source.close();
+    // `types` is a constant of the caller's module.
   }, [url]);
   return { version, state, last };
 }

@@ -1,8 +1,7 @@
-import { useEffect, useRef, useState } from 'react';
 import type { RecentCallbacks } from '@parley/protocol';
 import { EmptyState, ErrorMessage } from '../../components/feedback.js';
 import { Panel } from '../../components/page.js';
-import { useInterval, useResource } from '../../hooks.js';
+import { useElementWidth, useInterval, useResource } from '../../hooks.js';
 import { useImApp } from './app-gate.js';
 
 const POLL_MS = 3000;
@@ -60,28 +59,12 @@ export function LiveTail() {
 const HEIGHT = 120;
 const PAD = 20;
 
-/** The width of the element `ref` is put on, in CSS pixels, followed as it changes. */
-function useWidth<T extends Element>(initial: number) {
-  const ref = useRef<T>(null);
-  const [width, setWidth] = useState(initial);
-  useEffect(() => {
-    const element = ref.current;
-    if (!element) return;
-    const observer = new ResizeObserver(([entry]) => {
-      if (entry) setWidth(Math.max(PAD * 4, Math.round(entry.contentRect.width)));
-    });
-    observer.observe(element);
-    return () => observer.disconnect();
-  }, []);
-  return [ref, width] as const;
-}
-
 /**
  * Stacked bars per minute (delivered, over-long, failed), hand-drawn in SVG at the width of its
  * card (one user unit per pixel, so the labels keep their size whatever the width).
  */
 function PerMinuteChart({ minutes }: { minutes: RecentCallbacks['minutes'] }) {
-  const [figure, width] = useWidth<HTMLElement>(600);
+  const [figure, width] = useElementWidth<HTMLElement>(600, PAD * 4);
   const totals = minutes.reduce((t, m) => ({ success: t.success + m.success, overlong: t.overlong + m.overlong, failure: t.failure + m.failure }), { success: 0, overlong: 0, failure: 0 });
   const max = Math.max(1, ...minutes.map((m) => m.success + m.overlong + m.failure));
   const barWidth = (width - PAD) / minutes.length;

@@ -38,6 +38,9 @@ import { Automation, CHANNEL_AUTOMATION_QUEUE, type AutomationJob } from './auto
 import type { AutomationRepository } from './automation-ports.js';
 import { AgentTools } from './agent-tools.js';
 import type { AgentToolsRepository } from './agent-tools-ports.js';
+import { Reports } from './reports.js';
+import { Supervisor } from './supervisor.js';
+import type { ReportsRepository, SupervisorRepository } from './report-ports.js';
 
 export interface ChannelModule {
   associations: AssociationsService;
@@ -50,6 +53,9 @@ export interface ChannelModule {
   customerCalls: CustomerCalls;
   automation: Automation;
   tools: AgentTools;
+  /** The tenant admin's live view of queues and agents, and the reports. */
+  supervisor: Supervisor;
+  reports: Reports;
   directory: RoutingDirectory;
   events: ChannelEventBus;
   media: ChannelMedia;
@@ -65,6 +71,8 @@ export interface ChannelRepositories {
   conversationEvents: ConversationEventsRepository;
   automation: AutomationRepository;
   agentTools: AgentToolsRepository;
+  supervisor: SupervisorRepository;
+  reports: ReportsRepository;
   media: MediaRepository;
 }
 
@@ -116,6 +124,8 @@ export function createChannelModule(deps: ChannelDeps): ChannelModule {
     typing: new AgentTyping(conversations, integrator, deps.clock),
     automation,
     tools: new AgentTools(deps.repositories.agentTools, conversations, deps.clock),
+    supervisor: new Supervisor(deps.repositories.supervisor, deps.clock),
+    reports: new Reports(deps.repositories.reports, directory),
     customerCalls: new CustomerCalls(signature, deps.repositories.conversationEvents, conversationsRepo, integrator, events, deps.clock),
     deliveries: new DeliveriesService(deliveriesRepo, deps.uow, associations, deps.jobs, events, deps.clock),
     dispatcher,

@@ -55,6 +55,8 @@ export async function moveConversation(db: Kysely<Database>, id: number, from: C
       ...(to.queueId !== undefined ? { queue_id: to.queueId } : {}),
       ...(to.requeueAt !== undefined ? { queued_at: to.requeueAt } : {}),
       ...(to.state === 'closed' ? { closed_at: now } : {}),
+      // The first assignment stays: a transfer between agents does not restart the handle time.
+      ...(to.state === 'processing' && to.agentId !== null ? { assigned_at: sql<number>`COALESCE(assigned_at, ${now})` } : {}),
     })
     .where('id', '=', id)
     .where('state', 'in', from)

@@ -177,6 +177,7 @@ export class KyselyArrivalTransaction implements ArrivalTransaction {
         updated_at: row.now,
         closed_at: null,
         last_message_id: null,
+        assigned_at: row.agentId === null ? null : row.now,
       })
       .returningAll()
       .executeTakeFirstOrThrow();

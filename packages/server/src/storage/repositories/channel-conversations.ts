@@ -3,7 +3,7 @@
  * loads, message history; and an agent reply as a transaction writes it. Customer messages are
  * written by the arrival steps (channel-arrivals.ts).
  */
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { ConversationDetails, ConversationsRepository, StoredMessage, VisitorProfile } from '../../modules/channel/ports.js';
 import type { AgentReplyRow } from '../../modules/channel/transaction.js';
 import type { ConversationsTable } from '../tables/channel.js';
@@ -123,6 +123,15 @@ export async function storeAgentReply(trx: Kysely<Database>, input: AgentReplyRo
       updated_at: input.now,
     })
     .execute();
-  await trx.updateTable('conversations').set({ last_message_id: row.id, updated_at: input.now }).where('id', '=', input.conversation.id).execute();
+  await trx
+    .updateTable('conversations')
+    .set({
+      last_message_id: row.id,
+      updated_at: input.now,
+      // An agent's first reply (an automatic message has no agent) ends the first-response time.
+      ...(input.agentId === null ? {} : { first_reply_at: sql<number>`COALESCE(first_reply_at, ${input.now})` }),
+    })
+    .where('id', '=', input.conversation.id)
+    .execute();
   return toMessage(row);
 }

@@ -59,6 +59,10 @@ export interface ConversationsTable {
   csat_at: Generated<number | null>;
   /** When the customer was last warned that the conversation is idle. */
   idle_warned_at: Generated<number | null>;
+  /** When an agent first got it (opened assigned, accepted, dispatched or transferred to one); reports' handle time starts here. */
+  assigned_at: Generated<number | null>;
+  /** When an agent first replied (automatic messages aside); reports' first-response time ends here. */
+  first_reply_at: Generated<number | null>;
 }
 
 /** A skill group's automation (contract 6.4): JSON of AutomationSettings. */

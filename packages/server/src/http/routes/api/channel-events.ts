@@ -28,8 +28,8 @@ export const channelEventRoutes: FastifyPluginAsyncTypebox<{ channel: ChannelMod
       config: { public: true },
       schema: {
         tags: ['conversations'],
-        summary: 'Server-sent events: new_conversation, new_message, assignment, delivery_status',
-        description: 'A `text/event-stream`: first `event: ready`, then one event per change, each `data` a JSON object with `type`, `tenantId`, `conversationId`, `queueId`, `agentId`. Clients that cannot set headers (EventSource) send the session cookie or `?access_token=`.',
+        summary: 'Server-sent events: new_conversation, new_message, assignment, delivery_status, agent_status',
+        description: 'A `text/event-stream`: first `event: ready`, then one event per change, each `data` a JSON object with `type`, `tenantId`, `conversationId`, `queueId`, `agentId` (`agent_status`: an agent\'s new `status`, with `conversationId` and `queueId` null). Clients that cannot set headers (EventSource) send the session cookie or `?access_token=`.',
         security: API_BEARER,
         params: TenantParams,
         querystring: Type.Object({ access_token: Type.Optional(Type.String({ maxLength: 512, description: 'The bearer token, for clients that cannot send headers' })) }),
@@ -56,7 +56,7 @@ export const channelEventRoutes: FastifyPluginAsyncTypebox<{ channel: ChannelMod
       await accounts.requireTenant(tenantId);
       const queues = new Set(principal.role === 'agent' ? await channel.directory.queueIdsOfAgent(principal.userId) : []);
       const wants = (event: ChannelEvent) =>
-        principal.role !== 'agent' || event.agentId === principal.userId || (event.agentId === null && queues.has(event.queueId));
+        principal.role !== 'agent' || event.agentId === principal.userId || (event.type !== 'agent_status' && event.agentId === null && queues.has(event.queueId));
 
       reply.hijack();
       const res = reply.raw;
