@@ -6,7 +6,10 @@ import { CALLBACK_EXAMPLES as E } from './examples.js';
 
 export const CALLBACK_SECURITY_VERSION = '1.0.0';
 
-export const CALLBACK_EVENT_TYPES = ['chat', 'chat_offline'] as const;
+/** What a rule's `event_types` may list: the message records, then the event catalogue (contract 6.7b, callbacks-catalogue.ts). */
+export const CALLBACK_EVENT_TYPES = ['chat', 'chat_offline', 'roster', 'userStatus', 'recall', 'read_ack'] as const;
+/** A rule created without `event_types` receives message records only. */
+export const DEFAULT_CALLBACK_EVENT_TYPES = ['chat', 'chat_offline'] as const;
 export const CALLBACK_CHAT_TYPES = ['chat', 'groupchat'] as const;
 export const CALLBACK_MESSAGE_TYPES = ['txt', 'img', 'audio', 'video', 'file', 'loc', 'cmd', 'custom'] as const;
 export const CALLBACK_SOURCES = ['sdk', 'rest'] as const;
@@ -17,7 +20,14 @@ export type CallbackChatType = (typeof CALLBACK_CHAT_TYPES)[number];
 export type CallbackMessageType = (typeof CALLBACK_MESSAGE_TYPES)[number];
 export type CallbackSource = (typeof CALLBACK_SOURCES)[number];
 
-const EventTypeSchema = Type.Union([Type.Literal('chat'), Type.Literal('chat_offline')]);
+const MessageEventTypeSchema = Type.Union([Type.Literal('chat'), Type.Literal('chat_offline')]);
+const EventTypeSchema = Type.Union([
+  MessageEventTypeSchema,
+  Type.Literal('roster'),
+  Type.Literal('userStatus'),
+  Type.Literal('recall'),
+  Type.Literal('read_ack'),
+]);
 const ChatTypeSchema = Type.Union([Type.Literal('chat'), Type.Literal('groupchat')]);
 const MessageTypeSchema = Type.Union([
   Type.Literal('txt'),
@@ -36,7 +46,7 @@ const subset = <T extends TSchema>(item: T, max: number, description: string) =>
 /** The POST body of one callback (spec 2.4), in the order it is serialised. */
 export const CallbackRecord = Type.Object({
   callId: Type.String({ description: '{appkey}_{uuid}' }),
-  eventType: EventTypeSchema,
+  eventType: MessageEventTypeSchema,
   timestamp: Type.Integer({ description: 'Unix ms at which Parley received the message' }),
   chat_type: ChatTypeSchema,
   group_id: Type.Optional(Type.String()),
@@ -75,7 +85,7 @@ export const CreateCallbackRuleRequest = Type.Object(
     name: RuleName,
     url: RuleUrl,
     enabled: Type.Optional(Type.Boolean()),
-    event_types: Type.Optional(subset(EventTypeSchema, 2, 'default: all')),
+    event_types: Type.Optional(subset(EventTypeSchema, CALLBACK_EVENT_TYPES.length, 'default: chat, chat_offline')),
     chat_types: Type.Optional(subset(ChatTypeSchema, 2, 'default: all; groupchat covers groups and chat rooms')),
     message_types: Type.Optional(subset(MessageTypeSchema, 8, 'default: all')),
     sources: Type.Optional(subset(SourceSchema, 2, 'default: all')),
@@ -89,7 +99,7 @@ export const UpdateCallbackRuleRequest = Type.Object(
   {
     url: Type.Optional(RuleUrl),
     enabled: Type.Optional(Type.Boolean()),
-    event_types: Type.Optional(subset(EventTypeSchema, 2, 'default: all')),
+    event_types: Type.Optional(subset(EventTypeSchema, CALLBACK_EVENT_TYPES.length, 'default: chat, chat_offline')),
     chat_types: Type.Optional(subset(ChatTypeSchema, 2, 'default: all')),
     message_types: Type.Optional(subset(MessageTypeSchema, 8, 'default: all')),
     sources: Type.Optional(subset(SourceSchema, 2, 'default: all')),

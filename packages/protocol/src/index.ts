@@ -9,6 +9,7 @@ export * from './agent-tools.js';
 export * from './channel-validate.js';
 export * from './schema-check.js';
 export * from './callbacks.js';
+export * from './callbacks-catalogue.js';
 export * from './im.js';
 export * from './im-admin.js';
 export * from './im-views.js';

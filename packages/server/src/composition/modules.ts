@@ -97,6 +97,7 @@ export async function buildModules(base: Foundation): Promise<Modules> {
     passwords,
     sockets: deps.imSockets ?? { bufferBytes: config.imSocketBufferBytes, perUser: config.imSocketsPerUser, perApp: config.imSocketsPerApp },
     postSend: deps.postSend ?? callbacks.hook,
+    operations: callbacks.operations,
     preSend: callbacks.presend.check,
     metrics: promImMetrics(metrics),
     logger: log,

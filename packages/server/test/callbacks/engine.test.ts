@@ -162,7 +162,7 @@ describe.each(ENGINES)('callback delivery engine on %s', (engine) => {
     const [stored] = await cb().repo.storedPage(APP, '202611211230', 0, 100);
     expect(stored?.lastError).toBe('HTTP 503');
     expect(stored?.record.callId).toBe(first?.callId);
-    expect(stored?.record.msg_id).toBe(event.msgId);
+    expect(stored?.msgId).toBe(event.msgId);
   });
 
   it('a retry that succeeds is not stored; with the store off a double failure is dropped', async () => {

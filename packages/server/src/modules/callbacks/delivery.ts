@@ -20,7 +20,7 @@ import { classifyAttempt, MAX_ANSWER_BYTES, nextStep, type AttemptOutcome } from
 import type { CallbackRule, CallbacksRepository, CallbacksTransaction, StoredRecord } from './ports.js';
 import { BANNED_ERROR_PREFIX, REDRIVE_SCAN_ROWS, redrivePage, type RedrivePage, type RedriveWindow } from './redrive.js';
 import { ResendPacer } from './resend-pacer.js';
-import type { UnsignedRecord } from './record.js';
+import { recordSummary, type UnsignedRecord } from './record.js';
 import { signedRequest } from './record-signing.js';
 
 export const RESEND_QUEUE = 'callbacks.resend';
@@ -183,7 +183,7 @@ export class CallbackDelivery {
     }
     const now = this.deps.clock.now();
     await this.deps.repo.storeRecords(
-      [{ appId: rule.appId, dateKey: dateKey(now, this.options.dateKeyZone), ruleId: rule.id, ruleName: rule.name, record, lastError }],
+      [{ appId: rule.appId, dateKey: dateKey(now, this.options.dateKeyZone), ruleId: rule.id, ruleName: rule.name, record, ...storedSummary(record), lastError }],
       now,
     );
     this.deps.events.emit('record.finished', { ...ref, result: 'stored', reason });
@@ -212,10 +212,7 @@ export class CallbackDelivery {
       resend,
       callId: record.callId,
       error: outcome.kind === 'failure' ? outcome.error : undefined,
-      msgId: record.msg_id,
-      eventType: record.eventType,
-      from: record.from,
-      to: record.to,
+      ...recordSummary(record),
       ...(result.status !== undefined ? { httpStatus: result.status } : {}),
     });
     return outcome;
@@ -305,6 +302,12 @@ export class CallbackDelivery {
       }
     }
   }
+}
+
+/** The event type and message id the exception store keeps beside a record. */
+function storedSummary(record: UnsignedRecord): { eventType: string; msgId: string } {
+  const { eventType, msgId } = recordSummary(record);
+  return { eventType, msgId };
 }
 
 /** A plain re-send page: the first `size` rows, and where the next page starts when more follow. */

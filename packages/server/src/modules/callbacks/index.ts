@@ -17,7 +17,7 @@ import { RedisBanStore } from './redis-bans.js';
 import { CallbackDelivery, ruleQueue } from './delivery.js';
 import { RuleDirectory } from './directory.js';
 import { CallbackEvents } from './events.js';
-import { CallbacksPostSendHook } from './hook.js';
+import { CallbacksOperationHook, CallbacksPostSendHook } from './hook.js';
 import { createPresend, type PresendModule } from './presend/index.js';
 import type { PresendRulesRepository } from './presend/ports.js';
 import { observeCallbacks } from './metrics.js';
@@ -35,6 +35,8 @@ export interface CallbacksModule {
   repo: CallbacksRepository;
   service: CallbacksService;
   hook: CallbacksPostSendHook;
+  /** The IM module's `OperationHook`: the event catalogue (contacts, logins, recalls, read receipts). */
+  operations: CallbacksOperationHook;
   delivery: CallbackDelivery;
   bans: BanStore;
   events: CallbackEvents;
@@ -91,6 +93,7 @@ export function createCallbacks(deps: CallbacksDeps): CallbacksModule {
     },
   );
   const hook = new CallbacksPostSendHook(directory, jobs, delivery);
+  const operations = new CallbacksOperationHook(directory, jobs, delivery);
   const presend = createPresend({ repo: deps.presendRepo, clock, outbound, ruleCacheMs: config.ruleCacheMs, metrics: deps.metrics, ...(deps.settings ? { settings: deps.settings } : {}) });
   const service = new CallbacksService({ uow, repo, directory, bans, jobs, outbound, clock, retentionMs: config.storeRetentionMs, dateKeyZone: config.dateKeyZone, attemptTimeoutMs: config.attemptTimeoutMs });
 
@@ -121,6 +124,7 @@ export function createCallbacks(deps: CallbacksDeps): CallbacksModule {
     repo,
     service,
     hook,
+    operations,
     presend,
     delivery,
     bans,

@@ -1,7 +1,8 @@
 /**
  * Callback records (spec 2.4, contract 4.5) built from an accepted message, and the rule filters
- * that pick which rules receive which records. Pure: the uuid source is passed in. The signed
- * request of a record is built in record-signing.ts.
+ * that pick which rules receive which records; the records of other operations are in
+ * catalogue.ts. Pure: the uuid source is passed in. The signed request of a record is built in
+ * record-signing.ts.
  */
 import {
   CALLBACK_SECURITY_VERSION,
@@ -12,6 +13,7 @@ import {
   type CallbackSource,
 } from '@parley/protocol';
 import type { MessageEvent } from '../im/post-send.js';
+import type { UnsignedCatalogueRecord } from './catalogue.js';
 
 /** Which records a rule receives: each list must contain the record's value (message types: any body's type). */
 export interface RuleFilters {
@@ -21,8 +23,39 @@ export interface RuleFilters {
   sources: CallbackSource[];
 }
 
-/** A record before signing: `security` depends on the rule's secret at send time. */
-export type UnsignedRecord = Omit<CallbackRecord, 'security' | 'payload'> & { payload: MessageEvent['payload'] };
+/** A message record before signing: `security` depends on the rule's secret at send time. */
+export type UnsignedMessageRecord = Omit<CallbackRecord, 'security' | 'payload'> & { payload: MessageEvent['payload'] };
+/** Any record before signing: a message's, or one of the event catalogue (catalogue.ts). */
+export type UnsignedRecord = UnsignedMessageRecord | UnsignedCatalogueRecord;
+
+/**
+ * What the delivery log and the exception store say of a record: its event type (a rule's
+ * `event_types` name), the message it is about (a recall's or a read receipt's: the message
+ * recalled or read; none for a login), and its users, by name.
+ */
+export interface RecordSummary {
+  eventType: string;
+  msgId: string;
+  from: string;
+  to: string;
+}
+
+export function recordSummary(record: UnsignedRecord): RecordSummary {
+  if (record.eventType === 'userStatus') return { eventType: 'userStatus', msgId: '', from: userOfJid(record.appkey, record.user), to: '' };
+  if (record.chat_type === 'roster') return { eventType: 'roster', msgId: record.msg_id, from: userOfJid(record.appkey, record.from), to: record.to };
+  if (record.chat_type === 'recall') return { eventType: 'recall', msgId: record.recall_id, from: record.from, to: record.to };
+  if (record.chat_type === 'read_ack') return { eventType: 'read_ack', msgId: record.payload.ack_message_id, from: record.from, to: record.to };
+  return { eventType: record.eventType, msgId: record.msg_id, from: record.from, to: record.to };
+}
+
+/** `{appkey}_{user}@easemob.com[/resource]` (protocol `callbackUserJid`) → `user`. */
+function userOfJid(appkey: string, jid: string): string {
+  const head = `${appkey}_`;
+  if (!jid.startsWith(head)) return jid;
+  const rest = jid.slice(head.length);
+  const at = rest.indexOf('@');
+  return at < 0 ? rest : rest.slice(0, at);
+}
 
 export function callbackChatType(event: Pick<MessageEvent, 'chatType'>): CallbackChatType {
   return event.chatType === 'chat' ? 'chat' : 'groupchat';
@@ -32,9 +65,9 @@ export function callbackChatType(event: Pick<MessageEvent, 'chatType'>): Callbac
  * The records one message produces, before rule filters: `chat` for the message, then one
  * `chat_offline` per offline receiver with `to` = that receiver (chat rooms have none).
  */
-export function recordsOf(event: MessageEvent, newUuid: () => string): UnsignedRecord[] {
+export function recordsOf(event: MessageEvent, newUuid: () => string): UnsignedMessageRecord[] {
   const chatType = callbackChatType(event);
-  const base = (eventType: CallbackEventType, to: string): UnsignedRecord => ({
+  const base = (eventType: CallbackRecord['eventType'], to: string): UnsignedMessageRecord => ({
     callId: `${event.appkey}_${newUuid()}`,
     eventType,
     timestamp: event.timestamp,
@@ -69,10 +102,10 @@ export function routeRecords<R extends RuleFilters & { enabled: boolean }>(
   event: MessageEvent,
   rules: readonly R[],
   newUuid: () => string,
-): Array<{ rule: R; record: UnsignedRecord }> {
+): Array<{ rule: R; record: UnsignedMessageRecord }> {
   const active = rules.filter((r) => r.enabled);
   if (active.length === 0) return [];
-  const out: Array<{ rule: R; record: UnsignedRecord }> = [];
+  const out: Array<{ rule: R; record: UnsignedMessageRecord }> = [];
   // Each rule gets its own callId: a callId names one callback, i.e. one (record, rule) pair.
   for (const rule of active) {
     for (const record of recordsOf(event, newUuid)) {

@@ -5,7 +5,7 @@
 import {
   DEFAULT_SECRET_OVERLAP_SECONDS,
   CALLBACK_CHAT_TYPES,
-  CALLBACK_EVENT_TYPES,
+  DEFAULT_CALLBACK_EVENT_TYPES,
   CALLBACK_MESSAGE_TYPES,
   CALLBACK_SOURCES,
   MAX_CALLBACK_RULES,
@@ -94,7 +94,7 @@ export class CallbacksService {
         name: body.name,
         url: body.url,
         enabled: body.enabled ?? true,
-        eventTypes: body.event_types ?? [...CALLBACK_EVENT_TYPES],
+        eventTypes: body.event_types ?? [...DEFAULT_CALLBACK_EVENT_TYPES],
         chatTypes: body.chat_types ?? [...CALLBACK_CHAT_TYPES],
         messageTypes: body.message_types ?? [...CALLBACK_MESSAGE_TYPES],
         sources: body.sources ?? [...CALLBACK_SOURCES],
@@ -256,8 +256,8 @@ export class CallbacksService {
     const entities = page.map((r) => ({
       callId: r.record.callId,
       rule: r.ruleName,
-      eventType: r.record.eventType,
-      msg_id: r.record.msg_id,
+      eventType: r.eventType as StoredRecordView['eventType'],
+      msg_id: r.msgId,
       stored_at: r.storedAt,
       last_error: r.lastError,
       last_resend: r.lastResend,
