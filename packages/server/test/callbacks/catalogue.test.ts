@@ -2,7 +2,7 @@
  * The event catalogue of post-send rules (contract 6.7b), on both engines, driven by the real
  * Easemob Web SDK (and the JSON socket and REST where those are entry points too), received by a
  * real HTTP receiver: `roster` (contact add, accept, decline, remove, block, unblock), `userStatus`
- * (login, logout, replaced), `recall` (msync, JSON socket, REST) and `read_ack` (one-to-one and
+ * (login, logout, replaced by another device or a deletion), `recall` (msync, JSON socket, REST) and `read_ack` (one-to-one and
  * group). Each record arrives in Easemob's shape at a rule that lists its type, signed with that
  * rule's secret (`verifyCallback`), stamped by the injected clock; a rule that does not list it and
  * a rule created without `event_types` receive none; an operation that fails writes none; a
@@ -123,7 +123,7 @@ describe.each(ENGINES)('the event catalogue of post-send rules on %s', (engine) 
     for (const client of [ann, ben, cal, dan]) client.close();
   });
 
-  it('userStatus: SDK login and logout, and a JSON socket replaced by the same user on another device', async () => {
+  it("userStatus: SDK login and logout; a JSON socket replaced by another device of its user, or by the user's deletion", async () => {
     clock.advance(1_000);
     const loginAt = clock.now();
     const eve = w.sdk();
@@ -154,6 +154,14 @@ describe.each(ENGINES)('the event catalogue of post-send rules on %s', (engine) 
     const secondLogin = await received('ops_b', (b) => b.reason === 'login' && b.user.startsWith('acme#shop_fay@easemob.com/json_') && b.user !== firstLogin.user);
     await second.close();
     expect((await received('ops_b', (b) => b.user === secondLogin.user && b.status === 'offline')).reason).toBe('logout');
+
+    // A deleted user's sockets are closed by the server: `replaced` too.
+    expect((await w.api('POST', '/users', { username: 'gus', password: PASSWORD })).status).toBe(200);
+    const gus = await SocketClient.connect(w.url, w.im.base, await w.token('gus'));
+    const gusLogin = await received('ops_b', (b) => b.reason === 'login' && b.user.startsWith('acme#shop_gus@easemob.com/json_'));
+    expect((await w.api('DELETE', '/users/gus')).status).toBe(200);
+    await waitFor(() => gus.closed, Boolean);
+    expect(await received('ops_b', (b) => b.user === gusLogin.user && b.status === 'offline')).toMatchObject({ reason: 'replaced', timestamp: clock.now() });
   });
 
   it('recall: from the SDK, the JSON socket and the REST API (a group message too), in Easemob shape', async () => {
