@@ -74,7 +74,7 @@ async function fillStore(dataDir, app, ruleId, key) {
           { appId: app.appId, appkey: app.appkey, msgId: String(10_000_000 + j), from: 'alice', to: 'bob', chatType: 'chat', timestamp: now, payload: { bodies: [{ type: 'txt', msg: text }], ext: { n: j } }, source: 'rest', offlineReceivers: [] },
           () => `bench-${j}`,
         );
-        rows.push({ appId: app.appId, dateKey: key, ruleId, ruleName: app.ruleName, record, lastError: 'HTTP 503' });
+        rows.push({ appId: app.appId, dateKey: key, ruleId, ruleName: app.ruleName, record, eventType: 'chat', msgId: record.msg_id, lastError: 'HTTP 503' });
       }
       await storage.db.transaction().execute((trx) => repo.storeRecords(rows, now, trx));
     }

@@ -65,6 +65,23 @@ function presend(req, res, raw) {
   res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
 }
 
+// eventType tells chat (every message) from chat_offline (one per offline receiver); a rule that
+// lists them in event_types also gets logins and logouts (eventType userStatus) and, told apart by
+// chat_type, contact changes (roster), recalls (recall) and read receipts (read_ack).
+function describe(record) {
+  if (record.eventType === 'userStatus') return `userStatus ${record.user}: ${record.status} (${record.reason})`;
+  switch (record.chat_type) {
+    case 'roster':
+      return `roster ${record.payload.operation} ${record.from} -> ${record.to}`;
+    case 'recall':
+      return `recall of ${record.recall_id} (${record.from} -> ${record.to})`;
+    case 'read_ack':
+      return `read_ack ${record.from} read ${record.payload.ack_message_id} (to ${record.to})`;
+    default:
+      return `${record.eventType} ${record.chat_type} ${record.from} -> ${record.to}: ${JSON.stringify(record.payload.bodies)}`;
+  }
+}
+
 http
   .createServer((req, res) => {
     const chunks = [];
@@ -88,8 +105,7 @@ http
       }
       if (!seen.has(value.callId)) {
         seen.add(value.callId);
-        // eventType tells chat (every message) from chat_offline (one per offline receiver).
-        console.log(`${value.eventType} ${value.chat_type} ${value.from} -> ${value.to}: ${JSON.stringify(value.payload.bodies)}`);
+        console.log(describe(value));
       }
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
     });

@@ -6,8 +6,9 @@ import { CALLBACK_EXAMPLES as E } from './examples.js';
 
 export const CALLBACK_SECURITY_VERSION = '1.0.0';
 
-export const CALLBACK_EVENT_TYPES = ['chat', 'chat_offline', 'group_op_event'] as const;
-/** What a rule created without `event_types` receives. */
+/** What a rule's `event_types` may list: the message records, then the event catalogue (contract 6.7b, callbacks-catalogue.ts). */
+export const CALLBACK_EVENT_TYPES = ['chat', 'chat_offline', 'group_op_event', 'roster', 'userStatus', 'recall', 'read_ack'] as const;
+/** A rule created without `event_types` receives message records only. */
 export const DEFAULT_CALLBACK_EVENT_TYPES = ['chat', 'chat_offline'] as const;
 export const CALLBACK_CHAT_TYPES = ['chat', 'groupchat'] as const;
 export const CALLBACK_MESSAGE_TYPES = ['txt', 'img', 'audio', 'video', 'file', 'loc', 'cmd', 'custom'] as const;
@@ -19,7 +20,15 @@ export type CallbackChatType = (typeof CALLBACK_CHAT_TYPES)[number];
 export type CallbackMessageType = (typeof CALLBACK_MESSAGE_TYPES)[number];
 export type CallbackSource = (typeof CALLBACK_SOURCES)[number];
 
-const EventTypeSchema = Type.Union([Type.Literal('chat'), Type.Literal('chat_offline'), Type.Literal('group_op_event')]);
+const MessageEventTypeSchema = Type.Union([Type.Literal('chat'), Type.Literal('chat_offline')]);
+const EventTypeSchema = Type.Union([
+  MessageEventTypeSchema,
+  Type.Literal('group_op_event'),
+  Type.Literal('roster'),
+  Type.Literal('userStatus'),
+  Type.Literal('recall'),
+  Type.Literal('read_ack'),
+]);
 const ChatTypeSchema = Type.Union([Type.Literal('chat'), Type.Literal('groupchat')]);
 const MessageTypeSchema = Type.Union([
   Type.Literal('txt'),
@@ -38,7 +47,7 @@ const subset = <T extends TSchema>(item: T, max: number, description: string) =>
 /** The POST body of one callback (spec 2.4), in the order it is serialised. */
 export const CallbackRecord = Type.Object({
   callId: Type.String({ description: '{appkey}_{uuid}' }),
-  eventType: EventTypeSchema,
+  eventType: MessageEventTypeSchema,
   timestamp: Type.Integer({ description: 'Unix ms at which Parley received the message' }),
   chat_type: ChatTypeSchema,
   group_id: Type.Optional(Type.String()),

@@ -11,6 +11,7 @@ export * from './reports.js';
 export * from './channel-validate.js';
 export * from './schema-check.js';
 export * from './callbacks.js';
+export * from './callbacks-catalogue.js';
 export * from './im.js';
 export * from './im-group-events.js';
 export * from './im-admin.js';

@@ -34,6 +34,13 @@ export interface VerifyCallbackInput {
 
 export type CallbackCheck = 'json' | 'security' | 'body_md5' | 'webhook_signature';
 
+/** What every callback record has for its checks. */
+export interface SignedRecord {
+  callId: string;
+  timestamp: number;
+  security: string;
+}
+
 export class CallbackVerificationError extends Error {
   override name = 'CallbackVerificationError';
   constructor(
@@ -44,12 +51,16 @@ export class CallbackVerificationError extends Error {
   }
 }
 
-/** Returns the record when every check holds; throws CallbackVerificationError naming the failed check. */
-export function verifyCallback(input: VerifyCallbackInput): CallbackRecord {
+/**
+ * Returns the record when every check holds; throws CallbackVerificationError naming the failed
+ * check. A message record by default; a rule that lists the event catalogue's types also gets
+ * their records (`verifyCallback<CallbackRecord | CatalogueCallbackRecord>(…)`), checked the same way.
+ */
+export function verifyCallback<R extends SignedRecord = CallbackRecord>(input: VerifyCallbackInput): R {
   const text = typeof input.body === 'string' ? input.body : new TextDecoder().decode(input.body);
-  let record: CallbackRecord;
+  let record: R;
   try {
-    record = JSON.parse(text) as CallbackRecord;
+    record = JSON.parse(text) as R;
   } catch {
     throw new CallbackVerificationError('json', 'the body is not JSON');
   }

@@ -64,22 +64,7 @@ export async function buildModules(base: Foundation): Promise<Modules> {
   const { uow } = repositories;
   const { accounts, passwords, bootstrap } = await buildAccounts(base, uow);
   const outbound = deps.outbound ?? outboundSender(config, log);
-  const callbacks = createCallbacks({
-    uow,
-    repo: repositories.callbacks,
-    presendRepo: repositories.presend,
-    deliveryLogRepo: repositories.deliveryLog,
-    config: config.callbacks,
-    clock,
-    jobs,
-    outbound,
-    metrics,
-    logger: log,
-    settings: coordination.settings,
-    ...(config.workers ? { singletons: coordination.singletons } : {}),
-    // Ban windows, counts and ends shared by every instance.
-    ...(redis ? { redis: { client: redis, prefix: config.redisPrefix } } : {}),
-  });
+  const callbacks = buildCallbacks(base, { uow, repositories, coordination, jobs, outbound });
   // Jobs taken over from a dead instance may be on a rule queue this instance never worked.
   membership.onTakeOver((queues) => queues.forEach((queue) => callbacks.delivery.adoptQueue(queue)));
   const presence = redisPresence(base, coordination);
@@ -97,6 +82,7 @@ export async function buildModules(base: Foundation): Promise<Modules> {
     passwords,
     sockets: deps.imSockets ?? { bufferBytes: config.imSocketBufferBytes, perUser: config.imSocketsPerUser, perApp: config.imSocketsPerApp },
     postSend: deps.postSend ?? callbacks.hook,
+    operations: callbacks.operations,
     preSend: callbacks.presend.check,
     groupOperations: [callbacks.groupOps],
     metrics: promImMetrics(metrics),
@@ -133,6 +119,32 @@ export async function buildModules(base: Foundation): Promise<Modules> {
   // Deleting an agent puts their open conversations back in their queues, in the same transaction.
   accounts.admin.onAgentRemoval((tx, tenantId, agentId) => channel.conversations.requeueAgent(tx, tenantId, agentId));
   return { config, clock, storage, metrics, redis, uow, accounts, passwords, bootstrap, jobs, outbound, coordination, membership, channel, im, imDemoApp, callbacks, presence };
+}
+
+
+/** The post-send and pre-send callbacks module over the shared unit of work, job queue and sender. */
+function buildCallbacks(
+  base: Foundation,
+  parts: { uow: Modules['uow']; repositories: ReturnType<typeof storageRepositories>; coordination: Modules['coordination']; jobs: Modules['jobs']; outbound: Modules['outbound'] },
+): Modules['callbacks'] {
+  const { config, clock, redis, metrics, log } = base;
+  const { uow, repositories, coordination, jobs, outbound } = parts;
+  return createCallbacks({
+    uow,
+    repo: repositories.callbacks,
+    presendRepo: repositories.presend,
+    deliveryLogRepo: repositories.deliveryLog,
+    config: config.callbacks,
+    clock,
+    jobs,
+    outbound,
+    metrics,
+    logger: log,
+    settings: coordination.settings,
+    ...(config.workers ? { singletons: coordination.singletons } : {}),
+    // Ban windows, counts and ends shared by every instance.
+    ...(redis ? { redis: { client: redis, prefix: config.redisPrefix } } : {}),
+  });
 }
 
 /**

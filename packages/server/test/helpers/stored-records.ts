@@ -34,7 +34,7 @@ export async function storeRecords(repo: CallbacksRepository, target: StoreTarge
       },
       () => `${tag}-${i}`,
     );
-    return { appId: target.appId, dateKey: target.dateKey, ruleId: target.ruleId, ruleName: target.ruleName, lastError: 'HTTP 500', record: record! };
+    return { appId: target.appId, dateKey: target.dateKey, ruleId: target.ruleId, ruleName: target.ruleName, lastError: 'HTTP 500', record: record!, eventType: 'chat', msgId: record!.msg_id };
   });
   // In slices, as a real store does (one failed record at a time or a few together).
   for (let i = 0; i < rows.length; i += 500) await repo.storeRecords(rows.slice(i, i + 500), now);

@@ -115,14 +115,14 @@ describe.each(ENGINES)('callbacks repository on %s', (engine) => {
   it('exception store: keys ascending with size and retry, records with their last error, expiry', async () => {
     await repo.storeRecords(
       [
-        { appId: 'app1', dateKey: '202611211210', ruleId: 1, ruleName: 'r1', record: record('k#a_1'), lastError: 'HTTP 500' },
-        { appId: 'app1', dateKey: '202611211200', ruleId: 1, ruleName: 'r1', record: record('k#a_2'), lastError: 'HTTP 502' },
-        { appId: 'app1', dateKey: '202611211210', ruleId: 1, ruleName: 'r1', record: record('k#a_3'), lastError: 'timeout' },
-        { appId: 'app2', dateKey: '202611211210', ruleId: 2, ruleName: 'r1', record: record('k#b_1'), lastError: 'x' },
+        { appId: 'app1', dateKey: '202611211210', ruleId: 1, ruleName: 'r1', record: record('k#a_1'), eventType: 'chat', msgId: '1', lastError: 'HTTP 500' },
+        { appId: 'app1', dateKey: '202611211200', ruleId: 1, ruleName: 'r1', record: record('k#a_2'), eventType: 'chat', msgId: '1', lastError: 'HTTP 502' },
+        { appId: 'app1', dateKey: '202611211210', ruleId: 1, ruleName: 'r1', record: record('k#a_3'), eventType: 'chat', msgId: '1', lastError: 'timeout' },
+        { appId: 'app2', dateKey: '202611211210', ruleId: 2, ruleName: 'r1', record: record('k#b_1'), eventType: 'chat', msgId: '1', lastError: 'x' },
       ],
       1000,
     );
-    await repo.storeRecords([{ appId: 'app1', dateKey: '202611211220', ruleId: 1, ruleName: 'r1', record: record('k#a_4'), lastError: 'y' }], 5000);
+    await repo.storeRecords([{ appId: 'app1', dateKey: '202611211220', ruleId: 1, ruleName: 'r1', record: record('k#a_4'), eventType: 'chat', msgId: '1', lastError: 'y' }], 5000);
     expect(await repo.storedKeys('app1')).toEqual([
       { date: '202611211200', size: 1, retry: 0 },
       { date: '202611211210', size: 2, retry: 0 },
@@ -149,7 +149,7 @@ describe.each(ENGINES)('callbacks repository on %s', (engine) => {
     ]);
 
     // A key that expires in part keeps its later records and their count.
-    await repo.storeRecords([{ appId: 'app1', dateKey: '202611211220', ruleId: 1, ruleName: 'r1', record: record('k#a_5'), lastError: 'z' }], 500);
+    await repo.storeRecords([{ appId: 'app1', dateKey: '202611211220', ruleId: 1, ruleName: 'r1', record: record('k#a_5'), eventType: 'chat', msgId: '1', lastError: 'z' }], 500);
     expect((await repo.storedKeys('app1'))[2]).toEqual({ date: '202611211220', size: 2, retry: 0 });
     expect(await repo.deleteStoredUpTo(1000)).toBe(5);
     expect(await repo.deleteStoredUpTo(1000)).toBe(0);
@@ -184,7 +184,7 @@ describe.each(ENGINES)('callbacks repository on %s', (engine) => {
   });
 
   it('migration 60 gives keys stored before it their size', async () => {
-    const at = (dateKey: string, callId: string) => ({ appId: 'app1', dateKey, ruleId: 1, ruleName: 'r1', record: record(callId), lastError: 'x' });
+    const at = (dateKey: string, callId: string) => ({ appId: 'app1', dateKey, ruleId: 1, ruleName: 'r1', record: record(callId), eventType: 'chat', msgId: '1', lastError: 'x' });
     await repo.storeRecords([at('202611211200', 'k#1'), at('202611211200', 'k#2'), at('202611211210', 'k#3')], 1000);
     // The schema as it was before: no size column, migration 60 not applied.
     await sql`ALTER TABLE callback_store_keys DROP COLUMN size`.execute(storage.db);
@@ -198,7 +198,7 @@ describe.each(ENGINES)('callbacks repository on %s', (engine) => {
 
   it('the retention sweep deletes a large expired key in chunks, serving the event loop between them', async () => {
     const rows = (dateKey: string, n: number, from: number) =>
-      Array.from({ length: n }, (_, i) => ({ appId: 'app1', dateKey, ruleId: 1, ruleName: 'r1', record: record(`k#${from + i}`), lastError: 'x' }));
+      Array.from({ length: n }, (_, i) => ({ appId: 'app1', dateKey, ruleId: 1, ruleName: 'r1', record: record(`k#${from + i}`), eventType: 'chat', msgId: '1', lastError: 'x' }));
     for (let i = 0; i < 2500; i += 500) await repo.storeRecords(rows(i < 1500 ? '202611211200' : '202611211210', 500, i), 1000);
     await repo.storeRecords(rows('202611211210', 1, 9000), 5000);
     // Turns of the event loop while the sweep runs: one SQLite statement never yields to them.

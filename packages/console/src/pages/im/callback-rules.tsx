@@ -7,7 +7,7 @@ import { ImAppGate, useImApp } from './app-gate.js';
 import { CallbackServiceBanner, CallbackSwitches, useCallbackService } from './callback-service.js';
 import { LiveTail } from './live-tail.js';
 import { RuleCard } from './rule-card.js';
-import { ALL_FILTERS, RuleFilterFields, type RuleFilters } from './rule-filters.js';
+import { DEFAULT_FILTERS, RuleFilterFields, type RuleFilters } from './rule-filters.js';
 
 /** System admin: callback switches and rules of the open IM app, with live ban countdowns. */
 export function CallbackRulesPage() {
@@ -36,7 +36,7 @@ function Rules({ serviceOn }: { serviceOn: boolean | undefined }) {
   const { api } = useImApp();
   const rules = useResource((signal) => api.rules(signal), [api]);
   const [form, setForm] = useState({ name: '', url: '', enabled: true });
-  const [filters, setFilters] = useState<RuleFilters>(ALL_FILTERS);
+  const [filters, setFilters] = useState<RuleFilters>(DEFAULT_FILTERS);
   const create = useSubmit(() => api.createRule({ name: form.name.trim(), url: form.url.trim(), enabled: form.enabled, ...filters }));
   const [created, setCreated] = useState<string | undefined>(undefined);
   const [deleted, setDeleted] = useState<string | undefined>(undefined);
@@ -52,7 +52,7 @@ function Rules({ serviceOn }: { serviceOn: boolean | undefined }) {
     if (!rule) return;
     setCreated(rule.name);
     setForm({ name: '', url: '', enabled: true });
-    setFilters(ALL_FILTERS);
+    setFilters(DEFAULT_FILTERS);
     rules.reload();
   };
 

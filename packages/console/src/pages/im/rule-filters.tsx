@@ -2,7 +2,9 @@
 import type { CallbackChatType, CallbackEventType, CallbackMessageType, CallbackSource } from '@parley/protocol';
 
 // Listed here rather than imported: only types may come from the protocol package (no schema code in the bundle).
-const CALLBACK_EVENT_TYPES: readonly CallbackEventType[] = ['chat', 'chat_offline'];
+const CALLBACK_EVENT_TYPES: readonly CallbackEventType[] = ['chat', 'chat_offline', 'roster', 'userStatus', 'recall', 'read_ack'];
+/** What a new rule receives unless more is ticked: message records (the event catalogue is opt-in). */
+const DEFAULT_EVENT_TYPES: readonly CallbackEventType[] = ['chat', 'chat_offline'];
 const CALLBACK_CHAT_TYPES: readonly CallbackChatType[] = ['chat', 'groupchat'];
 const CALLBACK_MESSAGE_TYPES: readonly CallbackMessageType[] = ['txt', 'img', 'audio', 'video', 'file', 'loc', 'cmd', 'custom'];
 const CALLBACK_SOURCES: readonly CallbackSource[] = ['sdk', 'rest'];
@@ -14,8 +16,9 @@ export interface RuleFilters {
   sources: CallbackSource[];
 }
 
-export const ALL_FILTERS: RuleFilters = {
-  event_types: [...CALLBACK_EVENT_TYPES],
+/** A new rule's filters: message records of every chat type, message type and source. */
+export const DEFAULT_FILTERS: RuleFilters = {
+  event_types: [...DEFAULT_EVENT_TYPES],
   chat_types: [...CALLBACK_CHAT_TYPES],
   message_types: [...CALLBACK_MESSAGE_TYPES],
   sources: [...CALLBACK_SOURCES],

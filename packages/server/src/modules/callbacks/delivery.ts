@@ -25,11 +25,6 @@ import { signedRequest } from './record-signing.js';
 
 export const RESEND_QUEUE = 'callbacks.resend';
 
-/** The attempt event's view of a record (the delivery log indexes it). */
-const attemptFacts = (record: UnsignedRecord) => {
-  const facts = recordFacts(record);
-  return { msgId: facts.msgId, eventType: facts.eventType, from: facts.from, to: facts.to };
-};
 const RULE_QUEUE_PREFIX = 'callbacks.rule.';
 export const ruleQueue = (ruleId: number): string => `${RULE_QUEUE_PREFIX}${ruleId}`;
 /** The rule of a queue `ruleQueue` named; undefined for any other queue. */
@@ -189,7 +184,7 @@ export class CallbackDelivery {
     }
     const now = this.deps.clock.now();
     await this.deps.repo.storeRecords(
-      [{ appId: rule.appId, dateKey: dateKey(now, this.options.dateKeyZone), ruleId: rule.id, ruleName: rule.name, record, lastError }],
+      [{ appId: rule.appId, dateKey: dateKey(now, this.options.dateKeyZone), ruleId: rule.id, ruleName: rule.name, record, ...storedSummary(record), lastError }],
       now,
     );
     this.deps.events.emit('record.finished', { ...ref, result: 'stored', reason });
@@ -218,7 +213,7 @@ export class CallbackDelivery {
       resend,
       callId: record.callId,
       error: outcome.kind === 'failure' ? outcome.error : undefined,
-      ...attemptFacts(record),
+      ...recordFacts(record),
       ...(result.status !== undefined ? { httpStatus: result.status } : {}),
     });
     return outcome;
@@ -308,6 +303,12 @@ export class CallbackDelivery {
       }
     }
   }
+}
+
+/** The event type and message id the exception store keeps beside a record. */
+function storedSummary(record: UnsignedRecord): { eventType: string; msgId: string } {
+  const { eventType, msgId } = recordFacts(record);
+  return { eventType, msgId };
 }
 
 /** A plain re-send page: the first `size` rows, and where the next page starts when more follow. */

@@ -1,11 +1,15 @@
 /**
- * The callbacks side of the IM post-send seam: before the fan-out's transaction, turn the messages
- * into one durable delivery job per (record, matching rule); after it committed, start the rules'
- * workers and wake them. Nothing is sent here, and nothing is written: the fan-out writes the jobs.
+ * The callbacks side of the IM seams: before the fan-out's transaction, turn the messages into one
+ * durable delivery job per (record, matching rule) (post-send.ts); before an operation's
+ * transaction, the same for the event catalogue (operation-events.ts, catalogue.ts); after the
+ * commit, start the rules' workers and wake them. Nothing is sent here, and nothing is written:
+ * the fan-out or the operation writes the jobs, and they are delivered as message records are.
  */
 import { uuid } from '../../kernel/ids.js';
+import type { ImOperationEvent, OperationHook } from '../im/operation-events.js';
 import type { MessageEvent, PostSendHook } from '../im/post-send.js';
 import type { JobQueue, NewJob } from '../jobs/ports.js';
+import { routeOperation } from './catalogue.js';
 import { ruleQueue, type CallbackDelivery, type DeliverPayload } from './delivery.js';
 import type { AppEntry, RuleDirectory } from './directory.js';
 import { routeRecords } from './record.js';
@@ -35,11 +39,38 @@ export class CallbacksPostSendHook implements PostSendHook {
   }
 
   committed(jobs: readonly NewJob[]): void {
-    const ruleIds = new Set<number>();
-    for (const job of jobs) ruleIds.add((job.payload as DeliverPayload).ruleId);
-    for (const id of ruleIds) {
-      this.delivery.ensureWorker(id);
-      this.jobs.notify(ruleQueue(id));
+    wake(jobs, this.delivery, this.jobs);
+  }
+}
+
+export class CallbacksOperationHook implements OperationHook {
+  constructor(
+    private readonly directory: RuleDirectory,
+    private readonly jobs: Pick<JobQueue, 'notify'>,
+    private readonly delivery: CallbackDelivery,
+  ) {}
+
+  async jobsFor(events: readonly ImOperationEvent[]): Promise<NewJob[]> {
+    const out: NewJob[] = [];
+    for (const event of events) {
+      const { settings, rules } = await this.directory.app(event.appId);
+      if (!settings.enabled || rules.length === 0) continue;
+      for (const { rule, record } of routeOperation(event, rules, uuid)) out.push({ queue: ruleQueue(rule.id), payload: { ruleId: rule.id, record } satisfies DeliverPayload });
     }
+    return out;
+  }
+
+  committed(jobs: readonly NewJob[]): void {
+    wake(jobs, this.delivery, this.jobs);
+  }
+}
+
+/** Starts (once) and wakes the workers of the rules the committed jobs are for. */
+function wake(jobs: readonly NewJob[], delivery: CallbackDelivery, queue: Pick<JobQueue, 'notify'>): void {
+  const ruleIds = new Set<number>();
+  for (const job of jobs) ruleIds.add((job.payload as DeliverPayload).ruleId);
+  for (const id of ruleIds) {
+    delivery.ensureWorker(id);
+    queue.notify(ruleQueue(id));
   }
 }

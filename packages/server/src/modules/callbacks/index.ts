@@ -20,7 +20,7 @@ import { CallbackDelivery, ruleQueue } from './delivery.js';
 import { RuleDirectory } from './directory.js';
 import { CallbackEvents } from './events.js';
 import { groupOpCallbacks } from './group-ops.js';
-import { CallbacksPostSendHook } from './hook.js';
+import { CallbacksOperationHook, CallbacksPostSendHook } from './hook.js';
 import { createPresend, type PresendModule } from './presend/index.js';
 import type { PresendRulesRepository } from './presend/ports.js';
 import { observeCallbacks } from './metrics.js';
@@ -40,6 +40,8 @@ export interface CallbacksModule {
   hook: CallbacksPostSendHook;
   /** Subscribes to the IM groups' operation events: `group_op_event` records (group-ops.ts). */
   groupOps: (event: GroupOperationEvent) => Promise<void>;
+  /** The IM module's `OperationHook`: the event catalogue (contacts, logins, recalls, read receipts). */
+  operations: CallbacksOperationHook;
   delivery: CallbackDelivery;
   bans: BanStore;
   events: CallbackEvents;
@@ -96,6 +98,7 @@ export function createCallbacks(deps: CallbacksDeps): CallbacksModule {
     },
   );
   const hook = new CallbacksPostSendHook(directory, jobs, delivery);
+  const operations = new CallbacksOperationHook(directory, jobs, delivery);
   const presend = createPresend({ repo: deps.presendRepo, clock, outbound, ruleCacheMs: config.ruleCacheMs, metrics: deps.metrics, ...(deps.settings ? { settings: deps.settings } : {}) });
   const service = new CallbacksService({ uow, repo, directory, bans, jobs, outbound, clock, retentionMs: config.storeRetentionMs, dateKeyZone: config.dateKeyZone, attemptTimeoutMs: config.attemptTimeoutMs });
 
@@ -127,6 +130,7 @@ export function createCallbacks(deps: CallbacksDeps): CallbacksModule {
     service,
     hook,
     groupOps: groupOpCallbacks({ uow, jobs, directory, delivery }, uuid),
+    operations,
     presend,
     delivery,
     bans,

@@ -49,6 +49,9 @@ export interface NewStoredRecord {
   ruleId: number | null;
   ruleName: string;
   record: UnsignedRecord;
+  /** The record's event type and the message it is about (record.ts `recordFacts`). */
+  eventType: string;
+  msgId: string;
   lastError: string;
 }
 

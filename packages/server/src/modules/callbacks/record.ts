@@ -1,7 +1,8 @@
 /**
  * Callback records (spec 2.4, contract 4.5) built from an accepted message, and the rule filters
- * that pick which rules receive which records. Pure: the uuid source is passed in. The signed
- * request of a record is built in record-signing.ts.
+ * that pick which rules receive which records; the records of other operations are in
+ * catalogue.ts. Pure: the uuid source is passed in. The signed request of a record is built in
+ * record-signing.ts.
  */
 import {
   CALLBACK_SECURITY_VERSION,
@@ -12,6 +13,7 @@ import {
   type CallbackSource,
 } from '@parley/protocol';
 import type { MessageEvent } from '../im/post-send.js';
+import type { UnsignedCatalogueRecord } from './catalogue.js';
 
 /** Which records a rule receives: each list must contain the record's value (message types: any body's type). */
 export interface RuleFilters {
@@ -38,23 +40,38 @@ export interface GroupOpRecord {
   timestamp: number;
 }
 
-/** Any record before signing. */
-export type UnsignedRecord = UnsignedMessageRecord | GroupOpRecord;
+/** Any record before signing: a message's, a group operation's, or one of the event catalogue (catalogue.ts). */
+export type UnsignedRecord = UnsignedMessageRecord | GroupOpRecord | UnsignedCatalogueRecord;
 
-/** What the delivery log and the exception store index a record by. */
+/**
+ * What the delivery log and the exception store say of a record: its event type (a rule's
+ * `event_types` name), the message it is about (a recall's or a read receipt's: the message
+ * recalled or read; none for a login or a group operation), and its users by name (the sender or
+ * operator; the receiver or group).
+ */
 export interface RecordFacts {
   eventType: CallbackEventType;
-  /** '' for an operation record. */
   msgId: string;
-  /** The sender, or the operator. */
   from: string;
-  /** The receiver, or the group. */
   to: string;
 }
 
 export function recordFacts(record: UnsignedRecord): RecordFacts {
   if ('event' in record) return { eventType: record.event, msgId: '', from: record.operator, to: record.id };
+  if (record.eventType === 'userStatus') return { eventType: 'userStatus', msgId: '', from: userOfJid(record.appkey, record.user), to: '' };
+  if (record.chat_type === 'roster') return { eventType: 'roster', msgId: record.msg_id, from: userOfJid(record.appkey, record.from), to: record.to };
+  if (record.chat_type === 'recall') return { eventType: 'recall', msgId: record.recall_id, from: record.from, to: record.to };
+  if (record.chat_type === 'read_ack') return { eventType: 'read_ack', msgId: record.payload.ack_message_id, from: record.from, to: record.to };
   return { eventType: record.eventType, msgId: record.msg_id, from: record.from, to: record.to };
+}
+
+/** `{appkey}_{user}@easemob.com[/resource]` (protocol `callbackUserJid`) → `user`. */
+function userOfJid(appkey: string, jid: string): string {
+  const head = `${appkey}_`;
+  if (!jid.startsWith(head)) return jid;
+  const rest = jid.slice(head.length);
+  const at = rest.indexOf('@');
+  return at < 0 ? rest : rest.slice(0, at);
 }
 
 export function callbackChatType(event: Pick<MessageEvent, 'chatType'>): CallbackChatType {
@@ -67,7 +84,7 @@ export function callbackChatType(event: Pick<MessageEvent, 'chatType'>): Callbac
  */
 export function recordsOf(event: MessageEvent, newUuid: () => string): UnsignedMessageRecord[] {
   const chatType = callbackChatType(event);
-  const base = (eventType: CallbackEventType, to: string): UnsignedMessageRecord => ({
+  const base = (eventType: CallbackRecord['eventType'], to: string): UnsignedMessageRecord => ({
     callId: `${event.appkey}_${newUuid()}`,
     eventType,
     timestamp: event.timestamp,

@@ -28,7 +28,6 @@ import { liveOverlap, overlapAfterRotation } from '../../kernel/secret-overlap.j
 import { RESEND_QUEUE, resendOrderingKey, type CallbacksCore, type ResendPayload } from './delivery.js';
 import type { CallbackRule, RulePatch } from './ports.js';
 import { redriveKeys, redriveWindow } from './redrive.js';
-import { recordFacts } from './record.js';
 import { decodeStoreCursor, encodeStoreCursor } from './store-cursor.js';
 import { sendTestRecord } from './test-record.js';
 
@@ -257,8 +256,8 @@ export class CallbacksService {
     const entities = page.map((r) => ({
       callId: r.record.callId,
       rule: r.ruleName,
-      eventType: recordFacts(r.record).eventType,
-      msg_id: recordFacts(r.record).msgId,
+      eventType: r.eventType as StoredRecordView['eventType'],
+      msg_id: r.msgId,
       stored_at: r.storedAt,
       last_error: r.lastError,
       last_resend: r.lastResend,

@@ -4,13 +4,17 @@
  * block list refuses one-to-one messages from those on it, over every protocol (messages.ts asks
  * `blockersOf` before anything is stored). Each change is told to the other user's open sockets
  * (`roster` frames; msync turns them into the SDK's contact events), live only. Names are the app's users; a request to oneself or to
- * someone not in the app is refused as Easemob does.
+ * someone not in the app is refused as Easemob does. Each change that writes is written with the
+ * callback jobs of its `roster` events (operation-events.ts): add; accept and remote_accept;
+ * decline and remote_decline; remove; ban and allow, one per name.
  */
-import type { ImRosterFrame } from '@parley/protocol';
+import type { ImRosterFrame, RosterOperation } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import { TtlCache } from '../../kernel/ttl-cache.js';
 import { InProcessSettingsVersions, type SettingsScope, type SettingsVersions } from '../coordination/settings-versions.js';
+import type { IdGenerator } from './msg-id.js';
+import type { OperationEvents, RosterEvent } from './operation-events.js';
 import type { ImApp } from './ports.js';
 import type { ImContactsRepository } from './sdk-ports.js';
 import { validUsername, type ImUsersService } from './users.js';
@@ -32,6 +36,8 @@ export class ContactsService {
     private readonly repo: ImContactsRepository,
     private readonly users: ImUsersService,
     private readonly clock: Clock,
+    private readonly ops: OperationEvents,
+    private readonly ids: IdGenerator,
     private readonly notify: RosterNotify = async () => undefined,
     versions: SettingsVersions = new InProcessSettingsVersions(),
   ) {
@@ -48,6 +54,12 @@ export class ContactsService {
     await this.notify(app.id, [to], frame).catch(() => undefined);
   }
 
+  /** `roster` events of one operation, sharing its id: each [operation, from, to]. */
+  private rosterEvents(app: ImApp, now: number, items: ReadonlyArray<[RosterOperation, string, string]>, reason?: string): RosterEvent[] {
+    const msgId = this.ids.next();
+    return items.map(([operation, from, to]) => ({ kind: 'roster', appId: app.id, appkey: app.appkey, timestamp: now, operation, from, to, msgId, ...(reason !== undefined ? { reason } : {}) }));
+  }
+
   /** The two users, both of the app and not the same; 400 / 404 otherwise. */
   private async pair(app: ImApp, me: string, other: string, field: string): Promise<[string, string]> {
     const self = (await this.users.require(app, me)).username;
@@ -62,14 +74,21 @@ export class ContactsService {
     if (reason.length > MAX_REASON_LENGTH) throw new AppError('illegal_argument', { detail: `reason: at most ${MAX_REASON_LENGTH} characters` });
     const [self, target] = await this.pair(app, me, to, 'usernames[0]');
     if (await this.repo.areContacts(app.id, self, target)) return;
-    await this.repo.request(app.id, self, target, reason, this.clock.now());
+    const now = this.clock.now();
+    await this.ops.write(this.rosterEvents(app, now, [['add', self, target]], reason), (tx) => tx.contacts.request(app.id, self, target, reason, now));
     await this.tell(app, target, self, 'invited', reason);
   }
 
   async accept(app: ImApp, me: string, from: string): Promise<void> {
     const [self, requester] = await this.pair(app, me, from, 'username');
     if (await this.repo.areContacts(app.id, self, requester)) return;
-    if (!(await this.repo.accept(app.id, self, requester, this.clock.now()))) {
+    const now = this.clock.now();
+    // `accept` is the answering user's record, `remote_accept` the requester's (Easemob's pair).
+    const events = this.rosterEvents(app, now, [
+      ['accept', requester, self],
+      ['remote_accept', self, requester],
+    ]);
+    if (!(await this.ops.write(events, (tx) => tx.contacts.accept(app.id, self, requester, now), Boolean))) {
       throw new AppError('service_resource_not_found', { resource: `Service resource contact request from ${requester} to ${self}` });
     }
     await this.tell(app, requester, self, 'agreed');
@@ -78,7 +97,11 @@ export class ContactsService {
 
   async decline(app: ImApp, me: string, from: string): Promise<void> {
     const [self, requester] = await this.pair(app, me, from, 'username');
-    if (!(await this.repo.decline(app.id, self, requester))) {
+    const events = this.rosterEvents(app, this.clock.now(), [
+      ['decline', requester, self],
+      ['remote_decline', self, requester],
+    ]);
+    if (!(await this.ops.write(events, (tx) => tx.contacts.decline(app.id, self, requester), Boolean))) {
       throw new AppError('service_resource_not_found', { resource: `Service resource contact request from ${requester} to ${self}` });
     }
     await this.tell(app, requester, self, 'refused');
@@ -87,7 +110,8 @@ export class ContactsService {
   /** Removes the contact both ways; removing someone who is not a contact is no error. */
   async remove(app: ImApp, me: string, contact: string): Promise<string> {
     const [self, other] = await this.pair(app, me, contact, 'username');
-    if (await this.repo.remove(app.id, self, other)) await this.tell(app, other, self, 'deleted');
+    const events = this.rosterEvents(app, this.clock.now(), [['remove', self, other]]);
+    if (await this.ops.write(events, (tx) => tx.contacts.remove(app.id, self, other), Boolean)) await this.tell(app, other, self, 'deleted');
     return other;
   }
 
@@ -98,14 +122,17 @@ export class ContactsService {
 
   async block(app: ImApp, me: string, names: readonly string[]): Promise<string[]> {
     const [self, blocked] = await this.batch(app, me, names);
-    await this.repo.block(app.id, self, blocked, this.clock.now());
+    const now = this.clock.now();
+    const events = this.rosterEvents(app, now, blocked.map((name) => ['ban', self, name]));
+    await this.ops.write(events, (tx) => tx.contacts.block(app.id, self, blocked, now));
     await this.versions.changed(app.id);
     return blocked;
   }
 
   async unblock(app: ImApp, me: string, names: readonly string[]): Promise<string[]> {
     const [self, blocked] = await this.batch(app, me, names);
-    await this.repo.unblock(app.id, self, blocked);
+    const events = this.rosterEvents(app, this.clock.now(), blocked.map((name) => ['allow', self, name]));
+    await this.ops.write(events, (tx) => tx.contacts.unblock(app.id, self, blocked));
     await this.versions.changed(app.id);
     return blocked;
   }

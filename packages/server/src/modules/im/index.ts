@@ -39,6 +39,7 @@ import { IdGenerator } from './msg-id.js';
 import { ContactsService } from './contacts.js';
 import { OfflineStore } from './offline-store.js';
 import { AllowedOriginsService } from './origins.js';
+import { noOperationHook, OperationEvents, type OperationHook } from './operation-events.js';
 import { noPostSend, type PostSendHook } from './post-send.js';
 import type { PreSendHook } from './pre-send.js';
 import { InProcessPresence, type Presence } from './presence.js';
@@ -46,6 +47,7 @@ import { SocketLimits, type SocketLimitsOptions } from './socket-limits.js';
 import type { ImApp, ImAppsRepository, ImGroupsRepository, ImMessagesRepository, ImTransaction, ImUsersRepository, MessageRef } from './ports.js';
 import type { ImAttributesRepository, ImContactsRepository, ImOriginsRepository } from './sdk-ports.js';
 import { UserAttributesService } from './user-attributes.js';
+import { UserStatuses } from './user-status.js';
 import { ImUsersService } from './users.js';
 
 export interface ImModule {
@@ -69,6 +71,8 @@ export interface ImModule {
   recalls: RecallsService;
   /** Edits of sent messages: stored, and receivers and the sender's other devices told. */
   edits: EditsService;
+  /** Logins and logouts of sockets (`userStatus` callbacks): each socket route opens a session when it admits a socket. */
+  statuses: UserStatuses;
   /** Receipts and recalls kept for users who were offline; each socket route hands them over once ready. */
   events: PendingEvents;
   /** The offline count and status (read after the user's pending fan-out); messages given back by a socket. */
@@ -125,6 +129,8 @@ export interface ImModuleOptions {
   recallSeconds?: number;
   /** Called by every fan-out in its transaction (the callbacks module's hook); default: none. */
   postSend?: PostSendHook;
+  /** Called by contacts, logins and logouts, recalls and read receipts (the callbacks module's event catalogue); default: none. */
+  operations?: OperationHook;
   /** Reviews every send before it is written (the callbacks module's pre-send check); default: none. */
   preSend?: PreSendHook;
   /** Told of every group and chat-room operation after its write (the callbacks module's `group_op_event`). */
@@ -169,7 +175,8 @@ export function createImModule(options: ImModuleOptions): ImModule {
   const moderation = new ModerationService(appsRepo, clock, options.settings);
   const origins = new AllowedOriginsService(options.repositories.origins, clock, options.settings);
   const attributes = new UserAttributesService(options.repositories.attributes, users, clock);
-  const contacts = new ContactsService(options.repositories.contacts, users, clock, (appId, usernames, frame) => presence.deliver(appId, usernames, frame), options.settings);
+  const ops = new OperationEvents(options.operations ?? noOperationHook, uow);
+  const contacts = new ContactsService(options.repositories.contacts, users, clock, ops, ids, (appId, usernames, frame) => presence.deliver(appId, usernames, frame), options.settings);
   const keep = (missed: Array<MessageRef & { usernames: string[] }>) => offline.keep(missed);
   const live = new LiveDeliveries(presence, groupsRepo, instanceId, keep, metrics, (error) =>
     options.logger?.error({ err: error }, 'IM live push failed; its receivers get the message stored'),
@@ -177,8 +184,9 @@ export function createImModule(options: ImModuleOptions): ImModule {
   const committer = new MessageCommitter(uow, ids);
   const messages = new ImMessagesService(committer, users, groups, moderation, ids, clock, live, metrics, options.preSend, contacts);
   const events = new PendingEvents(messagesRepo, uow, presence, clock, (error) => options.logger?.error({ err: error }, 'IM: a receipt or recall could not be kept'));
-  const receipts = new ReceiptsService(messagesRepo, groups, uow, events, ids, clock);
-  const recalls = new RecallsService(messagesRepo, groupsRepo, uow, presence, events, ids, clock, options.recallSeconds ?? 120);
+  const receipts = new ReceiptsService(messagesRepo, groups, events, ops, ids, clock);
+  const recalls = new RecallsService(messagesRepo, groupsRepo, presence, events, ops, ids, clock, options.recallSeconds ?? 120);
+  const statuses = new UserStatuses(ops, clock, (error) => options.logger?.error({ err: error }, 'IM: the callbacks of a login or logout could not be written'));
   const edits = new EditsService(messagesRepo, groupsRepo, moderation, uow, presence, events, ids, clock);
   const drains = new Drains(messagesRepo, presence, clock, metrics, (error) => options.logger?.error({ err: error }, 'IM: a drain of stored messages failed; they stay stored'));
   const fanout = new Fanout({
@@ -226,7 +234,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
     return removed;
   };
 
-  return { apps, users, groups, membership, moderation, origins, attributes, contacts, messages, receipts, recalls, edits, events, offline, fanout, drains, presence, files, history, conversations, sockets, removeUser };
+  return { apps, users, groups, membership, moderation, origins, attributes, contacts, messages, receipts, recalls, edits, statuses, events, offline, fanout, drains, presence, files, history, conversations, sockets, removeUser };
 }
 
 /**

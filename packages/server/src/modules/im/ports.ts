@@ -6,6 +6,7 @@ import type { TransactionJobs } from '../jobs/ports.js';
 import type { ListKey } from './paging.js';
 import type { MessageBody, MessageChatType, MessageSource } from './post-send.js';
 import type { SecretOverlap } from '../../kernel/secret-overlap.js';
+import type { ImContactWrites } from './sdk-ports.js';
 
 export interface ImApp {
   id: string;
@@ -219,9 +220,10 @@ export interface ImMessageWrites {
   deleteEvents(appId: string, username: string, ids: readonly string[]): Promise<void>;
 }
 
-/** What an IM transaction holds: its message writes and its jobs. */
+/** What an IM transaction holds: its message writes, its contact writes and its jobs. */
 export interface ImTransaction {
   readonly im: ImMessageWrites;
+  readonly contacts: ImContactWrites;
   readonly jobs: TransactionJobs;
 }
 

@@ -11,6 +11,7 @@
  */
 import type { ImServerFrame } from '@parley/protocol';
 import type { StoredMessage } from './ports.js';
+import { CLOSE_USER_REMOVED } from './socket-limits.js';
 
 export interface ImConnection {
   readonly id: string;
@@ -146,7 +147,7 @@ export class InProcessPresence implements Presence {
   }
 
   disconnect(appId: string, username: string, reason: string): void {
-    for (const entry of [...(this.byUser.get(this.key(appId, username))?.values() ?? [])]) entry.connection.close(4001, reason);
+    for (const entry of [...(this.byUser.get(this.key(appId, username))?.values() ?? [])]) entry.connection.close(CLOSE_USER_REMOVED, reason);
   }
 
   size(): number {

@@ -9,13 +9,16 @@
  *              of its sending (`forbidden_op` "exceed recall time limit"), by the injected clock
  *   app admin: any message, any time
  *   unknown message, or one already recalled: `service_resource_not_found`
+ *
+ * The removal is written with the callback jobs of its `recall` event (operation-events.ts), for
+ * every entry point (msync RECALL, the JSON socket, REST msg_recall).
  */
 import type { ImRecallFrame } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
-import type { UnitOfWork } from '../../kernel/unit-of-work.js';
 import type { IdGenerator } from './msg-id.js';
-import type { ImApp, ImGroupsRepository, ImMessagesRepository, ImTransaction, StoredMessage } from './ports.js';
+import type { ImApp, ImGroupsRepository, ImMessagesRepository, StoredMessage } from './ports.js';
+import type { OperationEvents, RecallEvent } from './operation-events.js';
 import type { PendingEvents } from './pending-events.js';
 import type { Presence } from './presence.js';
 import { receiversOf } from './receivers.js';
@@ -44,9 +47,9 @@ export class RecallsService {
   constructor(
     private readonly messages: Pick<ImMessagesRepository, 'findMessage'>,
     private readonly groups: ImGroupsRepository,
-    private readonly uow: UnitOfWork<ImTransaction>,
     private readonly presence: Pick<Presence, 'deliver'>,
     private readonly events: Pick<PendingEvents, 'deliver'>,
+    private readonly ops: OperationEvents,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
     private readonly windowSeconds: number,
@@ -62,18 +65,28 @@ export class RecallsService {
       if (this.clock.now() - message.timestamp > this.windowSeconds * 1000) throw new AppError('forbidden_op', { detail: RECALL_TOO_LATE });
     }
     const receivers = await receiversOf(this.groups, message);
-    const neverHad = await this.uow.run((tx) => tx.im.removeMessage(message));
+    const id = this.ids.next();
+    const timestamp = this.clock.now();
+    const event: RecallEvent = {
+      kind: 'recall',
+      appId: app.id,
+      appkey: app.appkey,
+      timestamp,
+      msgId: id,
+      recalled: { msgId: message.msgId, from: message.from, to: message.to, chatType: message.chatType },
+    };
+    const neverHad = await this.ops.write([event], (tx) => tx.im.removeMessage(message), (removed) => removed !== undefined);
     if (!neverHad) throw notFound();
     const frame: ImRecallFrame = {
       op: 'recall',
-      id: this.ids.next(),
+      id,
       msg_id: message.msgId,
       from: input.by ?? input.as ?? 'admin',
       to: message.to,
       chat_type: message.chatType,
       ...(message.chatType === 'chat' ? {} : { group_id: message.to }),
       ...(input.ext ? { ext: input.ext } : {}),
-      timestamp: this.clock.now(),
+      timestamp,
     };
     const others = receivers.filter((u) => u !== message.from);
     // Chat-room messages are never stored, so nobody offline needs their recall either.

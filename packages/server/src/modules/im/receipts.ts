@@ -9,15 +9,17 @@
  *   read of a group message        ──▶ reader recorded (im_group_reads) ──▶ the message's sender,
  *                                      with the readers so far
  *
- * The hot send path is untouched: receipts are frames of their own, not messages.
+ * The hot send path is untouched: receipts are frames of their own, not messages. Read receipts
+ * have `read_ack` callbacks (operation-events.ts): a group read's jobs are written with its reader
+ * row, a one-to-one read's in a transaction of their own, before the receipt is forwarded.
  */
 import type { ImReceiptFrame, ImReceiptKind } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
-import type { UnitOfWork } from '../../kernel/unit-of-work.js';
 import type { ImGroupsService } from './groups.js';
 import type { IdGenerator } from './msg-id.js';
-import type { ImApp, ImMessagesRepository, ImTransaction } from './ports.js';
+import type { ImApp, ImMessagesRepository } from './ports.js';
+import type { OperationEvents, ReadAckEvent } from './operation-events.js';
 import type { PendingEvents } from './pending-events.js';
 import { validUsername } from './users.js';
 
@@ -50,8 +52,8 @@ export class ReceiptsService {
   constructor(
     private readonly messages: Pick<ImMessagesRepository, 'findMessage' | 'groupReaders' | 'countGroupReaders'>,
     private readonly groups: Pick<ImGroupsService, 'require' | 'isMember'>,
-    private readonly uow: UnitOfWork<ImTransaction>,
     private readonly events: Pick<PendingEvents, 'deliver'>,
+    private readonly ops: OperationEvents,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
   ) {}
@@ -64,7 +66,9 @@ export class ReceiptsService {
     if (input.chatType === 'groupchat') return this.groupRead(app, input, id, timestamp);
     const to = validUsername(input.to, 'to');
     const frame: ImReceiptFrame = { op: 'receipt', id, kind: input.kind, from: input.from, to, chat_type: 'chat', ...(input.kind === 'channel' ? {} : { msg_id: input.msgId }), timestamp };
-    if (to !== input.from) await this.events.deliver(app.id, [to], frame);
+    if (to === input.from) return id;
+    if (input.kind === 'read') await this.ops.emit([readAck(app, 'chat', input.from, to, id, input.msgId ?? '', timestamp)]);
+    await this.events.deliver(app.id, [to], frame);
     return id;
   }
 
@@ -79,7 +83,8 @@ export class ReceiptsService {
     }
     // One's own message needs no receipt.
     if (message.from === input.from) return id;
-    await this.uow.run((tx) => tx.im.addGroupRead(message, input.from, timestamp));
+    const event = readAck(app, 'groupchat', input.from, group.id, id, message.msgId, timestamp);
+    await this.ops.write([event], (tx) => tx.im.addGroupRead(message, input.from, timestamp));
     const count = await this.messages.countGroupReaders(app.id, message.msgId);
     await this.events.deliver(app.id, [message.from], {
       op: 'receipt',
@@ -108,4 +113,8 @@ export class ReceiptsService {
     const total = await this.messages.countGroupReaders(app.id, msgId);
     return { msgId, total, readers: page, ...(rows.length > limit ? { next: page[page.length - 1] } : {}) };
   }
+}
+
+function readAck(app: ImApp, chatType: ReadAckEvent['chatType'], from: string, to: string, msgId: string, ackMessageId: string, timestamp: number): ReadAckEvent {
+  return { kind: 'read_ack', appId: app.id, appkey: app.appkey, timestamp, chatType, from, to, msgId, ackMessageId };
 }

@@ -1,6 +1,6 @@
 /**
  * Storage ports of the SDK surface (contract 6.8): an app's allowed origins, user attributes,
- * contacts and block lists. The Kysely implementations live in src/storage/repositories/imSdk.ts.
+ * contacts and block lists. The Kysely implementations live in src/storage/repositories/im*.ts.
  */
 
 export interface ImOriginsRepository {
@@ -27,19 +27,23 @@ export interface ImAttributesRepository {
   remove(appId: string, username: string): Promise<void>;
 }
 
-export interface ImContactsRepository {
+/** Contact and block-list writes, in the unit of work's transaction (`ImTransaction.contacts`), so a change commits with its callback jobs. */
+export interface ImContactWrites {
   /** Records `requester`'s request to `target` (again: its reason and time are replaced). */
   request(appId: string, requester: string, target: string, reason: string, now: number): Promise<void>;
-  /** Makes the two contacts and drops the requests between them, in one transaction; false when `requester` asked nothing of `target`. */
+  /** Makes the two contacts and drops the requests between them; false when `requester` asked nothing of `target`. */
   accept(appId: string, target: string, requester: string, now: number): Promise<boolean>;
   /** Drops `requester`'s request to `target`; false when there was none. */
   decline(appId: string, target: string, requester: string): Promise<boolean>;
   /** Removes the contact both ways; false when they were not contacts. */
   remove(appId: string, username: string, contact: string): Promise<boolean>;
-  areContacts(appId: string, username: string, contact: string): Promise<boolean>;
-  contacts(appId: string, username: string, limit: number): Promise<string[]>;
   block(appId: string, username: string, blocked: readonly string[], now: number): Promise<void>;
   unblock(appId: string, username: string, blocked: readonly string[]): Promise<void>;
+}
+
+export interface ImContactsRepository {
+  areContacts(appId: string, username: string, contact: string): Promise<boolean>;
+  contacts(appId: string, username: string, limit: number): Promise<string[]>;
   blocks(appId: string, username: string, limit: number): Promise<string[]>;
   /** Which of `usernames` have blocked `sender`. */
   blockersOf(appId: string, sender: string, usernames: readonly string[]): Promise<string[]>;

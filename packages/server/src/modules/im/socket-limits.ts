@@ -24,6 +24,8 @@ export const CLOSE_SLOW_CONSUMER = 1013;
 export const CLOSE_APP_FULL = 1013;
 /** The user opened one socket too many; the oldest makes room (Easemob's 206). */
 export const CLOSE_REPLACED = 4206;
+/** The user was deleted: every socket of theirs closes (presence.disconnect). */
+export const CLOSE_USER_REMOVED = 4001;
 
 /** What the limits need of a socket (a `ws` WebSocket has all of it). */
 export interface LimitedSocket {

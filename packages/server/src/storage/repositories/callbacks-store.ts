@@ -5,7 +5,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Kysely, Selectable } from 'kysely';
 import type { CallbacksRepository, NewStoredRecord, StoredRecord } from '../../modules/callbacks/ports.js';
-import { recordFacts, type UnsignedRecord } from '../../modules/callbacks/record.js';
+import type { UnsignedRecord } from '../../modules/callbacks/record.js';
 import type { CallbackStoredTable } from '../tables/callbacks.js';
 import { limitParam } from '../precompiled.js';
 import type { Database } from '../schema.js';
@@ -19,6 +19,8 @@ const toStored = (row: Selectable<CallbackStoredTable>): StoredRecord => ({
   ruleId: row.rule_id,
   ruleName: row.rule_name,
   record: JSON.parse(row.record) as UnsignedRecord,
+  eventType: row.event_type,
+  msgId: row.msg_id,
   lastError: row.last_error,
   storedAt: row.stored_at,
   lastResend: row.resend_result === null || row.resent_at === null ? null : { result: row.resend_result, at: row.resent_at },
@@ -35,8 +37,8 @@ async function insertRecords(conn: Kysely<Database>, records: NewStoredRecord[],
         call_id: r.record.callId,
         rule_id: r.ruleId,
         rule_name: r.ruleName,
-        event_type: recordFacts(r.record).eventType,
-        msg_id: recordFacts(r.record).msgId,
+        event_type: r.eventType,
+        msg_id: r.msgId,
         record: JSON.stringify(r.record),
         last_error: r.lastError,
         stored_at: now,

@@ -1,60 +1,50 @@
 import type { Kysely } from 'kysely';
-import type { ImContactsRepository } from '../../modules/im/sdk-ports.js';
+import type { ImContactsRepository, ImContactWrites } from '../../modules/im/sdk-ports.js';
 import type { Database } from '../schema.js';
 
-/** Contacts, contact requests and block lists (`im_contacts`, `im_contact_requests`, `im_blocks`). */
-export function kyselyImContactsRepository(db: Kysely<Database>): ImContactsRepository {
+/** Contact and block-list writes of one transaction (`im_contacts`, `im_contact_requests`, `im_blocks`). */
+export function kyselyImContactWrites(trx: Kysely<Database>): ImContactWrites {
   return {
     async request(appId, requester, target, reason, now) {
-      await db
+      await trx
         .insertInto('im_contact_requests')
         .values({ app_id: appId, requester, target, reason, created_at: now })
         .onConflict((oc) => oc.columns(['app_id', 'requester', 'target']).doUpdateSet({ reason, created_at: now }))
         .execute();
     },
     async accept(appId, target, requester, now) {
-      return db.transaction().execute(async (trx) => {
-        const dropped = await trx
-          .deleteFrom('im_contact_requests')
-          .where('app_id', '=', appId)
-          .where((eb) => eb.or([eb.and([eb('requester', '=', requester), eb('target', '=', target)]), eb.and([eb('requester', '=', target), eb('target', '=', requester)])]))
-          .returning('requester')
-          .execute();
-        if (!dropped.some((row) => row.requester === requester)) return false;
-        await trx
-          .insertInto('im_contacts')
-          .values([
-            { app_id: appId, username: target, contact: requester, created_at: now },
-            { app_id: appId, username: requester, contact: target, created_at: now },
-          ])
-          .onConflict((oc) => oc.columns(['app_id', 'username', 'contact']).doNothing())
-          .execute();
-        return true;
-      });
+      const dropped = await trx
+        .deleteFrom('im_contact_requests')
+        .where('app_id', '=', appId)
+        .where((eb) => eb.or([eb.and([eb('requester', '=', requester), eb('target', '=', target)]), eb.and([eb('requester', '=', target), eb('target', '=', requester)])]))
+        .returning('requester')
+        .execute();
+      if (!dropped.some((row) => row.requester === requester)) return false;
+      await trx
+        .insertInto('im_contacts')
+        .values([
+          { app_id: appId, username: target, contact: requester, created_at: now },
+          { app_id: appId, username: requester, contact: target, created_at: now },
+        ])
+        .onConflict((oc) => oc.columns(['app_id', 'username', 'contact']).doNothing())
+        .execute();
+      return true;
     },
     async decline(appId, target, requester) {
-      const result = await db.deleteFrom('im_contact_requests').where('app_id', '=', appId).where('requester', '=', requester).where('target', '=', target).executeTakeFirst();
+      const result = await trx.deleteFrom('im_contact_requests').where('app_id', '=', appId).where('requester', '=', requester).where('target', '=', target).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },
     async remove(appId, username, contact) {
-      const result = await db
+      const result = await trx
         .deleteFrom('im_contacts')
         .where('app_id', '=', appId)
         .where((eb) => eb.or([eb.and([eb('username', '=', username), eb('contact', '=', contact)]), eb.and([eb('username', '=', contact), eb('contact', '=', username)])]))
         .executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },
-    async areContacts(appId, username, contact) {
-      const row = await db.selectFrom('im_contacts').select('contact').where('app_id', '=', appId).where('username', '=', username).where('contact', '=', contact).executeTakeFirst();
-      return row !== undefined;
-    },
-    async contacts(appId, username, limit) {
-      const rows = await db.selectFrom('im_contacts').select('contact').where('app_id', '=', appId).where('username', '=', username).orderBy('contact').limit(limit).execute();
-      return rows.map((r) => r.contact);
-    },
     async block(appId, username, blocked, now) {
       if (blocked.length === 0) return;
-      await db
+      await trx
         .insertInto('im_blocks')
         .values(blocked.map((b) => ({ app_id: appId, username, blocked: b, created_at: now })))
         .onConflict((oc) => oc.columns(['app_id', 'username', 'blocked']).doNothing())
@@ -62,7 +52,21 @@ export function kyselyImContactsRepository(db: Kysely<Database>): ImContactsRepo
     },
     async unblock(appId, username, blocked) {
       if (blocked.length === 0) return;
-      await db.deleteFrom('im_blocks').where('app_id', '=', appId).where('username', '=', username).where('blocked', 'in', [...blocked]).execute();
+      await trx.deleteFrom('im_blocks').where('app_id', '=', appId).where('username', '=', username).where('blocked', 'in', [...blocked]).execute();
+    },
+  };
+}
+
+/** Contacts and block lists read (`im_contacts`, `im_blocks`); they change through `kyselyImContactWrites`. */
+export function kyselyImContactsRepository(db: Kysely<Database>): ImContactsRepository {
+  return {
+    async areContacts(appId, username, contact) {
+      const row = await db.selectFrom('im_contacts').select('contact').where('app_id', '=', appId).where('username', '=', username).where('contact', '=', contact).executeTakeFirst();
+      return row !== undefined;
+    },
+    async contacts(appId, username, limit) {
+      const rows = await db.selectFrom('im_contacts').select('contact').where('app_id', '=', appId).where('username', '=', username).orderBy('contact').limit(limit).execute();
+      return rows.map((r) => r.contact);
     },
     async blocks(appId, username, limit) {
       const rows = await db.selectFrom('im_blocks').select('blocked').where('app_id', '=', appId).where('username', '=', username).orderBy('blocked').limit(limit).execute();

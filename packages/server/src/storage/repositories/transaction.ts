@@ -9,6 +9,7 @@ import type { AccountsTransaction, AccountsWrites } from '../../modules/accounts
 import type { CallbacksTransaction } from '../../modules/callbacks/ports.js';
 import type { ChannelTransaction, ChannelWrites } from '../../modules/channel/transaction.js';
 import type { ImMessageWrites, ImTransaction } from '../../modules/im/ports.js';
+import type { ImContactWrites } from '../../modules/im/sdk-ports.js';
 import type { TransactionJobs } from '../../modules/jobs/ports.js';
 import type { Database } from '../schema.js';
 import type { TransactionContext } from '../unit-of-work.js';
@@ -19,6 +20,7 @@ import type { ArrivalTransaction } from '../../modules/channel/arrival-store.js'
 import { storeAgentReply } from './channel-conversations.js';
 import { requeueDelivery } from './channel-deliveries.js';
 import { inviteRating, storeEvent } from './channel-events.js';
+import { kyselyImContactWrites } from './imContacts.js';
 
 export type StorageTransaction = ImTransaction & ChannelTransaction & CallbacksTransaction & AccountsTransaction;
 
@@ -56,6 +58,7 @@ export function storageTransaction(parts: TransactionParts): (ctx: TransactionCo
   return (ctx) => {
     let jobs: TransactionJobs | undefined;
     let im: ImMessageWrites | undefined;
+    let contacts: ImContactWrites | undefined;
     let channel: ChannelWrites | undefined;
     let callbacks: CallbacksTransaction['callbacks'] | undefined;
     let accounts: AccountsWrites | undefined;
@@ -65,6 +68,9 @@ export function storageTransaction(parts: TransactionParts): (ctx: TransactionCo
       },
       get im() {
         return (im ??= parts.im(ctx.trx));
+      },
+      get contacts() {
+        return (contacts ??= kyselyImContactWrites(ctx.trx));
       },
       get channel() {
         return (channel ??= channelWrites(ctx, parts.arrivals));

@@ -98,6 +98,7 @@ export async function msyncRoutes(app: FastifyInstance, options: MsyncRoutesOpti
         return im.sockets.admit(appId, username, socket, transportOf(socket), onDrop);
       },
       charge: (appKey, username) => chargeSocketSend(limits, appKey, username),
+      ip,
       failures: {
         blocked: async (appKey) => (await limits.failures.peek(failureKey(ip, appKey))) > 0,
         note: (appKey) => noteFailure(limits, ip, appKey),

@@ -152,10 +152,15 @@ export async function imSocketRoutes(app: FastifyInstance, { im, heartbeatMs, li
       const username = principal.username;
       // Dropped (slow consumer, or replaced by a newer socket of the user): offline at once, so
       // messages are stored for the user rather than pushed at a socket that is going away.
-      const lease = im.sockets.admit(imApp.id, username, socket, transportOf(socket), () => im.presence.remove(imApp.id, username, connection));
+      const lease = im.sockets.admit(imApp.id, username, socket, transportOf(socket), (code) => {
+        session.dropped(code);
+        im.presence.remove(imApp.id, username, connection);
+      });
       if (!lease) return;
       const connection = socketConnection(socket, lease);
       im.presence.add(imApp.id, username, connection);
+      // Its login (and, when it closes, its logout) for `userStatus` callbacks.
+      const session = im.statuses.login(imApp, username, { os: 'other', ip: request.clientAddress, resource: `json_${connection.id}` });
 
       const heartbeat = startHeartbeat(socket, heartbeatMs);
       // Stored messages first, then online; drain again for anything stored in between.
@@ -172,6 +177,7 @@ export async function imSocketRoutes(app: FastifyInstance, { im, heartbeatMs, li
         feed.close();
         lease.release();
         im.presence.remove(imApp.id, username, connection);
+        void session.closed();
       });
       socket.on('error', () => undefined);
     },

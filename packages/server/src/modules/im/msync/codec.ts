@@ -27,6 +27,7 @@ export interface MsyncFrame {
 }
 
 export interface ProvisionIn {
+  osType?: number;
   resource?: string;
   deviceUuid?: string;
   sessionId?: string;

@@ -12,6 +12,7 @@ import type { ImModule } from '../index.js';
 import type { ImApp, StoredMessage } from '../ports.js';
 import type { ImConnection } from '../presence.js';
 import type { SocketLease } from '../socket-limits.js';
+import { osName, type LoginInfo, type UserSession } from '../user-status.js';
 import { foldUsername } from '../users.js';
 import { CLOSE_SLOW_CONSUMER } from '../socket-limits.js';
 import { decodeFrame, decodeProvision, decodeSyncUp, encodeLogoutReply, encodeNotice, encodeProvisionReply, encodeSyncDown, encodeUnreadReply, FrameError, type Jid, type MetaOut, type MsyncFrame } from './codec.js';
@@ -45,11 +46,13 @@ export interface MsyncSocket {
   send(bytes: Uint8Array): void;
   close(code: number, reason: string): void;
   /** Registers the connection with the socket limits once its user is known (undefined: refused). */
-  admit(appId: string, username: string, onDrop: () => void): SocketLease | undefined;
+  admit(appId: string, username: string, onDrop: (code: number) => void): SocketLease | undefined;
   /** The per-IP count of failed logins at an app (`org#app`), shared with the REST and JSON-socket token checks. */
   failures: { blocked(appKey: string): Promise<boolean>; note(appKey: string): void };
   /** Charges one message of the user to their send limits: the seconds to wait, 0 when it may go. */
   charge(appKey: string, username: string): Promise<number>;
+  /** The client's address (the `ip` of its `userStatus` callbacks). */
+  readonly ip: string;
 }
 
 interface LoggedIn {
@@ -63,6 +66,8 @@ interface LoggedIn {
   device: string;
   /** Charges one message to the user's send limits (sends.ts). */
   charge: () => Promise<number>;
+  /** Its login, and its logout when it closes (`userStatus` callbacks). */
+  session: UserSession;
 }
 
 export class MsyncConnection {
@@ -142,6 +147,7 @@ export class MsyncConnection {
     if (!login) return;
     login.lease.release();
     this.im.presence.remove(login.app.id, login.username, login.connection);
+    void login.session.closed();
     // Live messages the client never acknowledged are stored for the user again; stored ones still are.
     const unacknowledged = [...this.outbox.takeUnacknowledged(), ...this.overflowed.splice(0)];
     void this.im.offline.giveBack(login.app.id, login.username, unacknowledged).catch(() => undefined);
@@ -208,17 +214,22 @@ export class MsyncConnection {
     if (holder === 'expired') return failed('expired_token');
     if ((await this.im.users.missing(app, [name])).length > 0) return failed('unknown_user');
     if (holder.username !== name) return failed('other_user');
-    this.goLive(app, appKey, name, provision.resource || `msync_${uuid()}`);
+    this.goLive(app, appKey, name, { os: osName(provision.osType), ip: this.socket.ip, resource: provision.resource || `msync_${uuid()}`, version: provision.version ?? '' });
   }
 
-  private goLive(app: ImApp, appKey: string, username: string, resource: string): void {
+  private goLive(app: ImApp, appKey: string, username: string, info: LoginInfo): void {
     const connection = this.presenceConnection();
-    const lease = this.socket.admit(app.id, username, () => this.im.presence.remove(app.id, username, connection));
+    const lease = this.socket.admit(app.id, username, (code) => {
+      this.login?.session.dropped(code);
+      this.im.presence.remove(app.id, username, connection);
+    });
     if (!lease) {
       this.state = onClosed();
       return;
     }
-    this.login = { app, appKey, username, resource, lease, connection, device: connection.id, charge: () => this.socket.charge(appKey, username) };
+    const { resource } = info;
+    const session = this.im.statuses.login(app, username, info);
+    this.login = { app, appKey, username, resource, lease, connection, device: connection.id, charge: () => this.socket.charge(appKey, username), session };
     this.state = onProvisioned(this.state, true);
     this.socket.send(encodeProvisionReply(OK, resource));
     this.im.presence.add(app.id, username, connection);
