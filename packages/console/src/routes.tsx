@@ -4,6 +4,7 @@
  */
 import type { ReactNode } from 'react';
 import type { Role } from '@parley/protocol';
+import { CannedRepliesPage } from './pages/agent/canned-replies.js';
 import { HistoryPage } from './pages/agent/history.js';
 import { WorkspacePage } from './pages/agent/workspace.js';
 import { CallbackRulesPage } from './pages/im/callback-rules.js';
@@ -47,6 +48,7 @@ export const ROUTES: readonly ConsoleRoute[] = [
   // A tenant admin is also an agent: they get the workspace and the history too.
   { path: '/workspace', label: 'Workspace', section: 'Agent', roles: ['agent', 'admin'], render: () => <WorkspacePage /> },
   { path: '/history', label: 'Conversation history', section: 'Agent', roles: ['agent', 'admin'], render: () => <HistoryPage /> },
+  { path: '/canned-replies', label: 'Canned replies', section: 'Agent', roles: ['agent', 'admin'], render: () => <CannedRepliesPage /> },
 ];
 
 /** Where each role lands after signing in. */

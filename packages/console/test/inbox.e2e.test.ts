@@ -18,6 +18,9 @@ import { fitsWidth, launchChromium, newPage, PHONE, screenshot, startServer, unl
 
 const MINUTE = 60_000;
 
+/** One of the workspace's views (Waiting, Mine, Team): a tab whose name starts with the view's and ends with its count. */
+const view = (page: Page, name: 'Waiting' | 'Mine' | 'Team') => page.getByRole('tab', { name: new RegExp(`^${name}`) });
+
 /** A grey PNG of `width` × `height` pixels: an image reply that makes its bubble taller once it loads. */
 function greyPng(width: number, height: number): Buffer {
   const chunk = (type: string, data: Buffer) => {
@@ -106,14 +109,17 @@ describe('console inbox: admin as agent, history, layout', { timeout: 180_000 },
 
     // A skill group the admin is not in: the admin sees it waiting, and sees Lily's conversation.
     await page.getByRole('list', { name: 'Waiting conversations, VIP first' }).getByText('cust-billing').waitFor();
+    await view(page, 'Team').click();
     const team = page.getByRole('region', { name: 'Team conversations' });
     await team.getByText('cust-sales').waitFor();
     expect(await team.textContent()).toContain('Agent: Lily');
 
+    await view(page, 'Waiting').click();
     await page.getByRole('list', { name: 'Waiting conversations, VIP first' }).getByRole('button', { name: /cust-billing/ }).click();
     const conversation = page.getByRole('region', { name: 'Conversation with cust-billing' });
     await conversation.getByRole('button', { name: 'Accept' }).click();
     await conversation.getByText('In progress').waitFor();
+    await view(page, 'Mine').click();
     await page.getByRole('region', { name: 'My conversations' }).getByText('cust-billing').waitFor();
     const reply = conversation.getByLabel('Reply', { exact: true });
     await reply.fill('The admin will fix your invoice');
@@ -303,10 +309,13 @@ describe('console inbox: admin as agent, history, layout', { timeout: 180_000 },
     expect(size.scrollH).toBeLessThanOrEqual(size.h);
 
     // Opening clears the marker; a new customer message in a conversation not open brings it back.
+    await view(page, 'Mine').click();
     await expect.poll(() => item('cust-u1').getAttribute('data-unread')).toBe(null);
+    await view(page, 'Waiting').click();
     await item('cust-u2').click();
     await page.getByRole('region', { name: 'Conversation with cust-u2' }).getByText('Second question').waitFor();
     await expect.poll(() => item('cust-u2').getAttribute('data-unread')).toBe(null);
+    await view(page, 'Mine').click();
     expect(await item('cust-u1').getAttribute('data-unread')).toBe(null);
     await customer('cust-u1', 'Hello? Anyone there?', 'sales');
     const mine = page.getByRole('region', { name: 'My conversations' });
@@ -316,8 +325,9 @@ describe('console inbox: admin as agent, history, layout', { timeout: 180_000 },
 
     // The marks are kept in the browser: a reload shows the same.
     await page.reload();
+    await expect.poll(() => item('cust-u2').getAttribute('data-unread')).toBe(null);
+    await view(page, 'Mine').click();
     await expect.poll(() => mine.getByRole('button', { name: /cust-u1/ }).getAttribute('data-unread')).toBe('true');
-    expect(await item('cust-u2').getAttribute('data-unread')).toBe(null);
     await mine.getByRole('button', { name: /cust-u1/ }).click();
     await page.getByRole('region', { name: 'Conversation with cust-u1' }).getByText('Hello? Anyone there?').waitFor();
     await expect.poll(() => mine.getByRole('button', { name: /cust-u1/ }).getAttribute('data-unread')).toBe(null);
@@ -329,6 +339,7 @@ describe('console inbox: admin as agent, history, layout', { timeout: 180_000 },
     const noSidewaysScroll = () => page.evaluate(() => document.scrollingElement!.scrollWidth <= window.innerWidth);
     await signIn(page, lily.username, 'agent-password');
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Workspace');
+    await view(page, 'Mine').click();
     await page.getByRole('region', { name: 'My conversations' }).getByRole('button', { name: /cust-u1/ }).waitFor();
     expect(await noSidewaysScroll()).toBe(true);
     // Lists only until a conversation is opened.
@@ -353,6 +364,8 @@ describe('console inbox: admin as agent, history, layout', { timeout: 180_000 },
     await screenshot(page, 'workspace-390-conversation');
 
     await page.getByRole('button', { name: '← Back to the lists' }).click();
+    await page.getByRole('region', { name: 'My conversations' }).waitFor();
+    await view(page, 'Waiting').click();
     await page.getByRole('region', { name: 'Waiting queue' }).waitFor();
     expect(await noSidewaysScroll()).toBe(true);
   });

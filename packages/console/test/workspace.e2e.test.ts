@@ -171,6 +171,7 @@ describe('console workspace and administration in Chromium', { timeout: 180_000 
     const conversation = agentPage.getByRole('region', { name: 'Conversation with 小王' });
     await conversation.getByRole('button', { name: 'Accept' }).click();
     await conversation.getByText('In progress').waitFor();
+    await agentPage.getByRole('tab', { name: /^Mine/ }).click();
     await agentPage.getByRole('region', { name: 'My conversations' }).getByText('小王').waitFor();
 
     const order = conversation.getByRole('article', { name: 'Order card: Order #8812' });

@@ -240,25 +240,9 @@ export type ConversationParams = Static<typeof ConversationParams>;
 export const CONVERSATION_PAGE_MAX = 100;
 export const CONVERSATION_PAGE_DEFAULT = 20;
 
-const epochMs = (description: string) => Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description });
+export const epochMs = (description: string) => Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description });
 
-export const ConversationQuery = Type.Object(
-  {
-    state: Type.Optional(ConversationState),
-    queue_id: Type.Optional(Type.String({ pattern: '^\\d{1,16}$' })),
-    mine: Type.Optional(Type.Boolean()),
-    agent_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Conversations held (or, closed, last held) by this agent' })),
-    customer: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'The customer id (`from` of their messages)' })),
-    q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Text of a txt message, case-insensitive substring' })),
-    label: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: "A label of the conversation, or one of the customer's tags (ext.visitor.tags)" })),
-    from: Type.Optional(epochMs('updated_at at or after this time (epoch ms)')),
-    to: Type.Optional(epochMs('updated_at at or before this time (epoch ms)')),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: CONVERSATION_PAGE_MAX, description: `Page size (default ${CONVERSATION_PAGE_DEFAULT})` })),
-    cursor: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,200}$', description: "The previous page's `cursor`" })),
-  },
-  { additionalProperties: false },
-);
-export type ConversationQuery = Static<typeof ConversationQuery>;
+// The list's query (ConversationQuery) and the inbox counts are in conversation-query.ts.
 
 export const AgentRef = Type.Object({ id: Type.Integer(), username: Type.String(), nickname: Type.String(), avatar: NullableString });
 export type AgentRef = Static<typeof AgentRef>;

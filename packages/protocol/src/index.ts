@@ -4,6 +4,7 @@ export * from './date-keys.js';
 export * from './accounts.js';
 export * from './channel.js';
 export * from './live-events.js';
+export * from './conversation-query.js';
 export * from './conversation-events.js';
 export * from './automation.js';
 export * from './agent-tools.js';

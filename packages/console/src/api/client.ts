@@ -12,6 +12,11 @@ import type {
   AppSummary,
   AppTokenResult,
   AssociationView,
+  CannedReplyRequest,
+  CannedReplyUpdate,
+  CannedReplyView,
+  ConversationCounts,
+  ConversationSort,
   ConversationState,
   ConversationView,
   CreateAgentRequest,
@@ -21,6 +26,7 @@ import type {
   LoginResult,
   MediaView,
   MessageView,
+  NoteView,
   ReportQuery,
   ReportView,
   SendReplyResult,
@@ -47,19 +53,26 @@ export interface ConversationFilters {
   state?: ConversationState | undefined;
   queue_id?: string | undefined;
   agent_id?: number | undefined;
+  mine?: boolean | undefined;
+  team?: boolean | undefined;
   customer?: string | undefined;
   q?: string | undefined;
+  label?: string | undefined;
+  vip?: boolean | undefined;
+  waiting_min?: number | undefined;
+  sort?: ConversationSort | undefined;
   from?: number | undefined;
   to?: number | undefined;
   limit?: number | undefined;
   cursor?: string | undefined;
 }
 
-const reportParams = (query: ReportQuery): string => {
+/** A query string of the set values (undefined and '' left out). */
+function queryString(query: object): string {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== '') params.set(key, String(value));
   return params.toString();
-};
+}
 
 export class ApiError extends Error {
   override name = 'ApiError';
@@ -244,12 +257,12 @@ export class ParleyApi {
   }
 
   report(tenantId: number, query: ReportQuery, signal?: AbortSignal): Promise<ReportView> {
-    return this.entity('GET', `/api/tenants/${tenantId}/reports?${reportParams(query)}`, undefined, signal);
+    return this.entity('GET', `/api/tenants/${tenantId}/reports?${queryString(query)}`, undefined, signal);
   }
 
   /** The same report as a CSV download; a plain link sends the session cookie. */
   reportCsvUrl(tenantId: number, query: ReportQuery): string {
-    return `/api/tenants/${tenantId}/reports.csv?${reportParams(query)}`;
+    return `/api/tenants/${tenantId}/reports.csv?${queryString(query)}`;
   }
 
   // --- Conversations (agents and admins) ---------------------------------------------------------
@@ -264,12 +277,15 @@ export class ParleyApi {
 
   /** One page of the filtered list (contract 6.3); `cursor` reads the next page, null on the last. */
   conversationPage(tenantId: number, query: ConversationFilters, signal?: AbortSignal): Promise<{ entities: ConversationView[]; cursor: string | null }> {
-    const params = new URLSearchParams();
-    for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== '') params.set(key, String(value));
-    return this.call<ListEnvelope<ConversationView> & { cursor: string | null }>('GET', `/api/tenants/${tenantId}/conversations?${params.toString()}`, undefined, signal).then((r) => ({
+    return this.call<ListEnvelope<ConversationView> & { cursor: string | null }>('GET', `/api/tenants/${tenantId}/conversations?${queryString(query)}`, undefined, signal).then((r) => ({
       entities: r.entities,
       cursor: r.cursor,
     }));
+  }
+
+  /** The inbox's view counts (waiting, mine, team) with the filters the list and the counts share. */
+  conversationCounts(tenantId: number, query: Pick<ConversationFilters, 'queue_id' | 'customer' | 'q' | 'label' | 'vip'>, signal?: AbortSignal): Promise<ConversationCounts> {
+    return this.entity('GET', `/api/tenants/${tenantId}/conversations/counts?${queryString(query)}`, undefined, signal);
   }
 
   getConversation(tenantId: number, id: number, signal?: AbortSignal): Promise<ConversationView> {
@@ -300,6 +316,35 @@ export class ParleyApi {
     const form = new FormData();
     form.append('file', file, file.name);
     return this.entity('POST', `/api/tenants/${tenantId}/media`, form);
+  }
+
+  // --- Notes, labels, canned replies (agents and admins) -------------------------------------------
+  notes(tenantId: number, id: number, signal?: AbortSignal): Promise<NoteView[]> {
+    return this.list(`/api/tenants/${tenantId}/conversations/${id}/notes`, signal);
+  }
+
+  addNote(tenantId: number, id: number, text: string): Promise<NoteView> {
+    return this.entity('POST', `/api/tenants/${tenantId}/conversations/${id}/notes`, { text });
+  }
+
+  setLabels(tenantId: number, id: number, labels: string[]): Promise<{ labels: string[] }> {
+    return this.entity('PUT', `/api/tenants/${tenantId}/conversations/${id}/labels`, { labels });
+  }
+
+  listCannedReplies(tenantId: number, signal?: AbortSignal): Promise<CannedReplyView[]> {
+    return this.list(`/api/tenants/${tenantId}/canned-replies`, signal);
+  }
+
+  createCannedReply(tenantId: number, request: CannedReplyRequest): Promise<CannedReplyView> {
+    return this.entity('POST', `/api/tenants/${tenantId}/canned-replies`, request);
+  }
+
+  updateCannedReply(tenantId: number, id: number, patch: CannedReplyUpdate): Promise<CannedReplyView> {
+    return this.entity('PUT', `/api/tenants/${tenantId}/canned-replies/${id}`, patch);
+  }
+
+  deleteCannedReply(tenantId: number, id: number): Promise<unknown> {
+    return this.entity('DELETE', `/api/tenants/${tenantId}/canned-replies/${id}`);
   }
 
   /** URL of the agent event stream (server-sent events); EventSource sends the session cookie. */

@@ -20,10 +20,12 @@ interface ConversationItemProps {
   showAgent?: boolean;
   /** When it closed, for the history. */
   showClosed?: boolean;
+  /** The conversation's labels, for the inbox. */
+  showLabels?: boolean;
 }
 
 /** One conversation in a list: name, VIP and unread markers, the last message, and context. */
-export function ConversationItem({ conversation: c, current, unread, onOpen, waitingSince, showAgent, showClosed }: ConversationItemProps) {
+export function ConversationItem({ conversation: c, current, unread, onOpen, waitingSince, showAgent, showClosed, showLabels }: ConversationItemProps) {
   return (
     <li>
       <button type="button" className="conversation-item" aria-current={current ? 'true' : undefined} data-unread={unread ? 'true' : undefined} onClick={() => onOpen(c.id)}>
@@ -36,6 +38,15 @@ export function ConversationItem({ conversation: c, current, unread, onOpen, wai
         {waitingSince !== undefined && <span className="muted small-text">Waiting {waitingFor(waitingSince - c.createdAt)}</span>}
         {showAgent && <span className="muted small-text">{c.agent ? `Agent: ${c.agent.nickname}` : 'Nobody holds it'}</span>}
         {showClosed && c.closedAt !== null && <span className="muted small-text">Closed {formatTime(c.closedAt)}</span>}
+        {showLabels && c.labels.length > 0 && (
+          <span className="conversation-labels">
+            {c.labels.map((l) => (
+              <span key={l} className="badge badge-label">
+                {l}
+              </span>
+            ))}
+          </span>
+        )}
       </button>
     </li>
   );

@@ -10,18 +10,28 @@ const EVENT_TYPES: Array<ChannelEvent['type'] | 'ready'> = ['ready', 'new_conver
 
 export type StreamState = 'connecting' | 'live' | 'reconnecting';
 
-/** `types`: the events that bump the version (by default the workspace's). */
-export function useEventStream(url: string, types: ReadonlyArray<ChannelEvent['type'] | 'ready'> = EVENT_TYPES): { version: number; state: StreamState; last: ChannelEvent | undefined } {
+/**
+ * `types`: the events that bump the version (by default the workspace's). `last` is the latest
+ * event; `arrival` the latest `new_conversation` (kept apart: the first message of a conversation
+ * follows its `new_conversation` at once, and would hide it in `last`).
+ */
+export function useEventStream(
+  url: string,
+  types: ReadonlyArray<ChannelEvent['type'] | 'ready'> = EVENT_TYPES,
+): { version: number; state: StreamState; last: ChannelEvent | undefined; arrival: ChannelEvent | undefined } {
   const [version, setVersion] = useState(0);
   const [state, setState] = useState<StreamState>('connecting');
   const [last, setLast] = useState<ChannelEvent | undefined>(undefined);
+  const [arrival, setArrival] = useState<ChannelEvent | undefined>(undefined);
   useEffect(() => {
     const source = new EventSource(url);
     const onEvent = (event: MessageEvent<string>) => {
       if (event.type === 'ready') setState('live');
       else {
         try {
-          setLast(JSON.parse(event.data) as ChannelEvent);
+          const parsed = JSON.parse(event.data) as ChannelEvent;
+          setLast(parsed);
+          if (parsed.type === 'new_conversation') setArrival(parsed);
         } catch {
           // a malformed event still means something changed
         }
@@ -34,7 +44,7 @@ export function useEventStream(url: string, types: ReadonlyArray<ChannelEvent['t
     return () => source.close();
     // `types` is a constant of the caller's module.
   }, [url]);
-  return { version, state, last };
+  return { version, state, last, arrival };
 }
 
 /** A clock for "waiting 3 min" labels, ticking every 15 s. */

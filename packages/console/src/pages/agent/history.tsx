@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import type { ConversationState, ConversationView } from '@parley/protocol';
 import type { ConversationFilters } from '../../api/client.js';
 import { EmptyState, ErrorMessage, Loading } from '../../components/feedback.js';
@@ -46,6 +46,15 @@ function toQuery(form: FilterForm): ConversationFilters {
   };
 }
 
+/** `?customer=…&open=…` of a link to this page: that customer's conversations in any state, one of them open. */
+function linkedSearch(): { form: FilterForm; open: number | undefined } | undefined {
+  const params = new URLSearchParams(window.location.search);
+  const customer = params.get('customer');
+  if (!customer) return undefined;
+  const open = Number(params.get('open'));
+  return { form: { ...EMPTY, state: '', customer }, open: Number.isSafeInteger(open) && open > 0 ? open : undefined };
+}
+
 /**
  * Conversation history: closed conversations (or any state) filtered by skill group, agent,
  * customer id and time, searched by message text, read a page at a time with the API's cursor;
@@ -55,14 +64,19 @@ export function HistoryPage() {
   const { api } = useConsole();
   const tenantId = useTenantId();
   const options = useResource((signal) => Promise.all([api.listSkillGroups(tenantId, signal), api.listAgents(tenantId, signal)]), [api, tenantId]);
-  const [form, setForm] = useState<FilterForm>(EMPTY);
+  const [linked] = useState(linkedSearch);
+  const [form, setForm] = useState<FilterForm>(linked?.form ?? EMPTY);
   const [results, setResults] = useState<{ query: ConversationFilters; entities: ConversationView[]; cursor: string | null } | undefined>(undefined);
-  const [openId, setOpenId] = useState<number | undefined>(undefined);
+  const [openId, setOpenId] = useState<number | undefined>(linked?.open);
   const search = useSubmit(async (query: ConversationFilters, cursor?: string) => {
     const page = await api.conversationPage(tenantId, { ...query, cursor });
     setResults((previous) => ({ query, entities: cursor && previous ? [...previous.entities, ...page.entities] : page.entities, cursor: page.cursor }));
     return page;
   });
+  // A link from the workspace's profile (a customer's earlier conversations) searches at once.
+  useEffect(() => {
+    if (linked) void search.run(toQuery(linked.form));
+  }, [linked]);
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     setOpenId(undefined);

@@ -3,6 +3,7 @@ import type { AgentReplyBody, MediaView } from '@parley/protocol';
 import { ErrorMessage } from '../../components/feedback.js';
 import { useConsole, useTenantId } from '../../context.js';
 import { useSubmit } from '../../hooks.js';
+import { useCannedMenu } from './canned-menu.js';
 
 type Kind = 'img' | 'audio' | 'file';
 
@@ -33,6 +34,7 @@ export function ReplyBox({ conversationId, onSent }: { conversationId: number; o
   const id = useId();
   const [text, setText] = useState('');
   const textarea = useRef<HTMLTextAreaElement>(null);
+  const canned = useCannedMenu(textarea, text, setText);
   const send = useSubmit((bodies: AgentReplyBody[]) => api.reply(tenantId, conversationId, bodies));
   const upload = useSubmit(async (kind: Kind, file: File) => {
     const media = await api.upload(tenantId, file);
@@ -49,6 +51,7 @@ export function ReplyBox({ conversationId, onSent }: { conversationId: number; o
     textarea.current?.focus();
   };
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (event.nativeEvent.isComposing || canned.onKeyDown(event)) return;
     if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
       event.preventDefault();
       void sendText();
@@ -65,17 +68,26 @@ export function ReplyBox({ conversationId, onSent }: { conversationId: number; o
       <label htmlFor={`${id}-reply`} className="visually-hidden">
         Reply
       </label>
-      <textarea
-        id={`${id}-reply`}
-        ref={textarea}
-        rows={2}
-        placeholder="Write a reply…"
-        value={text}
-        maxLength={10_000}
-        onChange={(e) => setText(e.target.value)}
-        onKeyDown={onKeyDown}
-        aria-describedby={`${id}-reply-hint`}
-      />
+      <div className="reply-input">
+        <textarea
+          id={`${id}-reply`}
+          ref={textarea}
+          rows={2}
+          placeholder="Write a reply…"
+          value={text}
+          maxLength={10_000}
+          onChange={(e) => {
+            setText(e.target.value);
+            canned.edited(e.target);
+          }}
+          onKeyDown={onKeyDown}
+          onKeyUp={(e) => canned.track(e.currentTarget)}
+          onClick={(e) => canned.track(e.currentTarget)}
+          aria-describedby={`${id}-reply-hint`}
+          {...canned.comboProps}
+        />
+        {canned.menu}
+      </div>
       <div className="actions reply-actions">
         <button type="button" className="primary" disabled={send.busy || text.trim() === ''} onClick={() => void sendText()}>
           {send.busy ? 'Sending…' : 'Send'}
@@ -92,7 +104,7 @@ export function ReplyBox({ conversationId, onSent }: { conversationId: number; o
           </span>
         )}
         <span className="hint reply-hint" id={`${id}-reply-hint`}>
-          Enter sends; Shift+Enter starts a new line.
+          Enter sends; Shift+Enter starts a new line. {canned.hint}
         </span>
       </div>
       {send.error && <ErrorMessage error={send.error} title="Your reply was not sent" />}

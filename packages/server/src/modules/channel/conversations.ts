@@ -1,11 +1,22 @@
 /**
  * The agents' side (contract 3.3, 6.3): conversation lists (queue order for waiting ones, filters,
- * keyset pages), accept, transfer, close, history, and replies, each reply stored together with
+ * sort orders, keyset pages), the inbox's counts, accept, transfer, close, history, and replies, each reply stored together with
  * its push job. Who sees what: a tenant admin every conversation of the tenant; an agent those
  * assigned to them (a closed one: held when it closed) and those of their skill groups.
  */
 import { randomUUID } from 'node:crypto';
-import { CONVERSATION_PAGE_DEFAULT, type AgentReplyBody, type ConversationQuery, type ConversationView, type MessageView, type SendReplyResult, type TransferRequest } from '@parley/protocol';
+import {
+  CONVERSATION_PAGE_DEFAULT,
+  type AgentReplyBody,
+  type ConversationCounts,
+  type ConversationCountsQuery,
+  type ConversationQuery,
+  type ConversationSort,
+  type ConversationView,
+  type MessageView,
+  type SendReplyResult,
+  type TransferRequest,
+} from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
 import type { UnitOfWork } from '../../kernel/unit-of-work.js';
 import { AppError } from '../../kernel/errors.js';
@@ -19,6 +30,9 @@ import { CHANNEL_PUSH_QUEUE, pushOrderingKey, type PushJob } from './push.js';
 import type { ChannelTransaction } from './transaction.js';
 import type { IntegratorEvents } from './integrator-events.js';
 import { buildReplyPush, profileWithNulls } from './reply-body.js';
+
+/** The list's `sort` values and the storage orders behind them. */
+const SORT_ORDERS: Record<ConversationSort, ConversationOrder> = { queue: 'queue', longest_waiting: 'waited', newest: 'newest', latest: 'recent' };
 
 const agentRef = (a: AgentInfo | undefined) => (a ? { id: a.id, username: a.username, nickname: a.nickname, avatar: a.avatar } : null);
 
@@ -74,22 +88,21 @@ export class ConversationsService {
     };
   }
 
-  /** One page of the list: waiting ones in queue order, others most recent first; `cursor` for the next page. */
+  /** One page of the list: waiting ones in queue order, others most recent first (or `sort`); `cursor` for the next page. */
   async list(tenantId: number, principal: Principal, query: ConversationQuery): Promise<{ entities: ConversationView[]; cursor: string | null }> {
     if (query.mine && query.agent_id !== undefined && query.agent_id !== principal.userId) return { entities: [], cursor: null };
-    const order: ConversationOrder = query.state === 'waiting' ? 'queue' : 'recent';
+    if (query.mine && query.team) return { entities: [], cursor: null };
+    const order: ConversationOrder = query.sort ? SORT_ORDERS[query.sort] : query.state === 'waiting' ? 'queue' : 'recent';
     const limit = query.limit ?? CONVERSATION_PAGE_DEFAULT;
     const filter: ConversationFilter = {
+      ...(await this.sharedFilter(principal, query)),
       ...(query.state ? { state: query.state } : {}),
-      ...(query.queue_id ? { queueId: Number(query.queue_id) } : {}),
       ...(query.agent_id !== undefined ? { agentId: query.agent_id } : {}),
       ...(query.mine ? { agentId: principal.userId } : {}),
-      ...(query.customer !== undefined ? { customerId: query.customer } : {}),
-      ...(query.q !== undefined ? { text: query.q.toLowerCase() } : {}),
-      ...(query.label !== undefined ? { label: query.label } : {}),
+      ...(query.team ? { notAgentId: principal.userId } : {}),
+      ...(query.waiting_min !== undefined ? { queuedBefore: this.clock.now() - query.waiting_min * 60_000 } : {}),
       ...(query.from !== undefined ? { updatedFrom: query.from } : {}),
       ...(query.to !== undefined ? { updatedTo: query.to } : {}),
-      ...(principal.role === 'agent' ? { visibleTo: { agentId: principal.userId, queueIds: await this.directory.queueIdsOfAgent(principal.userId) } } : {}),
     };
     const after = query.cursor === undefined ? undefined : decodeConversationCursor(query.cursor, order);
     // One row more than the page says whether another page follows.
@@ -98,6 +111,23 @@ export class ConversationsService {
     const details = await this.repo.details(tenantId, page.map((r) => r.id));
     const entities = await Promise.all(details.map((d) => this.view(d)));
     return { entities, cursor: rows.length > limit ? encodeConversationCursor(order, page[page.length - 1]!) : null };
+  }
+
+  /** The inbox's views (waiting, mine, team) over the open conversations the caller may see, with the shared filters: one query. */
+  async counts(tenantId: number, principal: Principal, query: ConversationCountsQuery): Promise<ConversationCounts> {
+    return this.repo.counts(tenantId, await this.sharedFilter(principal, query), principal.userId);
+  }
+
+  /** The filters the list and the counts share, and an agent's view (their skill groups and their own). */
+  private async sharedFilter(principal: Principal, query: ConversationCountsQuery): Promise<ConversationFilter> {
+    return {
+      ...(query.queue_id ? { queueId: Number(query.queue_id) } : {}),
+      ...(query.customer !== undefined ? { customerId: query.customer } : {}),
+      ...(query.q !== undefined ? { text: query.q.toLowerCase() } : {}),
+      ...(query.label !== undefined ? { label: query.label } : {}),
+      ...(query.vip !== undefined ? { vip: query.vip } : {}),
+      ...(principal.role === 'agent' ? { visibleTo: { agentId: principal.userId, queueIds: await this.directory.queueIdsOfAgent(principal.userId) } } : {}),
+    };
   }
 
   async require(tenantId: number, id: number): Promise<Conversation> {

@@ -146,13 +146,27 @@ export interface ConversationFilter {
   updatedTo?: number;
   /** An agent's view: only conversations assigned to `agentId` or in one of `queueIds`. */
   visibleTo?: { agentId: number; queueIds: number[] };
+  /** Only VIP conversations (true) or only the others (false). */
+  vip?: boolean;
+  /** Only conversations not assigned to this agent (held by another or by nobody). */
+  notAgentId?: number;
+  /** Only waiting conversations queued at or before this time (epoch ms). */
+  queuedBefore?: number;
+}
+
+/** The inbox's views over the open conversations a filter keeps (`me`: the caller). */
+export interface ConversationCountsRow {
+  waiting: number;
+  mine: number;
+  team: number;
 }
 
 /**
  * The orders of the conversation list: `queue` (waiting ones: VIP first, then by queue time, then
- * id) and `recent` (by `updated_at`, newest first, then id, highest first).
+ * id), `waited` (by queue time, then id: longest waiting first), `newest` (by id, highest first:
+ * most recently opened) and `recent` (by `updated_at`, newest first, then id, highest first).
  */
-export type ConversationOrder = 'queue' | 'recent';
+export type ConversationOrder = 'queue' | 'waited' | 'newest' | 'recent';
 
 /** A row of the list with the keys of its order: a page starts after one (keyset paging). */
 export interface ConversationListPosition {
@@ -183,6 +197,8 @@ export interface ConversationsRepository {
   details(tenantId: number, ids: number[]): Promise<ConversationDetails[]>;
   /** The conversations that pass `filter`, in the page's order, from after `page.after`, at most `page.limit`. */
   list(tenantId: number, filter: ConversationFilter, page: ConversationPageRequest): Promise<ConversationListPosition[]>;
+  /** Waiting, in progress assigned to `me`, and in progress assigned to others, among those `filter` keeps: one query. */
+  counts(tenantId: number, filter: ConversationFilter, me: number): Promise<ConversationCountsRow>;
   /** Moves a conversation if it is still in a `from` state; false when it was not. */
   assign(id: number, from: ConversationState[], to: ConversationMove, now: number): Promise<boolean>;
   /** The online agents of a queue with their load (outside any transaction). */

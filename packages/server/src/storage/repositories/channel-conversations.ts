@@ -11,7 +11,7 @@ import type { Database } from '../schema.js';
 import type { Engine } from '../types.js';
 import { agentLoads, moveConversation } from './channel-agent-claims.js';
 import { toAgentInfo } from './channel-associations.js';
-import { listConversations } from './channel-conversation-list.js';
+import { countConversations, listConversations } from './channel-conversation-list.js';
 import { toConversation, toMessage, withDeliveries } from './channel-conversation-rows.js';
 
 /** `engine` picks how the list searches stored JSON (channel-conversation-list.ts). */
@@ -23,6 +23,7 @@ export function kyselyConversationsRepository(db: Kysely<Database>, options: { e
     },
     details: (tenantId, ids) => conversationDetails(db, tenantId, ids),
     list: (tenantId, filter, page) => listConversations(db, options.engine, tenantId, filter, page),
+    counts: (tenantId, filter, me) => countConversations(db, options.engine, tenantId, filter, me),
     assign: (id, from, to, now) => moveConversation(db, id, from, to, now),
     agentLoads: (queueId) => agentLoads(db, queueId),
     async nextWaiting(queueId) {

@@ -2,6 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import {
   ApiEntities,
   ApiEntity,
+  ConversationCounts,
+  ConversationCountsQuery,
   ConversationPage,
   ConversationParams,
   ConversationQuery,
@@ -40,6 +42,18 @@ const listSchema = {
   params: TenantParams,
   querystring: ConversationQuery,
   response: { 200: ConversationPage, ...apiErrors(400, 401, 403, 429) },
+};
+
+const countsSchema = {
+  tags,
+  security,
+  summary: "The inbox's counts: waiting, yours in progress, the team's in progress (one query)",
+  description:
+    'Counts the open conversations the caller may see (an agent: their skill groups and their own; a tenant admin: all of the tenant) ' +
+    "that pass the filters, which mean what they mean in the list. `team` is in progress and assigned to someone else.",
+  params: TenantParams,
+  querystring: ConversationCountsQuery,
+  response: { 200: ApiEntity(ConversationCounts), ...apiErrors(400, 401, 403, 429) },
 };
 
 const acceptSchema = {
@@ -83,6 +97,12 @@ function readRoutes(app: ApiApp, conversations: Conversations): void {
     assertTenantAccess(principal, request.params.tenantId, ROLES);
     const page = await conversations.list(request.params.tenantId, principal, request.query);
     return { ...list(page.entities), cursor: page.cursor };
+  });
+
+  app.get(`${base}/counts`, { schema: countsSchema }, async (request) => {
+    const principal = principalOf(request);
+    assertTenantAccess(principal, request.params.tenantId, ROLES);
+    return ok(await conversations.counts(request.params.tenantId, principal, request.query));
   });
 
   app.get(
