@@ -17,6 +17,7 @@ import { kyselyConversationEventsRepository } from '../storage/repositories/chan
 import { kyselyAutomationRepository } from '../storage/repositories/channel-automation.js';
 import { kyselyAgentToolsRepository } from '../storage/repositories/channel-agent-tools.js';
 import { kyselyMediaRepository } from '../storage/repositories/channel-media.js';
+import { kyselyOperationsRepository } from '../storage/repositories/operations.js';
 import { kyselyImFilesRepository } from '../storage/repositories/im-files.js';
 import { kyselyImHistory } from '../storage/repositories/im-history.js';
 import { kyselyImConversations } from '../storage/repositories/im-conversations.js';
@@ -54,6 +55,7 @@ export function storageRepositories(storage: Storage, secrets: SecretBox, jobs: 
     callbacks: kyselyCallbacksRepository(db, secrets),
     presend: kyselyPresendRulesRepository(db, secrets),
     deliveryLog: kyselyDeliveryLogRepository(db),
+    operations: kyselyOperationsRepository(db, secrets),
     im: {
       apps: withDomainErrors(kyselyImAppsRepository(db)),
       users: withDomainErrors(kyselyImUsersRepository(db, storage.capabilities.engine)),

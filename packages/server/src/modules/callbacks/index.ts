@@ -10,6 +10,7 @@ import type { UnitOfWork } from '../../kernel/unit-of-work.js';
 import type { Singletons } from '../coordination/ports.js';
 import type { SettingsVersions } from '../coordination/settings-versions.js';
 import type { JobQueue } from '../jobs/ports.js';
+import type { OperatorAlerts } from '../operations/raise.js';
 import type { OutboundSender } from '../outbound/ports.js';
 import type { Redis } from 'ioredis';
 import { BanRegistry, type BanStore } from './ban-registry.js';
@@ -21,6 +22,7 @@ import { CallbacksPostSendHook } from './hook.js';
 import { createPresend, type PresendModule } from './presend/index.js';
 import type { PresendRulesRepository } from './presend/ports.js';
 import { observeCallbacks } from './metrics.js';
+import { OperatorNotices } from './operator-notices.js';
 import type { CallbacksRepository, CallbacksTransaction } from './ports.js';
 import { DeliveryLog } from './delivery-log.js';
 import type { DeliveryLogRepository } from './delivery-log-ports.js';
@@ -44,7 +46,7 @@ export interface CallbacksModule {
   recent: DeliveryLog;
   /** Registers workers (call before the job queue starts) and resumes rules with pending jobs. */
   start(): Promise<void>;
-  /** Ends elapsed bans and deletes expired stored records. Runs periodically; tests call it after moving the clock. */
+  /** Ends elapsed bans, raises `store.expiring` for keys a day from expiry and deletes expired stored records. Runs periodically; tests call it after moving the clock. */
   tick(options?: { retention?: boolean }): Promise<void>;
   stop(): Promise<void>;
 }
@@ -70,6 +72,8 @@ export interface CallbacksDeps {
   singletons?: Singletons;
   /** Ban state shared by all instances; without it ban state lives in this process. */
   redis?: { client: Redis; prefix: string };
+  /** Operator events (contract 6.7): bans, their ends and keys a day from expiry are raised here. */
+  alerts?: OperatorAlerts<CallbacksTransaction>;
 }
 
 export function createCallbacks(deps: CallbacksDeps): CallbacksModule {
@@ -104,8 +108,13 @@ export function createCallbacks(deps: CallbacksDeps): CallbacksModule {
     redriving.add(run);
   });
 
+  const notices = deps.alerts && new OperatorNotices(deps.alerts, repo, clock, config.storeRetentionMs);
+  notices?.observe(events);
+
   let timer: NodeJS.Timeout | undefined;
   const sweep = async () => {
+    const noticed = (await notices?.noticeExpiring()) ?? 0;
+    if (noticed > 0) logger.info({ keys: noticed }, 'store.expiring raised for exception-store keys a day from expiry');
     const deleted = await service.sweepExpired();
     if (deleted > 0) logger.info({ deleted }, 'expired callback records deleted from the exception store');
     const attempts = await recent.sweep(config.storeRetentionMs);
