@@ -71,16 +71,13 @@ export async function buildModules(base: Foundation): Promise<Modules> {
     presendRepo: repositories.presend,
     deliveryLogRepo: repositories.deliveryLog,
     config: config.callbacks,
-    clock,
-    jobs,
-    outbound,
-    metrics,
+    clock, jobs, outbound, metrics,
     logger: log,
     settings: coordination.settings,
+    alerts: operations.events,
     ...(config.workers ? { singletons: coordination.singletons } : {}),
     // Ban windows, counts and ends shared by every instance.
     ...(redis ? { redis: { client: redis, prefix: config.redisPrefix } } : {}),
-    alerts: operations.events,
   });
   // Jobs taken over from a dead instance may be on a rule queue this instance never worked.
   membership.onTakeOver((queues) => queues.forEach((queue) => callbacks.delivery.adoptQueue(queue)));
@@ -118,13 +115,13 @@ export async function buildModules(base: Foundation): Promise<Modules> {
     jobs,
     outbound,
     secrets,
+    alerts: operations.events,
     dataDir: config.dataDir,
     publicUrl: config.publicUrl,
     media: config.media,
     metrics,
     pushConcurrency: config.pushConcurrency,
     settings: coordination.settings,
-    alerts: operations.events,
     // Live events reach agents on every instance when instances coordinate through Redis.
     ...(coordination.kind === 'redis' ? { events: pubsubEventBus(coordination.pubsub) } : {}),
   });

@@ -108,13 +108,11 @@ export function createCallbacks(deps: CallbacksDeps): CallbacksModule {
     redriving.add(run);
   });
 
-  const notices = deps.alerts && new OperatorNotices(deps.alerts, repo, clock, config.storeRetentionMs);
-  notices?.observe(events);
+  const notices = deps.alerts && new OperatorNotices(deps.alerts, repo, clock, config.storeRetentionMs).observe(events);
 
   let timer: NodeJS.Timeout | undefined;
   const sweep = async () => {
-    const noticed = (await notices?.noticeExpiring()) ?? 0;
-    if (noticed > 0) logger.info({ keys: noticed }, 'store.expiring raised for exception-store keys a day from expiry');
+    await notices?.noticeExpiring();
     const deleted = await service.sweepExpired();
     if (deleted > 0) logger.info({ deleted }, 'expired callback records deleted from the exception store');
     const attempts = await recent.sweep(config.storeRetentionMs);

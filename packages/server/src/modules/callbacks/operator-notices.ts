@@ -33,8 +33,8 @@ export class OperatorNotices {
     private readonly retentionMs: number,
   ) {}
 
-  /** Subscribes to the engine's events. */
-  observe(events: CallbackEvents): void {
+  /** Subscribes to the engine's events; answers itself. */
+  observe(events: CallbackEvents): this {
     events.on('attempt.finished', (e) => {
       if (e.resend || e.outcome === 'success') return;
       const list = this.lastErrors.get(e.ruleId) ?? [];
@@ -59,6 +59,7 @@ export class OperatorNotices {
       this.lastErrors.delete(e.ruleId);
       this.alerts.raise({ scope: 'app', id: e.appId }, { type: 'rule.unbanned', data: { rule: e.rule, ban_count: e.banCount } });
     });
+    return this;
   }
 
   /** Raises `store.expiring` for each key whose first records are deleted within a day; answers how many. Run on one instance. */
