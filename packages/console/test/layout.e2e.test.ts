@@ -18,7 +18,7 @@ import { fitsWidth, freePort, launchChromium, newPage, PHONE, screenshot, startS
 import { scrollingTables, textOverflows } from './helpers/overflow.js';
 
 const SYSTEM_PAGES = ['Tenants', 'IM apps', 'IM users and groups', 'Callback rules', 'Exception store', 'Cluster'];
-const TENANT_PAGES = ['Skill groups', 'Agents', 'VIP tags', 'REST associations', 'Supervisor view', 'Reports', 'Workspace', 'Conversation history'];
+const TENANT_PAGES = ['Skill groups', 'Agents', 'VIP tags', 'REST associations', 'Supervisor view', 'Reports', 'Workspace', 'Conversation history', 'Canned replies'];
 const VIEWPORTS = [
   { name: '1366', size: WIDE },
   { name: '390', size: PHONE },

@@ -21,3 +21,4 @@ export * from './rotation.js';
 export * from './presend.js';
 export * from './im-files.js';
 export * from './im-roaming.js';
+export * from './operations.js';

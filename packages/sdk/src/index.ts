@@ -6,12 +6,14 @@
  *   - ChannelClient.sendReceipts / sendTyping / rate: the signed customer-side calls;
  *   - ImSocket: an IM socket client (connect, send with ack, receive, rooms, reconnect);
  *   - verifyCallback: check a post-send callback (security, body MD5, Standard Webhooks);
+ *   - verifyOperatorEvent: check and parse an operator event (contract 6.7);
  *   - the wire types of every body.
  */
 export { ChannelClient, ParleyApiError, type ChannelClientOptions } from './client.js';
 export { signSendMessageRequest, type SignRequestInput, type SignedHeaders } from './sign.js';
 export { parsePush, verifyPush, verifyReplyPush, WebhookVerificationError, type ParleyPush, type VerifyPushInput } from './webhook.js';
 export { verifyCallback, CallbackVerificationError, type CallbackCheck, type VerifyCallbackInput } from './callbacks.js';
+export { verifyOperatorEvent, parseOperatorEvent, type VerifyOperatorEventInput } from './operations.js';
 export { ImSocket, ImSocketError, backoffDelay, type BackoffOptions, type ImSocketEvents, type ImSocketOptions, type SendInput } from './im-socket.js';
 export {
   validateCustomerMessage,
@@ -40,4 +42,7 @@ export {
   type ReceiptStatus,
   type RatingRequest,
   type RatingView,
+  OPERATOR_EVENT_TYPES,
+  type OperatorEvent,
+  type OperatorEventType,
 } from '@parley/protocol';

@@ -35,7 +35,11 @@ import type {
   TenantView,
   TransferRequest,
   UpdateAssociationRequest,
+  OperationsWebhookRequest,
+  OperationsWebhookView,
+  OperatorEventView,
 } from '@parley/protocol';
+import type { OperationsApi } from './operations.js';
 
 interface EntityEnvelope<T> {
   status: 'OK';
@@ -182,6 +186,17 @@ export class ParleyApi {
 
   private list<T>(path: string, signal?: AbortSignal): Promise<T[]> {
     return this.call<ListEnvelope<T>>('GET', path, undefined, signal).then((r) => r.entities);
+  }
+
+  /** The tenant's operations webhook and operator events (contract 6.7). */
+  tenantOperations(tenantId: number): OperationsApi {
+    const path = `/api/tenants/${tenantId}/operations`;
+    return {
+      webhook: (signal) => this.entity<OperationsWebhookView | null>('GET', path, undefined, signal),
+      save: (request: OperationsWebhookRequest) => this.entity('PUT', path, request),
+      remove: () => this.entity('DELETE', path),
+      events: (limit, signal) => this.list<OperatorEventView>(`${path}/events?limit=${limit}`, signal),
+    };
   }
 
   // --- System admin -----------------------------------------------------------------------------

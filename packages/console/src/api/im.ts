@@ -17,8 +17,12 @@ import type {
   StoredKeyInfo,
   StoredRecordView,
   UpdateCallbackRuleRequest,
+  OperationsWebhookRequest,
+  OperationsWebhookView,
+  OperatorEventView,
 } from '@parley/protocol';
 import { apiRequest, type Method } from './client.js';
+import type { OperationsApi } from './operations.js';
 
 export interface ImAppSession {
   org: string;
@@ -148,6 +152,16 @@ export class ImAppApi {
 
   private data<T>(method: Method, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
     return this.call<ImEnvelope<T>>(method, path, body, signal).then((r) => r.data);
+  }
+
+  /** The app's operations webhook and operator events (contract 6.7). */
+  operations(): OperationsApi {
+    return {
+      webhook: (signal) => this.data<OperationsWebhookView | null>('GET', '/callbacks/operations', undefined, signal),
+      save: (request: OperationsWebhookRequest) => this.data('PUT', '/callbacks/operations', request),
+      remove: () => this.data('DELETE', '/callbacks/operations'),
+      events: (limit, signal) => this.call<ImEntities<OperatorEventView>>('GET', `/callbacks/operations/events?limit=${limit}`, undefined, signal).then((r) => r.entities),
+    };
   }
 
   settings(signal?: AbortSignal): Promise<CallbackServiceSettings> {

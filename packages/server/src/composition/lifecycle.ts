@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Modules } from './modules.js';
 
 /** Expired tokens and media, swept by whichever instance holds the task (config.workers only). */
-export function schedulePeriodicTasks({ config, coordination, accounts, im, channel }: Modules): void {
+export function schedulePeriodicTasks({ config, coordination, accounts, im, channel, operations }: Modules): void {
   if (!config.workers) return;
   coordination.singletons.every('accounts.purge-tokens', 10 * 60_000, async () => {
     await accounts.purgeExpiredTokens();
@@ -20,11 +20,14 @@ export function schedulePeriodicTasks({ config, coordination, accounts, im, chan
   coordination.singletons.every('im.files-retention', 60 * 60_000, async () => {
     await im.files.sweepExpired();
   });
+  coordination.singletons.every('operations.retention', 60 * 60_000, async () => {
+    await operations.sweep();
+  });
 }
 
 /** Starts the workers when the app is ready and closes everything when it closes. */
 export function registerLifecycle(app: FastifyInstance, modules: Modules, ownsStorage: boolean): void {
-  const { config, presence, callbacks, jobs, coordination, membership, outbound, storage, redis } = modules;
+  const { config, presence, callbacks, operations, jobs, coordination, membership, outbound, storage, redis } = modules;
   // Workers start once every module has registered its queues.
   app.addHook('onReady', async () => {
     if (config.allowPrivateCallbacks) {
@@ -46,6 +49,8 @@ export function registerLifecycle(app: FastifyInstance, modules: Modules, ownsSt
     // After the running jobs finished: the heartbeat says this instance is alive while it drains.
     await membership.stop();
     await callbacks.stop();
+    // Events raised by the last bans are written before storage closes.
+    await operations.flush();
     await outbound.close();
     if (ownsStorage) await storage.close();
     if (redis) redis.disconnect();

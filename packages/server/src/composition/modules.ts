@@ -1,6 +1,7 @@
 /**
  * The modules built from config, in dependency order: accounts (and bootstrap), coordination,
- * the job queue, the outbound sender, callbacks, IM (with Redis presence), channel.
+ * the job queue, the outbound sender, operator events (raised by callbacks and the channel),
+ * callbacks, IM (with Redis presence), channel.
  */
 import os from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
@@ -25,6 +26,7 @@ import type { Coordination } from '../modules/coordination/ports.js';
 import { redisCoordination } from '../modules/coordination/redis.js';
 import { createImModule } from '../modules/im/index.js';
 import { mediaDir } from '../modules/media/store.js';
+import { createOperations } from '../modules/operations/index.js';
 import { promImMetrics } from '../modules/im/metrics.js';
 import { RedisPresence } from '../modules/im/redis-presence.js';
 import type { OutboundSender } from '../modules/outbound/ports.js';
@@ -55,16 +57,15 @@ export type Modules = Parley & { presence: RedisPresence | undefined };
 
 export async function buildModules(base: Foundation): Promise<Modules> {
   const { config, deps, clock, storage, redis, metrics, log } = base;
-  const onSingletonError = (name: string, error: unknown) => log.error({ err: error, task: name }, 'periodic task failed');
-  const onSettingsError = (error: unknown) => log.warn({ err: error }, 'settings versions: Redis unreachable, cached settings are read afresh');
-  const coordination = redis ? redisCoordination(redis, onSingletonError, config.redisPrefix, onSettingsError) : inProcessCoordination(onSingletonError);
+  const coordination = buildCoordination(base);
   const { jobs, membership } = buildJobQueue(base, coordination, metrics);
   const secrets = secretBox(loadOrCreateSecretKey(config.secretKey, config.dataDir));
   const repositories = storageRepositories(storage, secrets, jobs);
   const { uow } = repositories;
   const { accounts, passwords, bootstrap } = await buildAccounts(base, uow);
   const outbound = deps.outbound ?? outboundSender(config, log);
-  const callbacks = buildCallbacks(base, { uow, repositories, coordination, jobs, outbound });
+  const operations = createOperations({ repo: repositories.operations, uow, jobs, outbound, clock, logger: log });
+  const callbacks = buildCallbacks(base, { uow, repositories, coordination, jobs, outbound, alerts: operations.events });
   // Jobs taken over from a dead instance may be on a rule queue this instance never worked.
   membership.onTakeOver((queues) => queues.forEach((queue) => callbacks.delivery.adoptQueue(queue)));
   const presence = redisPresence(base, coordination);
@@ -103,6 +104,7 @@ export async function buildModules(base: Foundation): Promise<Modules> {
     jobs,
     outbound,
     secrets,
+    alerts: operations.events,
     dataDir: config.dataDir,
     publicUrl: config.publicUrl,
     media: config.media,
@@ -118,17 +120,30 @@ export async function buildModules(base: Foundation): Promise<Modules> {
   });
   // Deleting an agent puts their open conversations back in their queues, in the same transaction.
   accounts.admin.onAgentRemoval((tx, tenantId, agentId) => channel.conversations.requeueAgent(tx, tenantId, agentId));
-  return { config, clock, storage, metrics, redis, uow, accounts, passwords, bootstrap, jobs, outbound, coordination, membership, channel, im, imDemoApp, callbacks, presence };
+  return { config, clock, storage, metrics, redis, uow, accounts, passwords, bootstrap, jobs, outbound, coordination, membership, channel, im, imDemoApp, callbacks, operations, presence };
 }
 
+/** Pub/sub, run-once tasks and settings versions: on Redis when it is configured, else in this process. */
+function buildCoordination({ config, redis, log }: Foundation): Coordination {
+  const onSingletonError = (name: string, error: unknown) => log.error({ err: error, task: name }, 'periodic task failed');
+  const onSettingsError = (error: unknown) => log.warn({ err: error }, 'settings versions: Redis unreachable, cached settings are read afresh');
+  return redis ? redisCoordination(redis, onSingletonError, config.redisPrefix, onSettingsError) : inProcessCoordination(onSingletonError);
+}
 
 /** The post-send and pre-send callbacks module over the shared unit of work, job queue and sender. */
 function buildCallbacks(
   base: Foundation,
-  parts: { uow: Modules['uow']; repositories: ReturnType<typeof storageRepositories>; coordination: Modules['coordination']; jobs: Modules['jobs']; outbound: Modules['outbound'] },
+  parts: {
+    uow: Modules['uow'];
+    repositories: ReturnType<typeof storageRepositories>;
+    coordination: Modules['coordination'];
+    jobs: Modules['jobs'];
+    outbound: Modules['outbound'];
+    alerts: Modules['operations']['events'];
+  },
 ): Modules['callbacks'] {
   const { config, clock, redis, metrics, log } = base;
-  const { uow, repositories, coordination, jobs, outbound } = parts;
+  const { uow, repositories, coordination, jobs, outbound, alerts } = parts;
   return createCallbacks({
     uow,
     repo: repositories.callbacks,
@@ -141,6 +156,7 @@ function buildCallbacks(
     metrics,
     logger: log,
     settings: coordination.settings,
+    alerts,
     ...(config.workers ? { singletons: coordination.singletons } : {}),
     // Ban windows, counts and ends shared by every instance.
     ...(redis ? { redis: { client: redis, prefix: config.redisPrefix } } : {}),

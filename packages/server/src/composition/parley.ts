@@ -19,6 +19,7 @@ import type { ImModule } from '../modules/im/index.js';
 import type { PostSendHook } from '../modules/im/post-send.js';
 import type { SocketLimits } from '../modules/im/socket-limits.js';
 import type { JobQueue } from '../modules/jobs/ports.js';
+import type { OperationsModule } from '../modules/operations/index.js';
 import type { OutboundSender } from '../modules/outbound/ports.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 import type { Storage } from '../storage/index.js';
@@ -64,6 +65,8 @@ export interface Parley {
   imDemoApp: AppCreated | undefined;
   /** Post-send callbacks: rules, delivery engine, exception store. */
   callbacks: CallbacksModule;
+  /** Operator events (contract 6.7): operations webhooks, the events raised for them and their sender. */
+  operations: OperationsModule<StorageTransaction>;
 }
 
 declare module 'fastify' {

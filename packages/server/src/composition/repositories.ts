@@ -18,6 +18,7 @@ import { kyselyAutomationRepository } from '../storage/repositories/channel-auto
 import { kyselyAgentToolsRepository } from '../storage/repositories/channel-agent-tools.js';
 import { kyselyReportsRepository, kyselySupervisorRepository } from '../storage/repositories/channel-reports.js';
 import { kyselyMediaRepository } from '../storage/repositories/channel-media.js';
+import { kyselyOperationsRepository } from '../storage/repositories/operations.js';
 import { kyselyImFilesRepository } from '../storage/repositories/im-files.js';
 import { kyselyImHistory } from '../storage/repositories/im-history.js';
 import { kyselyImConversations } from '../storage/repositories/im-conversations.js';
@@ -55,6 +56,7 @@ export function storageRepositories(storage: Storage, secrets: SecretBox, jobs: 
     callbacks: kyselyCallbacksRepository(db, secrets),
     presend: kyselyPresendRulesRepository(db, secrets),
     deliveryLog: kyselyDeliveryLogRepository(db),
+    operations: kyselyOperationsRepository(db, secrets),
     im: {
       apps: withDomainErrors(kyselyImAppsRepository(db)),
       users: withDomainErrors(kyselyImUsersRepository(db, storage.capabilities.engine)),

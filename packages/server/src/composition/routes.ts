@@ -22,6 +22,7 @@ import { channelEventRoutes } from '../http/routes/api/channel-events.js';
 import { channelIngestRoutes } from '../http/routes/api/channel-ingest.js';
 import { channelMediaRoutes } from '../http/routes/api/channel-media.js';
 import { channelReportRoutes } from '../http/routes/api/channel-reports.js';
+import { operationsRoutes } from '../http/routes/api/operations.js';
 import { consoleRoutes } from '../http/routes/console.js';
 import { healthRoutes } from '../http/routes/health.js';
 import { imRoutes } from '../http/routes/im/index.js';
@@ -55,7 +56,7 @@ async function registerCommon(app: ParleyFastify, pipeline: HttpPipeline): Promi
 /** Registers every surface on `app` (its `parley` decorated) and sets the send-message lane, both on `pipeline`. */
 export async function registerSurfaces(app: ParleyFastify, pipeline: HttpPipeline, lane: LaneSlot): Promise<void> {
   await registerCommon(app, pipeline);
-  const { config, clock, redis, accounts, channel, im, callbacks } = app.parley;
+  const { config, clock, redis, accounts, channel, im, callbacks, operations } = app.parley;
 
   // Fixed windows on the injected clock, or in Redis (shared by instances) when it is configured.
   const fixedWindow = (name: string, max: number, windowMs: number) =>
@@ -79,6 +80,7 @@ export async function registerSurfaces(app: ParleyFastify, pipeline: HttpPipelin
     await api.register(channelMediaRoutes, { channel });
     await api.register(channelEventRoutes, { channel, accounts });
     await api.register(channelReportRoutes, { channel });
+    await api.register(operationsRoutes, { operations: operations.service, accounts });
   });
   // Uploaded media, public by unguessable id, on a path of their own, with a per-IP limit.
   await app.register(mediaRoutes, { channel, limit: fixedWindow('rl-media-', config.mediaRateLimitPerMinute, 60_000) });
@@ -110,6 +112,7 @@ export async function registerSurfaces(app: ParleyFastify, pipeline: HttpPipelin
     callbacks: callbacks.service,
     recentCallbacks: callbacks.recent,
     presend: callbacks.presend.service,
+    operations: operations.service,
   });
   // The web console (static bundle) at /console; `/` leads there.
   await app.register(consoleRoutes, { dir: config.consoleDir });

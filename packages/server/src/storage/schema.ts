@@ -12,6 +12,7 @@ import type { InstancesTables } from './tables/instances.js';
 import type { JobsTables } from './tables/jobs.js';
 import type { PresendTables } from './tables/presend.js';
 import type { DeliveryLogTables } from './tables/delivery-log.js';
+import type { OperationsTables } from './tables/operations.js';
 
 export interface MigrationsTable {
   version: number;
@@ -19,6 +20,6 @@ export interface MigrationsTable {
   applied_at: number;
 }
 
-export interface Database extends AccountsTables, JobsTables, ChannelTables, ConversationEpochTables, ImTables, ImSdkTables, CallbacksTables, InstancesTables, PresendTables, DeliveryLogTables {
+export interface Database extends AccountsTables, JobsTables, ChannelTables, ConversationEpochTables, ImTables, ImSdkTables, CallbacksTables, InstancesTables, PresendTables, DeliveryLogTables, OperationsTables {
   parley_migrations: MigrationsTable;
 }

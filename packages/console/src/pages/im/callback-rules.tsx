@@ -1,10 +1,11 @@
-import { useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import { ErrorMessage, ListStates, Success } from '../../components/feedback.js';
 import { TextField } from '../../components/field.js';
 import { Page, Panel } from '../../components/page.js';
 import { useInterval, useResource, useSubmit } from '../../hooks.js';
 import { ImAppGate, useImApp } from './app-gate.js';
 import { CallbackServiceBanner, CallbackSwitches, useCallbackService } from './callback-service.js';
+import { OperatorEventsPanel } from '../operations/operator-events.js';
 import { LiveTail } from './live-tail.js';
 import { RuleCard } from './rule-card.js';
 import { DEFAULT_FILTERS, RuleFilterFields, type RuleFilters } from './rule-filters.js';
@@ -22,11 +23,14 @@ export function CallbackRulesPage() {
 
 function CallbackRules() {
   const service = useCallbackService();
+  const { api } = useImApp();
+  const operations = useMemo(() => api.operations(), [api]);
   return (
     <>
       <CallbackServiceBanner service={service} showError={false} />
       <CallbackSwitches service={service} />
       <Rules serviceOn={service.settings.data?.enabled} />
+      <OperatorEventsPanel api={operations} sends="Bans of this app's rules, their ends, and exception-store keys a day from expiry are sent to its operations webhook." />
       <LiveTail />
     </>
   );

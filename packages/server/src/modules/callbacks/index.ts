@@ -12,6 +12,7 @@ import type { GroupOperationEvent } from '../im/group-events.js';
 import type { Singletons } from '../coordination/ports.js';
 import type { SettingsVersions } from '../coordination/settings-versions.js';
 import type { JobQueue } from '../jobs/ports.js';
+import type { OperatorAlerts } from '../operations/raise.js';
 import type { OutboundSender } from '../outbound/ports.js';
 import type { Redis } from 'ioredis';
 import { BanRegistry, type BanStore } from './ban-registry.js';
@@ -24,6 +25,7 @@ import { CallbacksOperationHook, CallbacksPostSendHook } from './hook.js';
 import { createPresend, type PresendModule } from './presend/index.js';
 import type { PresendRulesRepository } from './presend/ports.js';
 import { observeCallbacks } from './metrics.js';
+import { OperatorNotices } from './operator-notices.js';
 import type { CallbacksRepository, CallbacksTransaction } from './ports.js';
 import { DeliveryLog } from './delivery-log.js';
 import type { DeliveryLogRepository } from './delivery-log-ports.js';
@@ -51,7 +53,7 @@ export interface CallbacksModule {
   recent: DeliveryLog;
   /** Registers workers (call before the job queue starts) and resumes rules with pending jobs. */
   start(): Promise<void>;
-  /** Ends elapsed bans and deletes expired stored records. Runs periodically; tests call it after moving the clock. */
+  /** Ends elapsed bans, raises `store.expiring` for keys a day from expiry and deletes expired stored records. Runs periodically; tests call it after moving the clock. */
   tick(options?: { retention?: boolean }): Promise<void>;
   stop(): Promise<void>;
 }
@@ -77,6 +79,8 @@ export interface CallbacksDeps {
   singletons?: Singletons;
   /** Ban state shared by all instances; without it ban state lives in this process. */
   redis?: { client: Redis; prefix: string };
+  /** Operator events (contract 6.7): bans, their ends and keys a day from expiry are raised here. */
+  alerts?: OperatorAlerts<CallbacksTransaction>;
 }
 
 export function createCallbacks(deps: CallbacksDeps): CallbacksModule {
@@ -102,18 +106,13 @@ export function createCallbacks(deps: CallbacksDeps): CallbacksModule {
   const presend = createPresend({ repo: deps.presendRepo, clock, outbound, ruleCacheMs: config.ruleCacheMs, metrics: deps.metrics, ...(deps.settings ? { settings: deps.settings } : {}) });
   const service = new CallbacksService({ uow, repo, directory, bans, jobs, outbound, clock, retentionMs: config.storeRetentionMs, dateKeyZone: config.dateKeyZone, attemptTimeoutMs: config.attemptTimeoutMs });
 
-  // Re-drive after a ban, for rules that opted in; a ban's end is noticed at most one tick late.
-  const redriving = new Set<Promise<unknown>>();
-  events.on('rule.unbanned', (e) => {
-    const run = service
-      .redrive(e, TICK_MS)
-      .catch((error: unknown) => logger.error({ err: error, rule: e.rule }, 'callback rule re-drive: could not start'))
-      .finally(() => redriving.delete(run));
-    redriving.add(run);
-  });
+  const redriving = redriveOnUnban(events, service, logger);
+
+  const notices = deps.alerts && new OperatorNotices(deps.alerts, repo, clock, config.storeRetentionMs).observe(events);
 
   let timer: NodeJS.Timeout | undefined;
   const sweep = async () => {
+    await notices?.noticeExpiring();
     const deleted = await service.sweepExpired();
     if (deleted > 0) logger.info({ deleted }, 'expired callback records deleted from the exception store');
     const attempts = await recent.sweep(config.storeRetentionMs);
@@ -156,6 +155,19 @@ export function createCallbacks(deps: CallbacksDeps): CallbacksModule {
       await recent.flush();
     },
   };
+}
+
+/** Re-drive after a ban, for rules that opted in; a ban's end is noticed at most one tick late. The runs in progress. */
+function redriveOnUnban(events: CallbackEvents, service: CallbacksService, logger: CallbacksDeps['logger']): Set<Promise<unknown>> {
+  const redriving = new Set<Promise<unknown>>();
+  events.on('rule.unbanned', (e) => {
+    const run = service
+      .redrive(e, TICK_MS)
+      .catch((error: unknown) => logger.error({ err: error, rule: e.rule }, 'callback rule re-drive: could not start'))
+      .finally(() => redriving.delete(run));
+    redriving.add(run);
+  });
+  return redriving;
 }
 
 /** Ban state in Redis (shared by all instances) when it is configured, else in this process. */

@@ -71,6 +71,14 @@ export interface StoredKey {
   retry: number;
 }
 
+/** A key whose first records near their deletion (`store.expiring`, contract 6.7). */
+export interface ExpiringKey {
+  appId: string;
+  date: string;
+  size: number;
+  firstStoredAt: number;
+}
+
 /** Storage port. Every method is atomic. */
 export interface CallbacksRepository {
   /** Settings of an app; an app never configured is disabled with the store off. */
@@ -99,10 +107,14 @@ export interface CallbacksRepository {
   noteResend(id: number, outcome: ResendOutcome): Promise<void>;
   /** Deletes records stored at or before `cutoff` and keys left empty, a chunk per transaction; returns records deleted. */
   deleteStoredUpTo(cutoff: number): Promise<number>;
+  /** Up to `limit` keys holding records, the first stored at or before `cutoff`, not yet noticed as expiring; oldest first. */
+  expiringKeys(cutoff: number, limit: number): Promise<ExpiringKey[]>;
+  /** Marks a key noticed as expiring; false when it already was (by another instance, or an earlier run). */
+  markExpiringNoticed(appId: string, dateKey: string, now: number): Promise<boolean>;
 }
 
 /** What a callbacks transaction holds: the exception store's key reads and writes, and its jobs. */
 export interface CallbacksTransaction {
-  readonly callbacks: Pick<CallbacksRepository, 'storedPage' | 'bumpKeyRetry'>;
+  readonly callbacks: Pick<CallbacksRepository, 'storedPage' | 'bumpKeyRetry' | 'markExpiringNoticed'>;
   readonly jobs: TransactionJobs;
 }

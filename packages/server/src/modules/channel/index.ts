@@ -8,6 +8,7 @@ import type { SecretBox } from '../../kernel/secret-box.js';
 import type { AccountsService } from '../accounts/service.js';
 import type { SettingsVersions } from '../coordination/settings-versions.js';
 import type { JobQueue } from '../jobs/ports.js';
+import type { OperatorAlerts } from '../operations/raise.js';
 import type { OutboundSender } from '../outbound/ports.js';
 import type { Registry } from 'prom-client';
 import { countingEventBus } from './metrics.js';
@@ -97,6 +98,8 @@ export interface ChannelDeps {
   push?: PushSettings;
   /** Push jobs running at once in this process. */
   pushConcurrency?: number;
+  /** Operator events (contract 6.7): a reply push out of retries raises `delivery.exhausted` for the tenant. */
+  alerts?: OperatorAlerts<ChannelTransaction>;
 }
 
 const DEFAULT_MEDIA_LIMITS: MediaLimits = { quotaBytes: 1024 * 1024 * 1024, retentionMs: 90 * 24 * 3_600_000 };
@@ -108,7 +111,7 @@ export function createChannelModule(deps: ChannelDeps): ChannelModule {
   const associations = new AssociationsService(deps.repositories.associations, directory, deps.accounts, deps.secrets, deps.outbound, deps.clock, deps.settings);
   const integrator = new IntegratorEvents(deps.repositories.associations, deps.repositories.conversationEvents, directory, deps.uow, deps.jobs, deps.clock);
   const dispatcher = new Dispatcher(conversationsRepo, deps.uow, directory, events, deps.clock, integrator);
-  const pusher = new ReplyPusher(deliveriesRepo, associations, deps.outbound, events, deps.clock, deps.push);
+  const pusher = new ReplyPusher(deliveriesRepo, associations, deps.outbound, events, deps.clock, deps.push, deps.alerts);
   // The lease covers one attempt (10 s timeout plus two small writes) with room to spare; it is
   // also the longest a push in flight during a crash waits before another run picks it up (the
   // instances' heartbeat usually releases it within seconds: modules/cluster).

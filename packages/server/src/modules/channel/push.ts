@@ -7,11 +7,13 @@ import { standardWebhookHeaders, type DeliveryStatus } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
 import { liveSecrets } from '../../kernel/secret-overlap.js';
 import type { Job, JobResult } from '../jobs/ports.js';
+import type { OperatorAlerts } from '../operations/raise.js';
 import type { OutboundSender } from '../outbound/ports.js';
 import type { AssociationsService } from './associations.js';
 import type { ChannelEventBus } from './events.js';
 import type { DeliveriesRepository } from './ports.js';
 import { nextPushAttempt } from './retry-policy.js';
+import type { ChannelTransaction } from './transaction.js';
 
 export const CHANNEL_PUSH_QUEUE = 'channel.push';
 
@@ -36,6 +38,8 @@ export class ReplyPusher {
     private readonly events: ChannelEventBus,
     private readonly clock: Clock,
     private readonly settings: PushSettings = DEFAULT_PUSH_SETTINGS,
+    /** Where a delivery out of retries raises `delivery.exhausted` (contract 6.7), with its `failed` state. */
+    private readonly alerts?: OperatorAlerts<ChannelTransaction>,
     private readonly random: () => number = Math.random,
   ) {}
 
@@ -78,12 +82,17 @@ export class ReplyPusher {
         outcome = { status: 'discard', error: error ?? undefined };
       }
     }
-    await this.deliveries.recordAttempt(
-      delivery.id,
-      { startedAt, statusCode: result.status ?? null, latencyMs: result.latencyMs, error, succeeded },
-      { status, nextAttemptAt },
-      this.clock.now(),
-    );
+    const attempt = { startedAt, statusCode: result.status ?? null, latencyMs: result.latencyMs, error, succeeded };
+    if (status === 'failed' && this.alerts) {
+      // The failed state and the operator event commit together: the event exists exactly when the delivery failed.
+      const exhausted = { channel_id: delivery.channelId, delivery_id: delivery.id, msg_id: delivery.msgId, last_error: error ?? '' };
+      await this.alerts.within(async (tx, raise) => {
+        await tx.channel.recordAttempt(delivery.id, attempt, { status, nextAttemptAt }, this.clock.now());
+        await raise({ scope: 'tenant', id: String(delivery.tenantId) }, { type: 'delivery.exhausted', data: exhausted });
+      });
+    } else {
+      await this.deliveries.recordAttempt(delivery.id, attempt, { status, nextAttemptAt }, this.clock.now());
+    }
     // The workspace shows a reply's delivery; a conversation event (no message) is only in the log.
     if (delivery.msgId !== null && (status !== 'pending' || job.attempts === 0)) {
       this.events.publish({

@@ -6,7 +6,7 @@ import type { MessageBody } from '@parley/protocol';
 import type { TransactionJobs } from '../jobs/ports.js';
 import type { ArrivalTransaction } from './arrival-store.js';
 import type { EventDeliveryRow } from './event-ports.js';
-import type { AssignmentTransaction, Conversation, StoredMessage } from './ports.js';
+import type { AssignmentTransaction, Conversation, DeliveriesRepository, StoredMessage } from './ports.js';
 
 export interface AgentReplyRow {
   conversation: Conversation;
@@ -37,6 +37,8 @@ export interface ChannelWrites {
   inviteRating(conversationId: number, now: number): Promise<void>;
   /** Sets a delivery back to pending; false when there is no such delivery. */
   requeueDelivery(id: string, now: number): Promise<boolean>;
+  /** Records a push attempt and the delivery's next state (a delivery out of retries, with its operator event). */
+  recordAttempt: DeliveriesRepository['recordAttempt'];
 }
 
 export interface ChannelTransaction {

@@ -10,7 +10,10 @@ import type { CallbackStoredTable } from '../tables/callbacks.js';
 import { limitParam } from '../precompiled.js';
 import type { Database } from '../schema.js';
 
-export type RecordStoreRepository = Pick<CallbacksRepository, 'storeRecords' | 'storedKeys' | 'storedPage' | 'bumpKeyRetry' | 'noteResend' | 'deleteStoredUpTo'>;
+export type RecordStoreRepository = Pick<
+  CallbacksRepository,
+  'storeRecords' | 'storedKeys' | 'storedPage' | 'bumpKeyRetry' | 'noteResend' | 'deleteStoredUpTo' | 'expiringKeys' | 'markExpiringNoticed'
+>;
 
 const toStored = (row: Selectable<CallbackStoredTable>): StoredRecord => ({
   id: row.id,
@@ -45,17 +48,23 @@ async function insertRecords(conn: Kysely<Database>, records: NewStoredRecord[],
       })),
     )
     .execute();
-  const keys = new Map<string, { app_id: string; date_key: string; updated_at: number; size: number }>();
+  const keys = new Map<string, { app_id: string; date_key: string; updated_at: number; size: number; first_stored_at: number }>();
   for (const r of records) {
     const id = `${r.appId}\n${r.dateKey}`;
     const key = keys.get(id);
     if (key) key.size++;
-    else keys.set(id, { app_id: r.appId, date_key: r.dateKey, updated_at: now, size: 1 });
+    else keys.set(id, { app_id: r.appId, date_key: r.dateKey, updated_at: now, size: 1, first_stored_at: now });
   }
   await conn
     .insertInto('callback_store_keys')
     .values([...keys.values()])
-    .onConflict((oc) => oc.columns(['app_id', 'date_key']).doUpdateSet((eb) => ({ size: eb('callback_store_keys.size', '+', eb.ref('excluded.size')) })))
+    .onConflict((oc) =>
+      oc.columns(['app_id', 'date_key']).doUpdateSet((eb) => ({
+        size: eb('callback_store_keys.size', '+', eb.ref('excluded.size')),
+        // A key made by a re-send request before it held records takes its first record's time.
+        first_stored_at: eb.fn.coalesce('callback_store_keys.first_stored_at', 'excluded.first_stored_at'),
+      })),
+    )
     .execute();
 }
 
@@ -113,6 +122,8 @@ export function kyselyRecordStoreRepository(db: Kysely<Database>): RecordStoreRe
         .where('id', '=', id)
         .execute();
     },
+    expiringKeys: (cutoff, limit) => expiringKeys(db, cutoff, limit),
+    markExpiringNoticed: (appId, dateKey, now) => markExpiringNoticed(db, appId, dateKey, now),
     async deleteStoredUpTo(cutoff) {
       let deleted = 0;
       for (;;) {
@@ -124,6 +135,32 @@ export function kyselyRecordStoreRepository(db: Kysely<Database>): RecordStoreRe
       }
     },
   };
+}
+
+/** Keys holding records, the first stored at or before `cutoff`, not yet noticed as expiring; oldest first. */
+async function expiringKeys(db: Kysely<Database>, cutoff: number, limit: number) {
+  const rows = await db
+    .selectFrom('callback_store_keys')
+    .select(['app_id', 'date_key', 'size', 'first_stored_at'])
+    .where('expiring_noticed_at', 'is', null)
+    .where('first_stored_at', '<=', cutoff)
+    .where('size', '>', 0)
+    .orderBy('first_stored_at')
+    .limit(limitParam(limit))
+    .execute();
+  return rows.map((r) => ({ appId: r.app_id, date: r.date_key, size: Number(r.size), firstStoredAt: Number(r.first_stored_at) }));
+}
+
+/** Marks a key noticed as expiring, once: false when it already was. */
+async function markExpiringNoticed(db: Kysely<Database>, appId: string, dateKey: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('callback_store_keys')
+    .set({ expiring_noticed_at: now })
+    .where('app_id', '=', appId)
+    .where('date_key', '=', dateKey)
+    .where('expiring_noticed_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /** Records deleted per transaction by the retention sweep (about 7 ms each on SQLite). */

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { DeliveriesRepository, Delivery, DeliveryAttempt } from '../../modules/channel/ports.js';
+import type { ChannelWrites } from '../../modules/channel/transaction.js';
 import type { DeliveriesTable, DeliveryAttemptsTable } from '../tables/channel.js';
 import type { Database } from '../schema.js';
 import { limitParam } from '../precompiled.js';
@@ -59,34 +60,7 @@ export function kyselyDeliveriesRepository(db: Kysely<Database>): DeliveriesRepo
       return rows.map((row) => ({ ...toDelivery(row), attemptLog: attempts.filter((a) => a.delivery_id === row.id).map(toAttempt) }));
     },
     async recordAttempt(id, attempt, next, now) {
-      return db.transaction().execute(async (trx) => {
-        const updated = await trx
-          .updateTable('deliveries')
-          .set((eb) => ({
-            attempts: eb('attempts', '+', 1),
-            status: next.status,
-            next_attempt_at: next.nextAttemptAt,
-            last_error: attempt.error,
-            updated_at: now,
-          }))
-          .where('id', '=', id)
-          .returning('attempts')
-          .executeTakeFirstOrThrow();
-        const row = await trx
-          .insertInto('delivery_attempts')
-          .values({
-            delivery_id: id,
-            attempt: updated.attempts,
-            started_at: attempt.startedAt,
-            status_code: attempt.statusCode,
-            latency_ms: Math.round(attempt.latencyMs),
-            error: attempt.error,
-            succeeded: attempt.succeeded ? 1 : 0,
-          })
-          .returningAll()
-          .executeTakeFirstOrThrow();
-        return toAttempt(row);
-      });
+      return db.transaction().execute((trx) => recordDeliveryAttempt(trx, id, attempt, next, now));
     },
   };
 }
@@ -95,4 +69,34 @@ export function kyselyDeliveriesRepository(db: Kysely<Database>): DeliveriesRepo
 export async function requeueDelivery(trx: Kysely<Database>, id: string, now: number): Promise<boolean> {
   const result = await trx.updateTable('deliveries').set({ status: 'pending', next_attempt_at: now, updated_at: now }).where('id', '=', id).executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+/** Records an attempt of a delivery and its next state, in the transaction `trx`. */
+export async function recordDeliveryAttempt(trx: Kysely<Database>, ...[id, attempt, next, now]: Parameters<ChannelWrites['recordAttempt']>): Promise<DeliveryAttempt> {
+  const updated = await trx
+    .updateTable('deliveries')
+    .set((eb) => ({
+      attempts: eb('attempts', '+', 1),
+      status: next.status,
+      next_attempt_at: next.nextAttemptAt,
+      last_error: attempt.error,
+      updated_at: now,
+    }))
+    .where('id', '=', id)
+    .returning('attempts')
+    .executeTakeFirstOrThrow();
+  const row = await trx
+    .insertInto('delivery_attempts')
+    .values({
+      delivery_id: id,
+      attempt: updated.attempts,
+      started_at: attempt.startedAt,
+      status_code: attempt.statusCode,
+      latency_ms: Math.round(attempt.latencyMs),
+      error: attempt.error,
+      succeeded: attempt.succeeded ? 1 : 0,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toAttempt(row);
 }

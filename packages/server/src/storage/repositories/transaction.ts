@@ -11,6 +11,7 @@ import type { ChannelTransaction, ChannelWrites } from '../../modules/channel/tr
 import type { ImMessageWrites, ImTransaction } from '../../modules/im/ports.js';
 import type { ImContactWrites } from '../../modules/im/sdk-ports.js';
 import type { TransactionJobs } from '../../modules/jobs/ports.js';
+import type { OperationsTransaction, OperatorEventWrites } from '../../modules/operations/ports.js';
 import type { Database } from '../schema.js';
 import type { TransactionContext } from '../unit-of-work.js';
 import { accountsWrites } from './accounts-admin.js';
@@ -18,11 +19,12 @@ import { kyselyRecordStoreRepository } from './callbacks-store.js';
 import { agentLoads, lockAgent, moveConversation, requeueAgentConversations } from './channel-agent-claims.js';
 import type { ArrivalTransaction } from '../../modules/channel/arrival-store.js';
 import { storeAgentReply } from './channel-conversations.js';
-import { requeueDelivery } from './channel-deliveries.js';
+import { recordDeliveryAttempt, requeueDelivery } from './channel-deliveries.js';
 import { inviteRating, storeEvent } from './channel-events.js';
 import { kyselyImContactWrites } from './imContacts.js';
+import { operatorEventWrites } from './operations.js';
 
-export type StorageTransaction = ImTransaction & ChannelTransaction & CallbacksTransaction & AccountsTransaction;
+export type StorageTransaction = ImTransaction & ChannelTransaction & CallbacksTransaction & AccountsTransaction & OperationsTransaction;
 
 export interface TransactionParts {
   /** The jobs of a transaction (the job queue's `inTransaction`). */
@@ -50,6 +52,7 @@ function channelWrites(ctx: TransactionContext, arrivals: TransactionParts['arri
     storeEvent: (row) => storeEvent(trx, row),
     inviteRating: (conversationId, now) => inviteRating(trx, conversationId, now),
     requeueDelivery: (id, now) => requeueDelivery(trx, id, now),
+    recordAttempt: (id, attempt, next, now) => recordDeliveryAttempt(trx, id, attempt, next, now),
   };
 }
 
@@ -62,6 +65,7 @@ export function storageTransaction(parts: TransactionParts): (ctx: TransactionCo
     let channel: ChannelWrites | undefined;
     let callbacks: CallbacksTransaction['callbacks'] | undefined;
     let accounts: AccountsWrites | undefined;
+    let operations: OperatorEventWrites | undefined;
     return {
       get jobs() {
         return (jobs ??= parts.jobs(ctx.trx));
@@ -80,6 +84,9 @@ export function storageTransaction(parts: TransactionParts): (ctx: TransactionCo
       },
       get accounts() {
         return (accounts ??= accountsWrites(ctx.trx));
+      },
+      get operations() {
+        return (operations ??= operatorEventWrites(ctx.trx));
       },
     };
   };

@@ -62,6 +62,10 @@ export interface CallbackStoreKeysTable {
   retry: Generated<number>;
   /** Records stored under the key (kept by the repository on store and sweep). */
   size: Generated<number>;
+  /** When the key's first record was stored (ms); null for a key holding none yet. */
+  first_stored_at: Generated<number | null>;
+  /** When `store.expiring` was raised for the key (ms); null: not yet. */
+  expiring_noticed_at: Generated<number | null>;
   updated_at: number;
 }
 

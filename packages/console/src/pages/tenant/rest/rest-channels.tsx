@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import type { AssociationView } from '@parley/protocol';
 import { ErrorMessage, ListStates, Success } from '../../../components/feedback.js';
 import { SelectField, SubmitButton, TextField } from '../../../components/field.js';
@@ -7,6 +7,7 @@ import { Truncated } from '../../../components/truncated.js';
 import { useConsole, useTenantId } from '../../../context.js';
 import { formatTime } from '../../../format.js';
 import { useResource, useSubmit } from '../../../hooks.js';
+import { OperatorEventsPanel } from '../../operations/operator-events.js';
 import { AssociationDetail } from './association-detail.js';
 import { DeliveryLog } from './delivery-log.js';
 import { TryIt } from './try-it.js';
@@ -36,6 +37,7 @@ export function RestChannelsPage() {
     data.reload();
   };
 
+  const operations = useMemo(() => api.tenantOperations(tenantId), [api, tenantId]);
   const [list, groups] = data.data ?? [undefined, undefined];
   const selected = list?.find((a) => a.channelId === selectedId);
   const queueName = (id: string | null) => (id === null ? '—' : (groups?.find((g) => g.queue_id === id)?.queue_name ?? `#${id}`));
@@ -140,6 +142,7 @@ export function RestChannelsPage() {
           <DeliveryLog key={`log-${selected.channelId}`} association={selected} />
         </>
       )}
+      <OperatorEventsPanel api={operations} sends="Pushes that run out of retries (delivery.exhausted) are sent to the tenant's operations webhook." />
     </Page>
   );
 }

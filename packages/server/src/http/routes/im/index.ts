@@ -15,6 +15,8 @@ import type { DeliveryLog } from '../../../modules/callbacks/delivery-log.js';
 import { imAppAdminRoutes } from './apps-admin.js';
 import { imCallbackRoutes } from './callbacks.js';
 import { imPresendRoutes } from './presend.js';
+import { imOperationsRoutes } from './operations.js';
+import type { OperationsService } from '../../../modules/operations/service.js';
 import { imChatFileRoutes } from './chatfiles.js';
 import { imHistoryRoutes } from './history.js';
 import { imConversationRoutes } from './conversations.js';
@@ -53,6 +55,8 @@ export interface ImRoutesOptions {
   recentCallbacks?: DeliveryLog;
   /** Pre-send rule routes, when the callbacks module is installed. */
   presend?: PresendService;
+  /** The app's operations webhook and operator events (contract 6.7). */
+  operations?: OperationsService;
 }
 
 /**
@@ -96,6 +100,7 @@ export async function imRoutes(app: FastifyInstance, options: ImRoutesOptions): 
       await scope.register(imSocketRoutes, { im, heartbeatMs: options.heartbeatMs, limits: options.limits });
       if (options.callbacks) await scope.register(imCallbackRoutes, { callbacks: options.callbacks, recent: options.recentCallbacks });
       if (options.presend) await scope.register(imPresendRoutes, { presend: options.presend });
+      if (options.operations) await scope.register(imOperationsRoutes, { operations: options.operations });
     },
     { prefix: '/:org/:app' },
   );

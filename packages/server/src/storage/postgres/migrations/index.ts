@@ -31,7 +31,9 @@ import { presendRules } from './103-presend-rules.js';
 import { callbackDeliveries } from './104-callback-deliveries.js';
 import { imGroupSettings } from './105-im-group-settings.js';
 import { imGroupRequests } from './106-im-group-requests.js';
+import { operatorEvents } from './108-operator-events.js';
+import { storeKeyExpiry } from './109-store-key-expiry.js';
 import { reportTimes } from './114-report-times.js';
 
 /** PostgreSQL migrations, in order. Append; never edit a released one. */
-export const postgresMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin, callbackResendOutcome, instances, imPendingFanout, foreignKeyIndexes, imLiveReceivers, imOriginsAttributes, imContacts, imFiles, imHistory, imConversationMarks, imOnlineOnly, imGroupReads, conversationEvents, receiptsRatings, queueAutomation, agentTools, secretOverlap, callbackRedrive, presendRules, callbackDeliveries, imGroupSettings, imGroupRequests, reportTimes];
+export const postgresMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin, callbackResendOutcome, instances, imPendingFanout, foreignKeyIndexes, imLiveReceivers, imOriginsAttributes, imContacts, imFiles, imHistory, imConversationMarks, imOnlineOnly, imGroupReads, conversationEvents, receiptsRatings, queueAutomation, agentTools, secretOverlap, callbackRedrive, presendRules, callbackDeliveries, imGroupSettings, imGroupRequests, operatorEvents, storeKeyExpiry, reportTimes];
