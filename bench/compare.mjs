@@ -78,7 +78,8 @@ for (let i = 0; i < pairs; i++) {
     const out = await run(side === 'old' ? oldRoot : newRoot);
     const row = Object.fromEntries(figures.map((f) => [f.name, Number(f.re.exec(out)?.[1] ?? NaN)]));
     results[side].push(row);
-    console.log(`pair ${i + 1} ${side.padEnd(3)} ${figures.map((f) => `${f.name} ${row[f.name]}`).join(', ')}`);
+    const speed = /machine speed (\d+) ms/.exec(out)?.[1];
+    console.log(`pair ${i + 1} ${side.padEnd(3)} ${figures.map((f) => `${f.name} ${row[f.name]}`).join(', ')}${speed ? ` (machine speed ${speed} ms)` : ''}`);
   }
 }
 

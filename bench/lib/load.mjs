@@ -45,11 +45,12 @@ export function closedLoop(opts) {
   const expected = opts.expectStatus ?? 200;
   let seq = 0;
   return {
-    /** @returns {Promise<{ requests: number, seconds: number, latencies: number[], errors: number, unexpected: number }>} */
+    /** `requests`: those recorded; `done`: all completed, recorded or not. @returns {Promise<{ requests: number, done: number, seconds: number, latencies: number[], errors: number, unexpected: number }>} */
     async phase(ms, record = true) {
       const latencies = [];
       let errors = 0;
       let unexpected = 0;
+      let done = 0;
       const one = async () => {
         const r = opts.request(seq++);
         const t0 = performance.now();
@@ -60,6 +61,7 @@ export function closedLoop(opts) {
         } catch {
           errors++;
         }
+        done++;
         if (record) latencies.push(performance.now() - t0);
       };
       const started = performance.now();
@@ -69,7 +71,7 @@ export function closedLoop(opts) {
           while (performance.now() < until) await one();
         }),
       );
-      return { requests: latencies.length, seconds: (performance.now() - started) / 1000, latencies, errors, unexpected };
+      return { requests: latencies.length, done, seconds: (performance.now() - started) / 1000, latencies, errors, unexpected };
     },
     close: () => pool.close(),
   };
@@ -186,10 +188,11 @@ export function freePort() {
 /**
  * A counting receiver (answers 200, counts) in a child process, so that it shares no event loop
  * with the sender it measures. Same shape as `startReceiver('count')`, plus `pid` (to add its CPU
- * time to a run's); its count reaches this process every 20 ms.
+ * time to a run's); its count reaches this process every 20 ms. `mode` 'presend': it answers
+ * `{"valid":true}` after about 1 ms, as a pre-send receiver (receiver-process.mjs).
  */
-export async function startReceiverProcess() {
-  const child = fork(new URL('./receiver-process.mjs', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+export async function startReceiverProcess(mode = 'count') {
+  const child = fork(new URL('./receiver-process.mjs', import.meta.url), mode === 'presend' ? ['presend'] : [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   let count = 0;
   let first;
   const port = await new Promise((resolve, reject) => {

@@ -1,10 +1,13 @@
 /**
  * A counting callback receiver in a process of its own (started by `startReceiverProcess` in
  * load.mjs): answers every request 200 `ok` and tells its parent, over the IPC channel, its port,
- * the first request it got (headers and body) and its request count every 20 ms.
+ * the first request it got (headers and body) and its request count every 20 ms. With the argument
+ * `presend` it is a pre-send receiver instead: each request is answered `{"valid":true}` about 1 ms
+ * after its body arrived (a timer of 1 ms), as a quick moderation service would.
  */
 import http from 'node:http';
 
+const PRESEND = process.argv[2] === 'presend';
 let count = 0;
 let reported = -1;
 let first = false;
@@ -17,6 +20,13 @@ const server = http.createServer((req, res) => {
       first = true;
       const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k)));
       process.send({ first: { headers, body: Buffer.concat(chunks).toString() } });
+    }
+    if (PRESEND) {
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"valid":true}');
+      }, 1);
+      return;
     }
     res.writeHead(200, { 'content-type': 'text/plain' });
     res.end('ok');
