@@ -33,13 +33,13 @@ describe.each(ENGINES)('IM live push and fan-out on %s', (engine) => {
   };
   const row = (msgId: string) => t.app.parley.storage.db.selectFrom('im_messages').select(['live', 'live_by', 'fanout_done']).where('msg_id', '=', Number(msgId)).executeTakeFirstOrThrow();
 
-  /** Holds the live push to `user` (the presence call that carries it) until the gate is settled. */
+  /** Holds the live push of messages to `user` (the presence call that carries it) until the gate is settled. */
   function holdPushTo(user: string) {
     const presence = t.app.parley.im.presence;
     const real = presence.deliver.bind(presence);
     const gate = deferred<void>();
     const spy = vi.spyOn(presence, 'deliver').mockImplementation(async (app: string, users: readonly string[], frame: ImServerFrame) => {
-      if (users.includes(user)) await gate.promise;
+      if (frame.op === 'message' && users.includes(user)) await gate.promise;
       return real(app, users, frame);
     });
     return { gate, spy };
@@ -60,8 +60,9 @@ describe.each(ENGINES)('IM live push and fan-out on %s', (engine) => {
 
   it('records the live receivers with the message; the fan-out runs at once and leaves them to the push', async () => {
     const ben = await connect('ben');
-    const held = holdPushTo('ben');
+    // Created before the hold: its group events reach ben's socket through the same presence call.
     const group = (await call(t.app, im.adminToken, 'POST', `${im.base}/chatgroups`, { groupname: 'g', public: true, owner: 'ann', members: ['ben', 'cat'] })).body.data.groupid as string;
+    const held = holdPushTo('ben');
     const sending = api('/messages/chatgroups', { from: 'ann', to: [group], type: 'txt', body: { msg: 'held push' } });
     await waitFor(() => held.spy.mock.calls.some(([, users]) => users.includes('ben')), Boolean);
     const msgId = String((await t.app.parley.storage.db.selectFrom('im_messages').select('msg_id').where('receiver', '=', group).executeTakeFirstOrThrow()).msg_id);
