@@ -39,7 +39,7 @@ const API_CASES: Case[] = [
 ];
 
 const IM_CASES: Case[] = [
-  ['a missing field', 'POST', '/chatgroups', { groupname: 'g', owner: 'alice' }, 'body.public is required'],
+  ['a missing field', 'POST', '/chatrooms', { name: 'r', owner: 'alice' }, 'body.description is required'],
   ['an unknown grant type', 'POST', '/token', { grant_type: 'magic' }, 'body.grant_type must be one of client_credentials, password'],
   ['a field missing in a batch', 'POST', '/users', [{ username: 'a' }], 'body[0].password is required'],
   ['a string for a boolean', 'PUT', '/callbacks/service', { enabled: 'yes' }, 'body.enabled must be a boolean (true or false)'],
