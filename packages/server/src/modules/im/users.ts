@@ -145,11 +145,13 @@ export class ImUsersService {
       const at = this.known.get(key(n));
       return at !== undefined && now - at < EXISTS_CACHE_MS && now >= at;
     };
-    const unknown = [...new Set(names.filter((n) => !fresh(n)))];
-    if (unknown.length === 0) return [];
-    const found = new Set(await this.repo.existingUsers(app.id, unknown));
+    const unknown = new Set(names.filter((n) => !fresh(n)));
+    if (unknown.size === 0) return [];
+    const found = new Set(await this.repo.existingUsers(app.id, [...unknown]));
     if (this.known.size + found.size > EXISTS_CACHE_MAX) this.known.clear();
     for (const n of found) this.known.set(key(n), now);
-    return names.filter((n) => !fresh(n) && !found.has(n));
+    // Decided by what was looked up here: the cache may have changed during the read (another call
+    // stamping a name with its own, later time), which says nothing about whether the name exists.
+    return names.filter((n) => unknown.has(n) && !found.has(n));
   }
 }
