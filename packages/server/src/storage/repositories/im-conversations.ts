@@ -74,19 +74,23 @@ export function kyselyImConversations(db: Kysely<Database>): ImConversationsRepo
         .execute();
       return rows.map(storedMessageOf);
     },
-    unread(appId, username, items, since) {
-      return Promise.all(
-        items.map(async (c) => {
-          let query = db
-            .selectFrom('im_messages')
-            .select((eb) => eb.fn.countAll<number | string>().as('n'))
-            .where('app_id', '=', appId)
-            .where('msg_id', '>', Number(c.afterMsgId) as never)
-            .where('timestamp', '>=', since);
-          query = c.kind === 'chat' ? query.where('sender', '=', c.peer).where('receiver', '=', username).where('chat_type', '=', 'chat') : query.where('receiver', '=', c.peer).where('sender', '!=', username);
-          return Number((await query.executeTakeFirstOrThrow()).n);
-        }),
-      );
+    async unread(appId, username, items, since) {
+      if (items.length === 0) return [];
+      // One statement for the page (each item an index range after its read mark), not one per item.
+      const count = (c: (typeof items)[number], i: number) => {
+        const query = db
+          .selectFrom('im_messages')
+          .select((eb) => [sql.lit(i).as('i'), eb.fn.countAll<number | string>().as('n')])
+          .where('app_id', '=', appId)
+          .where('msg_id', '>', Number(c.afterMsgId) as never)
+          .where('timestamp', '>=', since);
+        return c.kind === 'chat' ? query.where('sender', '=', c.peer).where('receiver', '=', username).where('chat_type', '=', 'chat') : query.where('receiver', '=', c.peer).where('sender', '!=', username);
+      };
+      const [first, ...rest] = items.map(count);
+      const rows = await rest.reduce((union, query) => union.unionAll(query), first!).execute();
+      const counts = new Array<number>(items.length).fill(0);
+      for (const row of rows) counts[Number(row.i)] = Number(row.n);
+      return counts;
     },
     async latestOf(appId, username, ref) {
       const max = (from: string, to: string) =>
