@@ -35,9 +35,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import WebSocket from 'ws';
 import { NODE_FLAGS } from '../packages/server/dist/node-flags.js';
-import { cpuSeconds, fmt, freePort, machineSpeedMs, runClosedLoop, startBareServer, summarise } from './lib/load.mjs';
+import { cpuSeconds, fmt, freePort, machineSpeedMs, openImSocket, runClosedLoop, startBareServer, summarise } from './lib/load.mjs';
 import { benchPresend } from './lib/im-presend.mjs';
 import { benchReads } from './lib/im-reads.mjs';
 import { createBenchDatabase } from './lib/pg-database.mjs';
@@ -180,11 +179,7 @@ async function benchParley() {
     const latencies = [];
     let received = 0;
     let measuring = false;
-    const ws = new WebSocket(`ws://127.0.0.1:${port}${base}/ws?access_token=${encodeURIComponent(userToken)}`);
-    await new Promise((resolve, reject) => {
-      ws.once('open', resolve);
-      ws.once('error', reject);
-    });
+    const ws = await openImSocket(port, base, userToken);
     ws.on('message', (data) => {
       const frame = JSON.parse(String(data));
       if (frame.op !== 'message') return;

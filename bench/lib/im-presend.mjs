@@ -12,8 +12,7 @@
  * the socket receiver turns `ext.sent_at` into send → receipt latency per phase.
  */
 import { performance } from 'node:perf_hooks';
-import WebSocket from 'ws';
-import { closedLoop, cpuSeconds, startReceiverProcess, summarise } from './load.mjs';
+import { closedLoop, cpuSeconds, openImSocket, startReceiverProcess, summarise } from './load.mjs';
 
 const now = () => performance.timeOrigin + performance.now();
 const RULE = 'bench_presend';
@@ -41,11 +40,7 @@ export async function benchPresend({ pid, port, origin, base, admin, connections
   const received = new Map();
   let phase = 0;
   let measuring = 0;
-  const ws = new WebSocket(`ws://127.0.0.1:${port}${base}/ws?access_token=${encodeURIComponent(userToken)}`);
-  await new Promise((resolve, reject) => {
-    ws.once('open', resolve);
-    ws.once('error', reject);
-  });
+  const ws = await openImSocket(port, base, userToken);
   ws.on('message', (data) => {
     const frame = JSON.parse(String(data));
     const ext = frame.payload?.ext;

@@ -12,6 +12,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
+import WebSocket from 'ws';
 
 export function percentile(sorted, p) {
   if (sorted.length === 0) return NaN;
@@ -264,4 +265,13 @@ export async function startReceiver(mode = 'ok') {
     },
     close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }),
   };
+}
+
+/** Parley's JSON socket of one user (`GET {base}/ws?access_token=…`), once it is open. */
+export function openImSocket(port, base, token) {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}${base}/ws?access_token=${encodeURIComponent(token)}`);
+    ws.once('open', () => resolve(ws));
+    ws.once('error', reject);
+  });
 }

@@ -17,7 +17,7 @@ import WebSocket from 'ws';
 import { clientCodec, decodeFrame, decodeMessageBody } from '../../packages/server/dist/modules/im/msync/codec.js';
 import { fromKeyValues, toKeyValues } from '../../packages/server/dist/modules/im/msync/key-values.js';
 import { Command, MessageType, Namespace } from '../../packages/server/dist/modules/im/msync/schema.js';
-import { summarise } from './load.mjs';
+import { openImSocket, summarise } from './load.mjs';
 
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -146,12 +146,7 @@ export async function benchMsyncLatency({ port, appKey, tokens, rate, seconds, w
 
 export async function benchJsonLatency({ port, base, tokens, rate, seconds, warmupSeconds = 0 }) {
   const r = receipts(warmupSeconds);
-  const open = (token) =>
-    new Promise((resolve, reject) => {
-      const ws = new WebSocket(`ws://127.0.0.1:${port}${base}/ws?access_token=${encodeURIComponent(token)}`);
-      ws.once('open', () => resolve(ws));
-      ws.once('error', reject);
-    });
+  const open = (token) => openImSocket(port, base, token);
   const rx = await open(tokens.receiver);
   rx.on('message', (data) => {
     const frame = JSON.parse(String(data));
