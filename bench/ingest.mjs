@@ -15,6 +15,12 @@
  * seconds, and each round's ratio is printed too. Env: BENCH_SECONDS (10 per target),
  * BENCH_ROUNDS (5), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (64), BENCH_CUSTOMERS (1000),
  * BENCH_OUT (write the JSON result there).
+ *
+ * BENCH_EVENTS=1: a second Parley takes the same load with every conversation event listed on its
+ * association, agents online and a driver acting on conversations (bench/lib/events.mjs); its rounds
+ * alternate with those of the first (today's: no events) and the bare server's. Prints the
+ * send-message figures of both Parleys, their ratio, and per event the delay from the action that
+ * caused it to its arrival at the receiver.
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -24,6 +30,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sendMessageAuthorization, signSendMessage } from '@parley/protocol';
 import { NODE_FLAGS } from '../packages/server/dist/node-flags.js';
+import { setUpEvents, printEvents } from './lib/events.mjs';
 import { closedLoop, cpuSeconds, fmt, freePort, machineSpeedMs, summarise } from './lib/load.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -32,6 +39,7 @@ const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const CUSTOMERS = Number(process.env.BENCH_CUSTOMERS ?? 1000);
+const EVENTS = process.env.BENCH_EVENTS === '1';
 
 async function waitReady(url, child) {
   const deadline = Date.now() + 30_000;
@@ -89,6 +97,7 @@ async function startParley() {
       PARLEY_ALLOW_PRIVATE_CALLBACKS: 'true',
       // One association takes all the load here; its per-association limit would cap the rate.
       PARLEY_CHANNEL_RATE_LIMIT: '1000000',
+      PARLEY_API_RATE_LIMIT: '1000000',
       LOG_LEVEL: 'warn',
     },
     stdio: 'inherit',
@@ -109,11 +118,12 @@ async function startParley() {
   const tenant = await api('POST', '/api/tenants', rootToken, { name: 'Bench', edition: 'flagship', admin: { username: 'bench-admin@example.com', password: 'bench-admin-pw', nickname: 'Bench' } });
   const admin = (await api('POST', '/api/login', undefined, { username: 'bench-admin@example.com', password: 'bench-admin-pw' })).access_token;
   const association = await api('POST', `/api/tenants/${tenant.tenantId}/rest/channels`, admin, { name: 'bench', callback_url: 'http://127.0.0.1:9/hook' });
-  return { base, child, dataDir, association };
+  return { base, child, dataDir, association, admin, tenantId: tenant.tenantId };
 }
 
 /** A signed send-message request with a fresh msg_id, as a customer's server sends it. */
-function makeRequest(association, seq) {
+function makeRequest(association, seq, onSend) {
+  onSend?.(`bench-customer-${seq % CUSTOMERS}`);
   const body = JSON.stringify({
     bodies: [{ type: 'txt', msg: `benchmark message ${seq}` }],
     ext: { visitor: { user_nickname: `customer ${seq % CUSTOMERS}` } },
@@ -135,11 +145,16 @@ function makeRequest(association, seq) {
  * round adds its requests, latencies and seconds, and the CPU time the target's server process
  * (`pid`) and this process (the load generator) used during it.
  */
-function target(origin, association, pid) {
-  const loop = closedLoop({ origin, connections: CONNECTIONS, request: (seq) => makeRequest(association, seq) });
+function target(origin, association, pid, onSend) {
+  const loop = closedLoop({ origin, connections: CONNECTIONS, request: (seq) => makeRequest(association, seq, onSend) });
   const totals = { requests: 0, seconds: 0, errors: 0, latencies: [], serverCpu: 0, loadCpu: 0, rounds: [] };
   return {
-    warmUp: () => loop.phase(WARMUP * 1000, false),
+    /** WARMUP seconds, and more until every customer has sent once (each has opened a conversation). */
+    async warmUp() {
+      let done = 0;
+      do done += (await loop.phase(WARMUP * 1000, false)).done;
+      while (done < CUSTOMERS);
+    },
     async round(ms) {
       const serverBefore = cpuSeconds(pid);
       const loadBefore = process.cpuUsage();
@@ -176,16 +191,36 @@ function target(origin, association, pid) {
   };
 }
 
+/** The events-on Parley (BENCH_EVENTS=1) and what it prints: send figures against today's, then per event. */
+function reportEvents(result, on, off, table, events) {
+  const roundRatios = on.roundRates.map((r, i) => Number((r / off.roundRates[i]).toFixed(3)));
+  result.events = { parley: on, rateRatio: Number((on.rate / off.rate).toFixed(3)), roundRatios, warmUp: events.warmUp, delays: table, driver: { ...events.settings, ...events.stats } };
+  console.log(`\nevents on: ${on.rate} req/s, latency p50 ${on.p50Ms}, p90 ${on.p90Ms}, p99 ${on.p99Ms}, p99.9 ${on.p999Ms}, max ${on.maxMs} ms, ${on.errors} errors`);
+  console.log(`send-message, events on / off: rate ${result.events.rateRatio} (by round ${roundRatios.join(', ')}), p50 ${fmt(on.p50Ms / off.p50Ms, 3)}, p99 ${fmt(on.p99Ms / off.p99Ms, 3)}`);
+  if (on.cpuPerRequestUs !== undefined) console.log(`events on, CPU per request: server ${on.cpuPerRequestUs} µs (off: ${off.cpuPerRequestUs} µs)`);
+  const d = result.events.driver;
+  console.log(`driver: ${d.steps} steps (typing, reply, close, rating) by ${d.agents} agents of ${d.sessions} sessions, one every ${d.intervalMs} ms while events-on rounds ran; ${d.idle} found nothing in progress, ${d.errors} failed${d.errors ? ` (${d.lastError})` : ''}`);
+  printEvents(table);
+  console.log('warm-up (the first message of every customer, at once):');
+  printEvents(events.warmUp);
+}
+
 async function main() {
   const parley = await startParley();
   const bare = await startBare();
+  const withEvents = EVENTS ? await startParley() : undefined;
+  const events = withEvents ? await setUpEvents(withEvents) : undefined;
   // The bare server accepts any path and ignores the signature; the same requests go to both.
   const targets = [target(parley.base, parley.association, parley.child.pid), target(bare.base, parley.association, bare.child.pid)];
+  if (events) targets.push(target(withEvents.base, withEvents.association, withEvents.child.pid, events.noteSend));
   try {
     console.log(
-      `${SECONDS}s per target at ${CONNECTIONS} connections in ${ROUNDS} alternating rounds, after ${WARMUP}s of warm-up each; machine speed ${machineSpeedMs()} ms (bench/lib: lower is faster)...`,
+      `${SECONDS}s per target at ${CONNECTIONS} connections in ${ROUNDS} alternating rounds, after ${WARMUP}s of warm-up each${events ? ' (targets: Parley, bare, Parley with every event)' : ''}; machine speed ${machineSpeedMs()} ms (bench/lib: lower is faster)...`,
     );
     for (const t of targets) await t.warmUp();
+    // The warm-up's first messages open every customer's conversation at once: their events are
+    // drained and counted apart.
+    if (events) events.warmUp = await events.drain();
     // Parley's CPU while the bare server is measured: background work of its own (WAL checkpoints,
     // garbage collection) that a switch of target leaves running. Printed, since it competes with
     // the bare server's rounds.
@@ -195,8 +230,12 @@ async function main() {
       const before = cpuSeconds(parley.child.pid);
       await targets[1].round((SECONDS * 1000) / ROUNDS);
       parleyBetween += (cpuSeconds(parley.child.pid) ?? NaN) - (before ?? NaN);
+      if (!events) continue;
+      events.start();
+      await targets[2].round((SECONDS * 1000) / ROUNDS);
+      await events.stop();
     }
-    const [parleyResult, bareResult] = targets.map((t) => t.result());
+    const [parleyResult, bareResult, eventsResult] = targets.map((t) => t.result());
     const result = {
       date: new Date().toISOString(),
       node: process.version,
@@ -227,14 +266,15 @@ async function main() {
     for (const [name, r] of named) {
       if (r.cpuPerRequestUs !== undefined) console.log(`${name} rounds, CPU per request: server ${r.cpuPerRequestUs} µs, load generator ${r.loadCpuPerRequestUs} µs`);
     }
+    if (events) reportEvents(result, eventsResult, parleyResult, await events.drain(), events);
     console.log(JSON.stringify(result));
     if (process.env.BENCH_OUT) fs.writeFileSync(process.env.BENCH_OUT, `${JSON.stringify(result, null, 2)}\n`);
   } finally {
     for (const t of targets) await t.close();
-    parley.child.kill('SIGTERM');
-    bare.child.kill('SIGTERM');
+    await events?.receiver.close();
+    for (const p of [parley, withEvents, bare]) p?.child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 300));
-    fs.rmSync(parley.dataDir, { recursive: true, force: true });
+    for (const p of [parley, withEvents]) if (p) fs.rmSync(p.dataDir, { recursive: true, force: true });
   }
 }
 
