@@ -123,6 +123,26 @@ describe.each(ENGINES)('conversation events for the integrator on %s', (engine) 
     expect((await api(tenant.adminToken, 'GET', `/rest/channels/${assoc.channelId}`)).body.entity.events).toEqual([]);
   });
 
+  it('tells each waiting conversation behind one that left the line its new position, on the associations that list position_changed', async () => {
+    const { queueId, assoc } = await setup(['position_changed']);
+    const quiet = await createAssociation(t.app, tenant.adminToken, tenant.tenantId, `${receiver.url}/quiet-${n}`, { agent_queue_id: queueId });
+    const head = await sendCustomerMessage(t.app, assoc, { from: `p0-${n}` });
+    await sendCustomerMessage(t.app, assoc, { from: `p1-${n}` });
+    await sendCustomerMessage(t.app, quiet, { from: `p2-${n}` });
+    await sendCustomerMessage(t.app, assoc, { from: `p3-${n}` });
+    expect((await api(tenant.adminToken, 'POST', `/conversations/${head.conversation_id}/close`)).status).toBe(200);
+    await settle();
+    const got = (await receiver.waitFor(2)).map((r) => JSON.parse(r.body));
+    // The line was p0, p1, p2, p3: p1 is now first and p3 third; p2's association lists nothing.
+    expect(got.map((b) => [b.event, b.to, b.position]).sort()).toEqual([
+      ['position_changed', `p1-${n}`, 1],
+      ['position_changed', `p3-${n}`, 3],
+    ]);
+    const log = (await api(tenant.adminToken, 'GET', `/rest/channels/${assoc.channelId}/deliveries`)).body.entities as Array<{ event: string | null; status: string }>;
+    expect(log.filter((d) => d.event === 'position_changed').map((d) => d.status)).toEqual(['succeeded', 'succeeded']);
+    expect((await api(tenant.adminToken, 'GET', `/rest/channels/${quiet.channelId}/deliveries`)).body.entities).toEqual([]);
+  });
+
   it('pushes transferred with the new agent, and queued when handed back to a queue', async () => {
     const { queueId, queueName, agent, assoc } = await setup(['transferred', 'queued'], 5);
     const other = await createAgent(t.app, tenant.adminToken, tenant.tenantId, { queueIds: [queueId], maxSessions: 5, nickname: 'Bo' });

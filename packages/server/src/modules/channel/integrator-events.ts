@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { ClosedBy, IntegratorEventName } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
 import type { UnitOfWork } from '../../kernel/unit-of-work.js';
-import type { JobQueue } from '../jobs/ports.js';
+import type { JobQueue, NewJob } from '../jobs/ports.js';
 import { buildEventPush, estimatedWaitSeconds, eventAgent, type PendingEvent } from './conversation-events.js';
 import type { ConversationEventsRepository } from './event-ports.js';
 import type { AssociationsRepository, Conversation, RoutingDirectory } from './ports.js';
@@ -43,19 +43,31 @@ export class IntegratorEvents {
   async emit(conv: EventConversation, events: PendingEvent[]): Promise<IntegratorEventName[]> {
     const listed = await this.listed(conv.tenantId, conv.channelId);
     const chosen = events.filter((e) => listed.includes(e.name));
-    if (chosen.length === 0) return [];
+    await this.write([{ conv, events: chosen }]);
+    return chosen.map((e) => e.name);
+  }
+
+  /**
+   * Writes the events of one change, for one conversation or several, in one transaction (so they
+   * commit together and their push jobs are woken at once), each conversation's in its order.
+   */
+  private async write(items: ReadonlyArray<{ conv: EventConversation; events: readonly PendingEvent[] }>): Promise<void> {
+    if (!items.some((item) => item.events.length > 0)) return;
     const now = this.clock.now();
     await this.uow.run(async (tx) => {
-      for (const event of chosen) {
-        const deliveryId = `dlv_${randomUUID().replace(/-/g, '')}`;
-        const body = JSON.stringify(buildEventPush(conv, event, now));
-        await tx.channel.storeEvent({ conversation: conv, deliveryId, event: event.name, body, now });
-        await tx.jobs.enqueue({ queue: CHANNEL_PUSH_QUEUE, payload: { deliveryId } satisfies PushJob, orderingKey: pushOrderingKey(conv.channelId, conv.customerId) });
-        if (event.name === 'csat_invitation') await tx.channel.inviteRating(conv.id, now);
+      const jobs: NewJob[] = [];
+      for (const { conv, events } of items) {
+        for (const event of events) {
+          const deliveryId = `dlv_${randomUUID().replace(/-/g, '')}`;
+          const body = JSON.stringify(buildEventPush(conv, event, now));
+          await tx.channel.storeEvent({ conversation: conv, deliveryId, event: event.name, body, now });
+          jobs.push({ queue: CHANNEL_PUSH_QUEUE, payload: { deliveryId } satisfies PushJob, orderingKey: pushOrderingKey(conv.channelId, conv.customerId) });
+          if (event.name === 'csat_invitation') await tx.channel.inviteRating(conv.id, now);
+        }
       }
+      await tx.jobs.enqueue(jobs);
     });
     this.jobs.notify(CHANNEL_PUSH_QUEUE);
-    return chosen.map((e) => e.name);
   }
 
   /** `assigned` (or `transferred`) to the conversation's agent, with its queue's name. */
@@ -90,7 +102,8 @@ export class IntegratorEvents {
   /**
    * `position_changed` for the waiting conversations of a queue behind `pivot`: the one that left
    * the line (accepted, moved, closed) or that entered it ahead of others (a VIP). Those ahead of
-   * it keep their position and hear nothing.
+   * it keep their position and hear nothing. One transaction writes them all: a queue of 100
+   * waiting conversations moving up is one commit, not 100 one after the other.
    */
   async positionsChanged(queueId: number, pivot: Pick<Conversation, 'id' | 'vip' | 'queuedAt'>): Promise<void> {
     const line = await this.repo.waitingLine(queueId, POSITION_LINE_LIMIT);
@@ -98,11 +111,13 @@ export class IntegratorEvents {
     if (behind.length === 0) return;
     const stats = await this.repo.queueStats(queueId);
     const settings = new Map<number, Promise<readonly IntegratorEventName[]>>();
+    const items: Array<{ conv: EventConversation; events: PendingEvent[] }> = [];
     for (const { conv, position } of behind) {
       if (!settings.has(conv.channelId)) settings.set(conv.channelId, this.listed(conv.tenantId, conv.channelId));
       if (!(await settings.get(conv.channelId))!.includes('position_changed')) continue;
-      await this.emit(conv, [{ name: 'position_changed', fields: { position, estimated_wait_seconds: estimatedWaitSeconds(position, stats.meanHandleMs, stats.onlineAgents) } }]);
+      items.push({ conv, events: [{ name: 'position_changed', fields: { position, estimated_wait_seconds: estimatedWaitSeconds(position, stats.meanHandleMs, stats.onlineAgents) } }] });
     }
+    await this.write(items);
   }
 }
 
