@@ -42,7 +42,8 @@ const CUSTOMERS = Number(process.env.BENCH_CUSTOMERS ?? 1000);
 const EVENTS = process.env.BENCH_EVENTS === '1';
 
 async function waitReady(url, child) {
-  const deadline = Date.now() + 30_000;
+  // Generous: a fresh database's migrations on a loaded two-core machine can take a minute.
+  const deadline = Date.now() + 180_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`child exited with ${child.exitCode}`);
     try {
@@ -103,7 +104,12 @@ async function startParley() {
     stdio: 'inherit',
   });
   const base = `http://127.0.0.1:${port}`;
-  await waitReady(`${base}/readyz`, child);
+  try {
+    await waitReady(`${base}/readyz`, child);
+  } catch (error) {
+    child.kill('SIGTERM');
+    throw error;
+  }
   const api = async (method, url, token, body) => {
     const res = await fetch(`${base}${url}`, {
       method,
@@ -206,14 +212,16 @@ function reportEvents(result, on, off, table, events) {
 }
 
 async function main() {
-  const parley = await startParley();
-  const bare = await startBare();
-  const withEvents = EVENTS ? await startParley() : undefined;
-  const events = withEvents ? await setUpEvents(withEvents) : undefined;
-  // The bare server accepts any path and ignores the signature; the same requests go to both.
-  const targets = [target(parley.base, parley.association, parley.child.pid), target(bare.base, parley.association, bare.child.pid)];
-  if (events) targets.push(target(withEvents.base, withEvents.association, withEvents.child.pid, events.noteSend));
+  let parley, bare, withEvents, events;
+  const targets = [];
   try {
+    parley = await startParley();
+    bare = await startBare();
+    withEvents = EVENTS ? await startParley() : undefined;
+    events = withEvents ? await setUpEvents(withEvents) : undefined;
+    // The bare server accepts any path and ignores the signature; the same requests go to both.
+    targets.push(target(parley.base, parley.association, parley.child.pid), target(bare.base, parley.association, bare.child.pid));
+    if (events) targets.push(target(withEvents.base, withEvents.association, withEvents.child.pid, events.noteSend));
     console.log(
       `${SECONDS}s per target at ${CONNECTIONS} connections in ${ROUNDS} alternating rounds, after ${WARMUP}s of warm-up each${events ? ' (targets: Parley, bare, Parley with every event)' : ''}; machine speed ${machineSpeedMs()} ms (bench/lib: lower is faster)...`,
     );

@@ -160,11 +160,13 @@ export async function setUpEvents(parley) {
     },
     /**
      * Delays (per event name, see `attribute`) of the pushes received since the last drain, once
-     * the receiver has had none for half a second (so that what is still on its way counts here).
+     * the receiver has had none for half a second (so that what is still on its way counts here), or
+     * after 60 s.
      */
     async drain() {
       const records = [];
-      for (;;) {
+      // At most 60 s: what has not arrived by then is left out (and the count shows it).
+      for (const until = now() + 60_000; now() < until; ) {
         await sleep(500);
         const part = await receiver.dump();
         if (part.length === 0) break;
