@@ -15,6 +15,8 @@ export interface ImLimits extends GuardedLimits {
   userSends: FixedWindowLimiter;
   /** Receipts, recalls and edits per second per user over sockets. */
   userChanges: FixedWindowLimiter;
+  /** Chat-file downloads per minute per client IP (chatfiles.ts), with or without a token. */
+  fileDownloads: FixedWindowLimiter;
 }
 
 /** Charges one socket message of `username`; the seconds to wait, 0 when it may go. */
