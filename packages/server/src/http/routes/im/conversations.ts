@@ -92,6 +92,11 @@ export const imConversationRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> =
     },
   );
 
+  pinRoutes(app, im);
+};
+
+/** `pinConversation`: `POST|DELETE /sdk/user/{u}/user_channel/top`. */
+function pinRoutes(app: Parameters<FastifyPluginAsyncTypebox>[0], im: ImModule): void {
   const pinSchema = {
     tags,
     security: IM_TOKEN,
@@ -129,4 +134,4 @@ export const imConversationRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> =
       return imData(request, imApp, { is_top: false, update_top_status_time: 0 });
     },
   );
-};
+}
