@@ -41,7 +41,7 @@ export const ConversationListQuery = Type.Object({
   cursor: Type.Optional(Type.String({ maxLength: 64 })),
   need_mark: Type.Optional(Type.Boolean()),
   needEmptySession: Type.Optional(Type.Boolean()),
-  is_top: Type.Optional(Type.Boolean({ description: 'true: only pinned conversations (none are)' })),
+  is_top: Type.Optional(Type.Boolean({ description: 'true: only pinned conversations' })),
 });
 export type ConversationListQuery = Static<typeof ConversationListQuery>;
 
@@ -91,3 +91,27 @@ export const DeleteConversationRequest = Type.Object(
   { examples: [{ channel: 'ben', type: 'chat', delete_roam: true }] },
 );
 export type DeleteConversationRequest = Static<typeof DeleteConversationRequest>;
+
+const ConversationType = Type.Union([Type.Literal('chat'), Type.Literal('groupChat'), Type.Literal('groupchat')]);
+
+/** `pinConversation`'s POST body: the peer or group and its type. */
+export const PinConversationRequest = Type.Object(
+  { type: ConversationType, to: Type.String({ minLength: 1, maxLength: 128 }) },
+  { examples: [{ type: 'chat', to: 'ben' }] },
+);
+export type PinConversationRequest = Static<typeof PinConversationRequest>;
+
+/** `pinConversation`'s DELETE query: the peer or group and its type (and the SDK's `resource`). */
+export const UnpinConversationQuery = Type.Object({
+  type: ConversationType,
+  to: Type.String({ minLength: 1, maxLength: 128 }),
+  resource: Type.Optional(Type.String({ maxLength: 128 })),
+});
+export type UnpinConversationQuery = Static<typeof UnpinConversationQuery>;
+
+/** A pin's answer: whether the conversation is pinned now, and since when (ms; 0 when not). */
+export const PinConversationResult = Type.Object(
+  { is_top: Type.Boolean(), update_top_status_time: Type.Integer() },
+  { examples: [{ is_top: true, update_top_status_time: 1767225600000 }] },
+);
+export type PinConversationResult = Static<typeof PinConversationResult>;

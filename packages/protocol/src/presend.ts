@@ -93,3 +93,25 @@ export interface PresendRecord {
   msg_id: string;
   payload: { bodies: Array<Record<string, unknown>>; ext: Record<string, unknown> };
 }
+
+/**
+ * The POST body of a pre-send call about an edit of a sent message, in Easemob's shape for an
+ * edit's record (`chat_type` "edit", `payload.type` "edit", `payload.edit_message_id` the message
+ * edited, `payload.meta.edit_msg`); `msg_id` is the edit's own id, `timestamp` its time.
+ */
+export interface PresendEditRecord {
+  callId: string;
+  timestamp: number;
+  chat_type: 'edit';
+  group_id?: string;
+  from: string;
+  to: string;
+  msg_id: string;
+  payload: {
+    type: 'edit';
+    edit_message_id: string;
+    bodies: Array<Record<string, unknown>>;
+    ext: Record<string, unknown>;
+    meta: { edit_msg: { chat_type: 'chat:user' | 'chat:group' | 'chat:room'; send_time: number; edit_time: number; sender: string; operator: string } };
+  };
+}

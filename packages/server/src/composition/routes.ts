@@ -103,6 +103,8 @@ export async function registerSurfaces(app: ParleyFastify, pipeline: HttpPipelin
     limits: {
       own: fixedWindow('rl-im-', config.imRateLimitPerSecond, 1000),
       userSends: fixedWindow('rl-im-user-', config.imUserSendRateLimitPerSecond, 1000),
+      userChanges: fixedWindow('rl-im-change-', config.imUserChangeRateLimitPerSecond, 1000),
+      fileDownloads: fixedWindow('rl-im-file-', config.imFileDownloadRateLimitPerMinute, 60_000),
       failures: failureWindow('rl-im-fail-'),
     },
     msync: { provisionTimeoutMs: config.msyncProvisionTimeoutMs, pendingPerIp: config.msyncPendingPerIp },

@@ -97,6 +97,13 @@ export interface Config {
    * sockets; they also count toward the app's PARLEY_IM_RATE_LIMIT (PARLEY_IM_USER_SEND_RATE_LIMIT).
    */
   readonly imUserSendRateLimitPerSecond: number;
+  /**
+   * Receipts, recalls and edits per second one user may send over sockets (JSON socket and msync),
+   * across their sockets: a bucket of their own, apart from messages (PARLEY_IM_USER_CHANGE_RATE_LIMIT).
+   */
+  readonly imUserChangeRateLimitPerSecond: number;
+  /** Chat-file downloads per minute per client IP, with or without a token (PARLEY_IM_FILE_DOWNLOAD_RATE_LIMIT). */
+  readonly imFileDownloadRateLimitPerMinute: number;
   /** Largest IM chat file, bytes (PARLEY_IM_FILE_MAX_MB); the quota and retention are the media store's. */
   readonly imFileMaxBytes: number;
   /** How far back history roaming reaches, ms (PARLEY_IM_HISTORY_DAYS). */
@@ -314,6 +321,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     imSocketsPerUser: int(env, 'PARLEY_IM_SOCKETS_PER_USER', 10, 1, 1000),
     imSocketsPerApp: int(env, 'PARLEY_IM_SOCKETS_PER_APP', 10_000, 1, 10_000_000),
     imUserSendRateLimitPerSecond: int(env, 'PARLEY_IM_USER_SEND_RATE_LIMIT', 20, 1, 1_000_000),
+    imUserChangeRateLimitPerSecond: int(env, 'PARLEY_IM_USER_CHANGE_RATE_LIMIT', 50, 1, 1_000_000),
+    imFileDownloadRateLimitPerMinute: int(env, 'PARLEY_IM_FILE_DOWNLOAD_RATE_LIMIT', 600, 1, 1_000_000),
     imFileMaxBytes: int(env, 'PARLEY_IM_FILE_MAX_MB', 10, 1, 1024) * 1024 * 1024,
     imHistoryMs: int(env, 'PARLEY_IM_HISTORY_DAYS', 180, 1, 100 * 365) * 24 * 3_600_000,
     msyncProvisionTimeoutMs: int(env, 'PARLEY_MSYNC_PROVISION_TIMEOUT_MS', 10_000, 100, 600_000),

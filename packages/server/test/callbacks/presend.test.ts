@@ -2,15 +2,16 @@
  * The pre-send callback over HTTP (contract 6.5) with the real IM core, a real pre-send receiver
  * and a real post-send receiver, on both engines: the rule endpoints, the signed record, a
  * refusal with the app's code (REST and JSON socket), a rewrite that post-send records carry,
- * the rule's filters, failures under allow and reject counted in metrics, and the fail-closed
- * acceptance case: a receiver that never answers.
+ * the rule's filters, failures under allow and reject counted in metrics, the fail-closed
+ * acceptance case (a receiver that never answers), and edits of sent messages asked about the
+ * same way (Easemob's edit record; refused, rewritten, fail-closed).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { callbackSecurity, md5Hex, verifyStandardWebhook, type CallbackRecord, type PresendRecord } from '@parley/protocol';
+import { callbackSecurity, md5Hex, verifyStandardWebhook, type CallbackRecord, type PresendEditRecord, type PresendRecord } from '@parley/protocol';
 import { call, createTestApp, type TestApp } from '../helpers/app.js';
 import { CallbackReceiver } from '../helpers/callback-receiver.js';
 import { ENGINES } from '../helpers/engines.js';
-import { createImApp, createUsers, listen, SocketClient, userToken, type ImAppHandle } from '../helpers/im.js';
+import { createImApp, createUsers, listen, SocketClient, userToken, waitFor, type ImAppHandle } from '../helpers/im.js';
 
 /** Tests of what an answer does wait this long for it (a busy test machine); the timeout itself is tested with 200 ms. */
 const SLOW_MACHINE_MS = 5_000;
@@ -195,5 +196,61 @@ describe.each(ENGINES)('pre-send callback on %s', (engine) => {
     expect(await offlineCount('bob')).toBe(0);
     expect(postSend.requests).toHaveLength(0);
     expect(await metric('parley_presend_calls_total')).toContain('parley_presend_calls_total{outcome="failed_rejected",reason="timeout"} 2');
+  });
+
+  it('an edit is asked about as Easemob edit record: a refusal leaves the message as it was, a rewrite is what receivers get and what is stored, fail-closed refuses', async () => {
+    await api('POST', '/callbacks/presend-rules', { name: 'mod', url: presend.url, timeout_ms: SLOW_MACHINE_MS, message_types: ['txt'] });
+    presend.respond = (req) => {
+      const text = (JSON.parse(req.body) as PresendRecord).payload.bodies[0]?.msg as string;
+      if (text.includes('spam')) return answer({ valid: false, code: 'no spam in edits' });
+      return answer(text.includes('darn') ? { valid: true, payload: { bodies: [{ type: 'txt', msg: text.replace('darn', '****') }] } } : { valid: true });
+    };
+    const stored = async (msgId: string) => {
+      const row = await t.app.parley.storage.db.selectFrom('im_messages').select('payload').where('msg_id', '=', msgId as never).executeTakeFirstOrThrow();
+      return (JSON.parse(row.payload) as { bodies: Array<{ msg: string }> }).bodies[0]?.msg;
+    };
+    const url = await listen(t.app);
+    const [alice, bob] = await Promise.all([SocketClient.connect(url, im.base, await userToken(t.app, im, 'alice')), SocketClient.connect(url, im.base, await userToken(t.app, im, 'bob'))]);
+    try {
+      const sent = await send('helo');
+      const msgId = sent.body.data.bob as string;
+      await bob.waitText('helo');
+      const edit = (id: string, msg: string) => alice.request({ op: 'edit', id, msg_id: msgId, body: { type: 'txt', msg } });
+
+      const refused = await edit('e1', 'buy spam');
+      expect(refused).toMatchObject({ op: 'error', id: 'e1', error: 'forbidden_op', error_description: 'no spam in edits' });
+      expect(await stored(msgId)).toBe('helo');
+
+      expect((await edit('e2', 'oh darn')).op).toBe('ack');
+      const frame = await waitFor(() => bob.of('edit').find((f) => f.msg_id === msgId), Boolean);
+      expect(frame).toMatchObject({ count: 1, payload: { bodies: [{ type: 'txt', msg: 'oh ****' }] } });
+      expect(bob.of('edit')).toHaveLength(1);
+      expect(await stored(msgId)).toBe('oh ****');
+
+      const records = presend.bodies<PresendEditRecord>().slice(1);
+      expect(records).toHaveLength(2);
+      expect(records[1]).toMatchObject({
+        chat_type: 'edit',
+        from: 'alice',
+        to: 'bob',
+        msg_id: frame!.id,
+        timestamp: frame!.edit_time,
+        payload: {
+          type: 'edit',
+          edit_message_id: msgId,
+          bodies: [{ type: 'txt', msg: 'oh darn' }],
+          ext: {},
+          meta: { edit_msg: { chat_type: 'chat:user', send_time: frame!.timestamp, edit_time: frame!.edit_time, sender: 'alice', operator: 'alice' } },
+        },
+      });
+
+      await api('PUT', '/callbacks/presend-rules/mod', { on_failure: 'reject' });
+      presend.respond = () => ({ status: 500, body: '' });
+      expect(await edit('e3', 'fine')).toMatchObject({ op: 'error', error: 'forbidden_op', error_description: 'custom internal error' });
+      expect(await stored(msgId)).toBe('oh ****');
+    } finally {
+      await alice.close();
+      await bob.close();
+    }
   });
 });

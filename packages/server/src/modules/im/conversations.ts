@@ -3,7 +3,8 @@
  * one-to-one conversations and groups, latest message first, each with its last message and the
  * number of messages the user has not read. It is read from the stored messages (nothing more is
  * written per message); the user's marks say what was read (CHANNEL_ACK), what was deleted from
- * the list (shown again by a later message) and whose history was cleared with it.
+ * the list (shown again by a later message), whose history was cleared with it, and which are
+ * pinned (`pinConversation`: shown as pinned, and alone in the pinned list).
  */
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
@@ -21,6 +22,8 @@ export interface ConversationMarks {
   readMsgId: string;
   hiddenMsgId: string;
   clearedMsgId: string;
+  /** When the user pinned it (ms), 0 when not pinned. */
+  pinnedAt: number;
 }
 
 export interface ImConversationsRepository {
@@ -39,6 +42,8 @@ export interface ImConversationsRepository {
 export interface ConversationEntry extends ConversationRef {
   unread: number;
   last: StoredMessage;
+  /** When the user pinned it (ms), 0 when not pinned. */
+  pinnedAt: number;
 }
 
 export interface ConversationPage {
@@ -77,10 +82,12 @@ export class ImConversations {
     private readonly retentionMs: number,
   ) {}
 
-  async list(app: ImApp, username: string, limit: number, cursor: string | undefined): Promise<ConversationPage> {
+  /** A page of the list, latest first; `pinnedOnly`: of the pinned conversations only. */
+  async list(app: ImApp, username: string, limit: number, cursor: string | undefined, pinnedOnly = false): Promise<ConversationPage> {
     if (cursor !== undefined && !CURSOR.test(cursor)) throw new AppError('illegal_argument', { detail: `cursor: ${cursor.slice(0, 40)} does not decode` });
     const since = this.clock.now() - this.retentionMs;
-    const [latest, marks] = await Promise.all([this.repo.latest(app.id, username), this.repo.marks(app.id, username)]);
+    const [all, marks] = await Promise.all([this.repo.latest(app.id, username), this.repo.marks(app.id, username)]);
+    const latest = pinnedOnly ? all.filter((c) => (marks.get(markKey(c))?.pinnedAt ?? 0) > 0) : all;
     const { page, more } = visiblePage(latest, marks, cursor, Math.min(Math.max(limit, 1), CONVERSATIONS_MAX_PAGE));
     const messages = new Map((await this.repo.messages(app.id, page.map((c) => c.lastMsgId))).map((m) => [m.msgId, m]));
     const afterOf = (c: ConversationRef) => {
@@ -93,7 +100,8 @@ export class ImConversations {
     page.forEach((c, i) => {
       const last = messages.get(c.lastMsgId);
       // A conversation whose latest message is past the history period (or was removed) is not listed.
-      if (last && last.timestamp >= since && later(c.lastMsgId, marks.get(markKey(c))?.clearedMsgId ?? '0')) entries.push({ kind: c.kind, peer: c.peer, unread: counts[i] ?? 0, last });
+      const mark = marks.get(markKey(c));
+      if (last && last.timestamp >= since && later(c.lastMsgId, mark?.clearedMsgId ?? '0')) entries.push({ kind: c.kind, peer: c.peer, unread: counts[i] ?? 0, last, pinnedAt: mark?.pinnedAt ?? 0 });
     });
     return { entries, cursor: more ? (page.at(-1)?.lastMsgId ?? '') : '' };
   }
@@ -107,6 +115,13 @@ export class ImConversations {
   async markRead(app: ImApp, username: string, ref: ConversationRef): Promise<void> {
     const latest = await this.repo.latestOf(app.id, username, ref);
     if (latest !== '0') await this.repo.mark(app.id, username, ref, { readMsgId: latest });
+  }
+
+  /** Pins or unpins the conversation for the user; answers when it was pinned (0: not pinned). */
+  async pin(app: ImApp, username: string, ref: ConversationRef, pinned: boolean): Promise<number> {
+    const pinnedAt = pinned ? this.clock.now() : 0;
+    await this.repo.mark(app.id, username, ref, { pinnedAt });
+    return pinnedAt;
   }
 
   /** Deletes the conversation from the user's list (a later message shows it again); `clearHistory` also ends its history for them. */

@@ -1,7 +1,8 @@
 /**
  * Edit of a sent message (Easemob's `modifyMessage`, msync EDIT): the sender replaces the body of
  * their own text or custom message (and its `ext` when given), at most MAX_EDITS times. The new
- * body goes through the same size and sensitive-word checks as a send; the stored message is
+ * body goes through the same size and sensitive-word checks as a send, then the app's pre-send
+ * review (pre-send.ts: approved, refused or rewritten, before anything is written); the stored message is
  * updated (a receiver who has not fetched it yet gets the new content), then the receivers and the
  * sender's other devices online get an `edit` frame, and those who had it and are offline get it on
  * their next socket (pending-events.ts).
@@ -15,6 +16,7 @@ import type { ModerationService } from './moderation.js';
 import type { IdGenerator } from './msg-id.js';
 import type { PendingEvents } from './pending-events.js';
 import type { ImApp, ImGroupsRepository, ImMessagesRepository, ImTransaction } from './ports.js';
+import { noPreSend, type PreSendHook } from './pre-send.js';
 import type { Presence } from './presence.js';
 import { receiversOf } from './receivers.js';
 
@@ -47,6 +49,8 @@ export class EditsService {
     private readonly events: Pick<PendingEvents, 'deliver'>,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
+    /** The app's pre-send review (callbacks module), after every check and before the write. */
+    private readonly preSend: Pick<PreSendHook, 'reviewEdit'> = noPreSend,
   ) {}
 
   /** Edits a message; answers the edit frame its receivers get. */
@@ -56,14 +60,17 @@ export class EditsService {
     if (message.from !== input.by) throw new AppError('forbidden_op', { detail: EDIT_NOT_SENDER });
     const before = message.payload.bodies[0];
     if (!before || !EDITABLE.has(before.type) || before.type !== input.body.type) throw new AppError('illegal_argument', { detail: EDIT_FORMAT });
-    const payload = { bodies: [input.body], ext: input.ext ?? message.payload.ext };
-    assertMessageSize(payload);
-    await this.moderation.assertAllowed(app, payload.bodies);
+    const proposed = { bodies: [input.body], ext: input.ext ?? message.payload.ext };
+    assertMessageSize(proposed);
+    await this.moderation.assertAllowed(app, proposed.bodies);
+    const id = this.ids.next();
+    const editTime = this.clock.now();
+    const payload = await this.preSend.reviewEdit(app, { message: { ...message, payload: proposed }, editId: id, editTime });
     const count = await this.uow.run((tx) => tx.im.editMessage(message, payload, MAX_EDITS));
     if (count === undefined) throw new AppError('forbidden_op', { detail: EDIT_LIMIT });
     const frame: ImEditFrame = {
       op: 'edit',
-      id: this.ids.next(),
+      id,
       msg_id: message.msgId,
       from: message.from,
       to: message.to,
@@ -71,7 +78,7 @@ export class EditsService {
       ...(message.chatType === 'chat' ? {} : { group_id: message.to }),
       payload,
       count,
-      edit_time: this.clock.now(),
+      edit_time: editTime,
       timestamp: message.timestamp,
     };
     const others = (await receiversOf(this.groups, message)).filter((u) => u !== message.from);

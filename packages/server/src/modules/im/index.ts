@@ -187,7 +187,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
   const receipts = new ReceiptsService(messagesRepo, groups, events, ops, ids, clock);
   const recalls = new RecallsService(messagesRepo, groupsRepo, presence, events, ops, ids, clock, options.recallSeconds ?? 120);
   const statuses = new UserStatuses(ops, clock, (error) => options.logger?.error({ err: error }, 'IM: the callbacks of a login or logout could not be written'));
-  const edits = new EditsService(messagesRepo, groupsRepo, moderation, uow, presence, events, ids, clock);
+  const edits = new EditsService(messagesRepo, groupsRepo, moderation, uow, presence, events, ids, clock, options.preSend);
   const drains = new Drains(messagesRepo, presence, clock, metrics, (error) => options.logger?.error({ err: error }, 'IM: a drain of stored messages failed; they stay stored'));
   const fanout = new Fanout({
     uow,

@@ -61,7 +61,7 @@ export function kyselyImConversations(db: Kysely<Database>): ImConversationsRepo
     async marks(appId, username) {
       const rows = await db.selectFrom('im_conversation_marks').selectAll().where('app_id', '=', appId).where('username', '=', username).execute();
       return new Map<string, ConversationMarks>(
-        rows.map((r) => [markKey({ kind: r.kind, peer: r.peer }), { readMsgId: id(r.read_msg_id), hiddenMsgId: id(r.hidden_msg_id), clearedMsgId: id(r.cleared_msg_id) }]),
+        rows.map((r) => [markKey({ kind: r.kind, peer: r.peer }), { readMsgId: id(r.read_msg_id), hiddenMsgId: id(r.hidden_msg_id), clearedMsgId: id(r.cleared_msg_id), pinnedAt: Number(r.pinned_at) }]),
       );
     },
     async messages(appId, msgIds) {
@@ -115,6 +115,7 @@ export function kyselyImConversations(db: Kysely<Database>): ImConversationsRepo
         ...(marks.readMsgId !== undefined ? { read_msg_id: Number(marks.readMsgId) } : {}),
         ...(marks.hiddenMsgId !== undefined ? { hidden_msg_id: Number(marks.hiddenMsgId) } : {}),
         ...(marks.clearedMsgId !== undefined ? { cleared_msg_id: Number(marks.clearedMsgId) } : {}),
+        ...(marks.pinnedAt !== undefined ? { pinned_at: marks.pinnedAt } : {}),
       };
       await db
         .insertInto('im_conversation_marks')

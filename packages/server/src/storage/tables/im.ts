@@ -151,6 +151,8 @@ export interface ImConversationMarksTable {
   read_msg_id: Generated<number>;
   hidden_msg_id: Generated<number>;
   cleared_msg_id: Generated<number>;
+  /** When the user pinned the conversation (ms), 0 when not pinned. */
+  pinned_at: Generated<number>;
 }
 
 export interface ImTables {

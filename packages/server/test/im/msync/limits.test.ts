@@ -2,7 +2,8 @@
  * The msync gateway holds the limits REST holds, on both engines: one message size for every
  * protocol (over 5 KiB refused with the status the SDK reports as MESSAGE_SIZE_LIMIT, nothing
  * stored); socket sends charged to the sender's share and the app's limit (refused with the SDK's
- * traffic-limit status, the JSON socket's `reach_limit`); sockets that never log in closed after
+ * traffic-limit status, the JSON socket's `reach_limit`); receipts, recalls and edits charged to
+ * the user's own bucket of those, apart from sends, refused the same way; sockets that never log in closed after
  * the provision timeout and capped per address, so they cannot keep others out.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -49,7 +50,7 @@ describe.each(ENGINES)('msync limits on %s', (engine) => {
   beforeAll(async () => {
     w = await msyncWorld(engine, ['ann', 'bob', 'cat', 'dan', 'eve'], {
       // Loopback is a trusted proxy, so clients can appear from addresses of their own (X-Forwarded-For).
-      env: { PARLEY_IM_USER_SEND_RATE_LIMIT: '20', PARLEY_IM_RATE_LIMIT: '30', PARLEY_MAX_CONNECTIONS: '100', PARLEY_TRUST_PROXY: '127.0.0.1' },
+      env: { PARLEY_IM_USER_SEND_RATE_LIMIT: '20', PARLEY_IM_USER_CHANGE_RATE_LIMIT: '5', PARLEY_IM_RATE_LIMIT: '30', PARLEY_MAX_CONNECTIONS: '100', PARLEY_TRUST_PROXY: '127.0.0.1' },
     });
   });
   afterEach(() => {
@@ -109,6 +110,43 @@ describe.each(ENGINES)('msync limits on %s', (engine) => {
     bob.send('ann', 'again');
     await waitFor(() => bob.answers().length, (n) => n === 26);
     expect(bob.answers()[25]?.status).toEqual({});
+    await json.close();
+  });
+
+  it("holds one user's receipts, recalls and edits to their own bucket, apart from sends, as the SDK's traffic limit", async () => {
+    const clock = w.t.clock as FakeClock;
+    const ann = await sender(w, 'ann', 'acks_ann');
+    open.push(ann.raw);
+    const json = await SocketClient.connect(w.url, w.im.base, await w.token('eve'));
+    const sdk = await w.login('cat');
+    clock.advance(2_000); // fresh windows
+    const jid = { appKey: w.appKey, name: 'bob', domain: 'easemob.com' };
+    for (let i = 0; i < 7; i++) {
+      const payload = clientCodec.messageBody({ type: MessageType.READ_ACK, to: jid, ackMessageId: String(1000 + i) });
+      ann.raw.send(clientCodec.frame(Command.SYNC, {}, clientCodec.syncUp({ meta: { id: String(100 + i), to: jid, ns: Namespace.CHAT, payload } })));
+    }
+    await waitFor(() => ann.answers().length, (n) => n === 7);
+    const traffic = { errorCode: ErrorCode.PERMISSION_DENIED, reason: 'traffic limit' };
+    expect(ann.answers().slice(0, 5).map((a) => a.status)).toEqual(Array(5).fill({}));
+    expect(ann.answers().slice(5).map((a) => a.status)).toEqual(Array(2).fill(traffic));
+    // Sends are not drawn from it: ann still sends (its meta id is 1).
+    ann.send('bob', 'still sending');
+    await waitFor(() => ann.answers().length, (n) => n === 8);
+    expect(ann.answers().find((a) => a.metaId === '1')?.status).toEqual({});
+    // The JSON socket: the sixth receipt in a second gets reach_limit, its send still goes.
+    for (let i = 0; i < 5; i++) expect((await json.request({ op: 'receipt', id: `r${i}`, kind: 'read', to: 'bob', msg_id: String(2000 + i) })).op).toBe('ack');
+    expect(await json.request({ op: 'receipt', id: 'r5', kind: 'read', to: 'bob', msg_id: '2005' })).toMatchObject({ op: 'error', id: 'r5', error: 'reach_limit' });
+    expect(await json.request({ op: 'send', id: 's1', chat_type: 'chat', to: 'bob', bodies: [{ type: 'txt', msg: 'hi' }] })).toMatchObject({ op: 'ack', id: 's1' });
+    // The real SDK: edits past the bucket reject with MESSAGE_CURRENT_LIMITING (509).
+    const sent = await sdk.send({ type: 'txt', chatType: 'singleChat', to: 'bob', msg: 'v0' });
+    const create = (msg: string) => (sdk.sdk.default?.message ?? sdk.sdk.message).create({ type: 'txt', chatType: 'singleChat', to: 'bob', msg });
+    for (let i = 1; i <= 5; i++) await sdk.conn.modifyMessage({ messageId: sent.serverMsgId, modifiedMessage: create(`v${i}`) });
+    await expect(sdk.conn.modifyMessage({ messageId: sent.serverMsgId, modifiedMessage: create('v6') })).rejects.toMatchObject({ type: 509 });
+    // The next window lets them through again.
+    clock.advance(1_000);
+    expect((await json.request({ op: 'receipt', id: 'r6', kind: 'read', to: 'bob', msg_id: '2006' })).op).toBe('ack');
+    await sdk.conn.modifyMessage({ messageId: sent.serverMsgId, modifiedMessage: create('v7') });
+    sdk.close();
     await json.close();
   });
 

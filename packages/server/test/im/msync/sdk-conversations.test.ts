@@ -3,7 +3,8 @@
  * (`getServerConversations`): one-to-one conversations and groups, latest first, with the last
  * message and the unread count (the user's own sends are not unread); paging with the SDK's
  * cursor; a CHANNEL_ACK sent by the SDK resets a conversation's count; `deleteConversation`
- * removes one until a later message; another user's list is refused. The same list, read, paging and
+ * removes one until a later message; `pinConversation` pins and unpins one (`isPinned`, `pinnedTime` in
+ * the list, and `getServerPinnedConversations` lists the pinned ones); another user's list is refused. The same list, read, paging and
  * delete with `agora-chat`.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +19,8 @@ interface Conversation {
   conversationId: string;
   conversationType: string;
   unReadCount: number;
+  isPinned: boolean;
+  pinnedTime: number;
   lastMessage: { id: string; msg?: string; from: string; type: string };
 }
 
@@ -104,6 +107,27 @@ describe.each(ENGINES)('server conversations with the Easemob Web SDK on %s', (e
     await rest('ben', 'ann', 'b5');
     const fresh = await ann.conn.getHistoryMessages({ targetId: 'ben', chatType: 'singleChat', pageSize: 50 });
     expect(fresh.messages.map((m: { msg: string }) => m.msg)).toEqual(['b5']);
+  });
+
+  it('pinConversation pins and unpins: isPinned and pinnedTime in the list, the pinned ones alone in getServerPinnedConversations', async () => {
+    const pinned = await ann.conn.pinConversation({ conversationId: 'cat', conversationType: 'singleChat', isPinned: true });
+    expect(pinned.data).toEqual({ isPinned: true, pinnedTime: (w.t.clock as FakeClock).now() });
+    expect(await byId('cat')).toMatchObject({ isPinned: true, pinnedTime: pinned.data.pinnedTime });
+    expect(await byId(groupId)).toMatchObject({ isPinned: false, pinnedTime: 0 });
+    await ann.conn.pinConversation({ conversationId: groupId, conversationType: 'groupChat', isPinned: true });
+    const pinnedList = async () => ((await ann.conn.getServerPinnedConversations({ pageSize: 20 })).data.conversations as Conversation[]).map((c) => [c.conversationId, c.isPinned]);
+    // Latest message first, as the whole list.
+    expect(await pinnedList()).toEqual((await list()).conversations.filter((c) => c.conversationId === 'cat' || c.conversationId === groupId).map((c) => [c.conversationId, true]));
+    expect(await pinnedList()).toHaveLength(2);
+    const unpinned = await ann.conn.pinConversation({ conversationId: 'cat', conversationType: 'singleChat', isPinned: false });
+    expect(unpinned.data).toEqual({ isPinned: false, pinnedTime: 0 });
+    expect(await byId('cat')).toMatchObject({ isPinned: false, pinnedTime: 0 });
+    expect(await pinnedList()).toEqual([[groupId, true]]);
+    // Pins are the user's own: ben's list does not show ann's.
+    const ben = await w.login('ben');
+    expect((await list(20, undefined, ben)).conversations.find((c) => c.conversationId === groupId)).toMatchObject({ isPinned: false });
+    ben.close();
+    await ann.conn.pinConversation({ conversationId: groupId, conversationType: 'groupChat', isPinned: false });
   });
 
   it('refuses another user’s list and a cursor that does not decode', async () => {

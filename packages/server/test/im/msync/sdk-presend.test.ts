@@ -2,7 +2,8 @@
  * The pre-send callback through the msync gateway with the real Easemob Web SDK, on both engines
  * (contract 6.5): a refusal makes the SDK's send promise reject with its own
  * MESSAGE_EXTERNAL_LOGIC_BLOCKED error carrying the app's code, and the message reaches nobody;
- * a rewrite reaches the receiver as rewritten.
+ * a rewrite reaches the receiver as rewritten. An edit (`modifyMessage`) is asked about the same
+ * way: refused with the same error, or delivered rewritten.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CallbackReceiver } from '../../helpers/callback-receiver.js';
@@ -54,5 +55,17 @@ describe.each(ENGINES)('pre-send callback with the Easemob Web SDK on %s', (engi
     const sent = await ann.send({ type: 'txt', chatType: 'singleChat', to: 'ben', msg: 'oh darn it' });
     const got = await waitFor(() => ben.messages().find((m) => m.id === sent.serverMsgId), Boolean);
     expect((got as { msg?: string }).msg).toBe('oh **** it');
+  });
+
+  it('an edit refused by the rule rejects modifyMessage with MESSAGE_EXTERNAL_LOGIC_BLOCKED; a rewritten edit reaches the receiver rewritten', async () => {
+    const create = (options: Record<string, unknown>) => (ann.sdk.default?.message ?? ann.sdk.message).create(options);
+    const sent = await ann.send({ type: 'txt', chatType: 'singleChat', to: 'ben', msg: 'first' });
+    await waitFor(() => ben.messages().some((m) => m.id === sent.serverMsgId), Boolean);
+    const refused = ann.conn.modifyMessage({ messageId: sent.serverMsgId, modifiedMessage: create({ type: 'txt', chatType: 'singleChat', to: 'ben', msg: 'edited spam' }) });
+    await expect(refused).rejects.toMatchObject({ type: EXTERNAL_LOGIC_BLOCKED, message: 'no spam here' });
+    await ann.conn.modifyMessage({ messageId: sent.serverMsgId, modifiedMessage: create({ type: 'txt', chatType: 'singleChat', to: 'ben', msg: 'darn edit' }) });
+    const seen = await waitFor(() => ben.of('modified').find((m) => m.id === sent.serverMsgId), Boolean);
+    expect(seen).toMatchObject({ msg: '**** edit', modifiedInfo: { operationCount: 1 } });
+    expect(ben.of('modified').filter((m) => m.id === sent.serverMsgId)).toHaveLength(1);
   });
 });

@@ -5,11 +5,12 @@ import { Type } from 'typebox';
 import { AppError } from '../../../kernel/errors.js';
 import { imEntities } from '../../../modules/im/envelope.js';
 import type { ImModule } from '../../../modules/im/index.js';
-import type { GuardedLimits } from '../../auth-failures.js';
+import { tooMany } from '../../auth-failures.js';
 import { bearerToken } from '../../plugins/bearer.js';
 import { IM_TOKEN, imErrors, PUBLIC } from '../../openapi.js';
 import { MediaFile, sendStoredFile } from '../media.js';
 import { chargeApp, imAppOf } from './context.js';
+import type { ImLimits } from './send-limits.js';
 
 const tags = ['im'];
 
@@ -18,7 +19,8 @@ const uploadBody = Type.Object({ file: Type.String({ format: 'binary', descripti
 
 export interface ChatFilesOptions {
   im: ImModule;
-  limits: GuardedLimits;
+  /** The app's limit (uploads, downloads with a token) and the downloads per client IP. */
+  limits: ImLimits;
   /** Largest file, bytes (PARLEY_IM_FILE_MAX_MB). */
   maxBytes: number;
 }
@@ -26,7 +28,8 @@ export interface ChatFilesOptions {
 /**
  * Contract 6.8, Easemob's chat files: `POST /chatfiles` (any token of the app; the
  * `restrict-access` header is accepted, every file is restricted) and `GET /chatfiles/{uuid}`
- * with the file's `share-secret` or a token of the app. The SDK's part-upload routes are not
+ * with the file's `share-secret` or a token of the app, at most PARLEY_IM_FILE_DOWNLOAD_RATE_LIMIT
+ * a minute per client IP (checked first: a download needs no token, so nothing else bounds it). The SDK's part-upload routes are not
  * served (404): the SDK then uploads in one request.
  */
 export const imChatFileRoutes: FastifyPluginAsyncTypebox<ChatFilesOptions> = async (app, { im, limits, maxBytes }) => {
@@ -71,6 +74,8 @@ export const imChatFileRoutes: FastifyPluginAsyncTypebox<ChatFilesOptions> = asy
       },
     },
     async (request, reply) => {
+      const retryAfter = await limits.fileDownloads.take(request.clientAddress);
+      if (retryAfter > 0) throw tooMany('reach_limit', retryAfter);
       const imApp = imAppOf(request);
       const token = bearerToken(request);
       if (token !== undefined) await im.apps.authenticate(imApp, token);

@@ -1,8 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ConversationInfo} from '@parley/protocol';
-import { ConversationListQuery, ConversationListResult, DeleteConversationRequest, ImEnvelope, RoamingParams } from '@parley/protocol';
+import {
+  ConversationListQuery,
+  ConversationListResult,
+  DeleteConversationRequest,
+  ImEnvelope,
+  PinConversationRequest,
+  PinConversationResult,
+  RoamingParams,
+  UnpinConversationQuery,
+} from '@parley/protocol';
 import { Type } from 'typebox';
-import type { ConversationEntry } from '../../../modules/im/conversations.js';
+import { AppError } from '../../../kernel/errors.js';
+import type { ConversationEntry, ConversationRef } from '../../../modules/im/conversations.js';
 import { imAction, imData } from '../../../modules/im/envelope.js';
 import type { ImModule } from '../../../modules/im/index.js';
 import { IM_ADMIN_ERRORS, IM_TOKEN, imErrors } from '../../openapi.js';
@@ -19,16 +29,23 @@ function channelInfo(c: ConversationEntry): ConversationInfo {
     session_to: c.peer,
     session_type: type,
     unread_num: c.unread,
-    is_top: false,
-    update_top_status_time: 0,
+    is_top: c.pinnedAt > 0,
+    update_top_status_time: c.pinnedAt,
     marks: [],
     meta: { id: last.msgId, from: last.from, to: last.to, timestamp: last.timestamp, payload },
   };
 }
 
+function refOf(type: 'chat' | 'groupChat' | 'groupchat', peer: string): ConversationRef {
+  if (type === 'chat') return { kind: 'chat', peer: peer.toLowerCase() };
+  if (!/^\d{1,20}$/.test(peer)) throw new AppError('illegal_argument', { detail: `to: "${peer.slice(0, 40)}" is not a group id` });
+  return { kind: 'group', peer };
+}
+
 /**
  * Contract 6.8, the SDK's server conversations: `GET /sdk/user/{u}/user_channels/list` (the user's
- * own token, or the app token) and `DELETE /user/{u}/user_channel` (`deleteConversation`).
+ * own token, or the app token; `is_top=true`: the pinned ones), `DELETE /user/{u}/user_channel`
+ * (`deleteConversation`) and `POST|DELETE /sdk/user/{u}/user_channel/top` (`pinConversation`).
  */
 export const imConversationRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> = async (app, { im }) => {
   app.get(
@@ -47,9 +64,7 @@ export const imConversationRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> =
     async (request) => {
       const imApp = imAppOf(request);
       const me = request.params.username.trim().toLowerCase();
-      // No conversation is pinned: the pinned list is empty.
-      if (request.query.is_top) return imData(request, imApp, { cursor: '', channel_infos: [] });
-      const page = await im.conversations.list(imApp, me, request.query.limit ?? 20, request.query.cursor || undefined);
+      const page = await im.conversations.list(imApp, me, request.query.limit ?? 20, request.query.cursor || undefined, request.query.is_top === true);
       return imData(request, imApp, { cursor: page.cursor, channel_infos: page.entries.map(channelInfo) });
     },
   );
@@ -72,9 +87,51 @@ export const imConversationRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> =
       const imApp = imAppOf(request);
       const me = request.params.username.trim().toLowerCase();
       const { channel, type, delete_roam: clear } = request.body;
-      const ref = type === 'chat' ? { kind: 'chat' as const, peer: channel.toLowerCase() } : { kind: 'group' as const, peer: channel };
-      await im.conversations.remove(imApp, me, ref, clear === true);
+      await im.conversations.remove(imApp, me, refOf(type, channel), clear === true);
       return { ...imAction(request, imApp, 'delete'), data: { result: 'ok' as const } };
     },
   );
+
+  pinRoutes(app, im);
 };
+
+/** `pinConversation`: `POST|DELETE /sdk/user/{u}/user_channel/top`. */
+function pinRoutes(app: Parameters<FastifyPluginAsyncTypebox>[0], im: ImModule): void {
+  const pinSchema = {
+    tags,
+    security: IM_TOKEN,
+    params: RoamingParams,
+    response: { 200: ImEnvelope(PinConversationResult), ...imErrors(...IM_ADMIN_ERRORS) },
+  };
+  app.post(
+    '/sdk/user/:username/user_channel/top',
+    {
+      config: { imAuth: { self: 'username' } },
+      schema: {
+        ...pinSchema,
+        summary: "Pin one conversation in the user's list (is_top in the list, and in the pinned list)",
+        querystring: Type.Object({ resource: Type.Optional(Type.String({ maxLength: 128 })) }),
+        body: PinConversationRequest,
+      },
+    },
+    async (request) => {
+      const imApp = imAppOf(request);
+      const me = request.params.username.trim().toLowerCase();
+      const pinnedAt = await im.conversations.pin(imApp, me, refOf(request.body.type, request.body.to), true);
+      return imData(request, imApp, { is_top: true, update_top_status_time: pinnedAt });
+    },
+  );
+  app.delete(
+    '/sdk/user/:username/user_channel/top',
+    {
+      config: { imAuth: { self: 'username' } },
+      schema: { ...pinSchema, summary: "Unpin one conversation in the user's list", querystring: UnpinConversationQuery },
+    },
+    async (request) => {
+      const imApp = imAppOf(request);
+      const me = request.params.username.trim().toLowerCase();
+      await im.conversations.pin(imApp, me, refOf(request.query.type, request.query.to), false);
+      return imData(request, imApp, { is_top: false, update_top_status_time: 0 });
+    },
+  );
+}

@@ -20,7 +20,7 @@ import type { ImModule } from '../../../modules/im/index.js';
 import { MsyncConnection } from '../../../modules/im/msync/connection.js';
 import { failureKey, noteFailure, tooMany } from '../../auth-failures.js';
 import { imErrors } from '../../openapi.js';
-import { chargeSocketSend, type ImLimits } from './send-limits.js';
+import { chargeSocketChange, chargeSocketSend, type ImLimits } from './send-limits.js';
 import { corkUntilTick, handleInOrder, OPEN, transportOf } from './socket-io.js';
 import { websocketOnly } from './websocket-only.js';
 
@@ -98,6 +98,7 @@ export async function msyncRoutes(app: FastifyInstance, options: MsyncRoutesOpti
         return im.sockets.admit(appId, username, socket, transportOf(socket), onDrop);
       },
       charge: (appKey, username) => chargeSocketSend(limits, appKey, username),
+      chargeChange: (appKey, username) => chargeSocketChange(limits, appKey, username),
       ip,
       failures: {
         blocked: async (appKey) => (await limits.failures.peek(failureKey(ip, appKey))) > 0,

@@ -23,7 +23,7 @@ import { IM_TOKEN, imErrors } from '../../openapi.js';
 import { imAppOf } from './context.js';
 import { handleChange } from './socket-changes.js';
 import { IM_SOCKET_DESCRIPTION } from './socket-doc.js';
-import { chargeSocketSend, type ImLimits } from './send-limits.js';
+import { chargeSocketChange, chargeSocketSend, type ImLimits } from './send-limits.js';
 import { corkUntilTick, handleInOrder, isCorked, OPEN, transportOf } from './socket-io.js';
 import { websocketOnly } from './websocket-only.js';
 
@@ -170,8 +170,8 @@ export async function imSocketRoutes(app: FastifyInstance, { im, heartbeatMs, li
 
       // Frames are handled one at a time, with back-pressure; handleFrame answers every failure
       // with an error frame itself.
-      const charge = () => chargeSocketSend(limits, imApp.appkey, username);
-      handleInOrder(socket, (data) => handleFrame(im, imApp, username, connection, data, charge), () => undefined);
+      const charges: Charges = { send: () => chargeSocketSend(limits, imApp.appkey, username), change: () => chargeSocketChange(limits, imApp.appkey, username) };
+      handleInOrder(socket, (data) => handleFrame(im, imApp, username, connection, data, charges), () => undefined);
       socket.on('close', () => {
         clearInterval(heartbeat);
         feed.close();
@@ -184,7 +184,13 @@ export async function imSocketRoutes(app: FastifyInstance, { im, heartbeatMs, li
   );
 }
 
-async function handleFrame(im: ImModule, imApp: ImApp, username: string, connection: ImConnection, data: RawData, charge: () => Promise<number>): Promise<void> {
+/** What a socket's frames are charged: a message to the send limits, a receipt, recall or edit to the user's limit of those. */
+interface Charges {
+  send: () => Promise<number>;
+  change: () => Promise<number>;
+}
+
+async function handleFrame(im: ImModule, imApp: ImApp, username: string, connection: ImConnection, data: RawData, charges: Charges): Promise<void> {
   let id: string | undefined;
   try {
     const frame = parseFrame(data);
@@ -203,9 +209,12 @@ async function handleFrame(im: ImModule, imApp: ImApp, username: string, connect
       }
       case 'receipt':
       case 'recall':
-      case 'edit':
+      case 'edit': {
+        const wait = await charges.change();
+        if (wait > 0) throw new AppError('reach_limit', { retryAfter: wait });
         connection.send(await handleChange(im, imApp, username, connection.id, frame));
         return;
+      }
       case 'send': {
         if (typeof frame.id !== 'string' || frame.id.length === 0 || frame.id.length > 64) throw bad('id: expected a string of 1-64 characters');
         if (!CHAT_TYPES.includes(frame.chat_type)) throw bad('chat_type: expected chat, groupchat or chatroom');
@@ -226,7 +235,7 @@ async function handleFrame(im: ImModule, imApp: ImApp, username: string, connect
           ext,
           source: 'sdk',
           requireMembership: true,
-          charge,
+          charge: charges.send,
           device: connection.id,
           ...(frame.online_only ? { onlineOnly: true } : {}),
         });

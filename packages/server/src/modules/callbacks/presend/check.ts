@@ -3,19 +3,20 @@
  * (im/pre-send.ts): every message of a send is posted to each of the app's pre-send rules that
  * covers it, in the rules' order, each seeing the text the previous one left; the first refusal
  * refuses the whole send. One port for every send path: the REST, JSON socket and msync
- * senders all reach it through `ImMessagesService.enqueue`.
+ * senders all reach it through `ImMessagesService.enqueue`; an edit of a sent message
+ * (`EditsService.edit`) is asked about the same way, as Easemob's edit record (`reviewEdit`).
  */
-import { IM_LIMITS, PRESEND_MAX_ANSWER_CHARS } from '@parley/protocol';
+import { IM_LIMITS, PRESEND_MAX_ANSWER_CHARS, type PresendEditRecord, type PresendRecord } from '@parley/protocol';
 import type { Clock } from '../../../kernel/clock.js';
 import { AppError } from '../../../kernel/errors.js';
 import { uuid } from '../../../kernel/ids.js';
 import type { ImApp, StoredMessage } from '../../im/ports.js';
-import type { PreSendHook } from '../../im/pre-send.js';
+import type { EditUnderReview, PreSendHook } from '../../im/pre-send.js';
 import type { OutboundResult, OutboundSender } from '../../outbound/ports.js';
 import { decide, readAnswer, type Payload, type PresendAnswer } from './answer.js';
 import type { PresendMetrics, PresendOutcome } from './metrics.js';
 import type { PresendRule } from './ports.js';
-import { presendRecord, presendRuleMatches, signedPresend } from './record.js';
+import { presendEditRecord, presendRecord, presendRuleMatches, signedPresend } from './record.js';
 import type { PresendRulesCache } from './rules-cache.js';
 
 /** The refusal of a send by a pre-send rule: 403 `forbidden_op`, the description being the app's text. */
@@ -37,14 +38,23 @@ export class PresendCheck implements PreSendHook {
   async review(app: ImApp, messages: readonly StoredMessage[]): Promise<readonly StoredMessage[]> {
     const rules = await this.rules.rules(app.id);
     if (rules.length === 0) return messages;
-    return Promise.all(messages.map((m) => this.reviewOne(app, m, rules)));
+    const recordOf = (m: StoredMessage) => presendRecord(m, app.appkey, this.newUuid);
+    return Promise.all(messages.map((m) => this.reviewOne(m, rules, recordOf)));
   }
 
-  private async reviewOne(app: ImApp, message: StoredMessage, rules: readonly PresendRule[]): Promise<StoredMessage> {
+  /** An edit goes to the same rules as a message with its new content, as Easemob's edit record. */
+  async reviewEdit(app: ImApp, edit: EditUnderReview): Promise<StoredMessage['payload']> {
+    const rules = await this.rules.rules(app.id);
+    if (rules.length === 0) return edit.message.payload;
+    const recordOf = (m: StoredMessage) => presendEditRecord({ ...edit, message: m }, app.appkey, this.newUuid);
+    return (await this.reviewOne(edit.message, rules, recordOf)).payload;
+  }
+
+  private async reviewOne(message: StoredMessage, rules: readonly PresendRule[], recordOf: (m: StoredMessage) => PresendRecord | PresendEditRecord): Promise<StoredMessage> {
     let current = message;
     for (const rule of rules) {
       if (!presendRuleMatches(rule, current)) continue;
-      const { answer, latencyMs } = await this.ask(app, rule, current);
+      const { answer, latencyMs } = await this.ask(rule, recordOf(current), current.payload);
       const decision = decide(answer, current.payload, rule.onFailure);
       this.metrics.call(outcomeOf(answer, decision.deliver), answer.kind === 'failed' ? answer.reason : undefined, latencyMs);
       if (!decision.deliver) throw presendRefusal(decision.text, rule.name);
@@ -53,8 +63,8 @@ export class PresendCheck implements PreSendHook {
     return current;
   }
 
-  private async ask(app: ImApp, rule: PresendRule, message: StoredMessage): Promise<{ answer: PresendAnswer; latencyMs: number }> {
-    const request = signedPresend(presendRecord(message, app.appkey, this.newUuid), rule.secret, this.clock.now());
+  private async ask(rule: PresendRule, record: PresendRecord | PresendEditRecord, payload: Payload): Promise<{ answer: PresendAnswer; latencyMs: number }> {
+    const request = signedPresend(record, rule.secret, this.clock.now());
     try {
       const result = await withDeadline(rule.timeoutMs, this.outbound.post({
         url: rule.url,
@@ -65,7 +75,7 @@ export class PresendCheck implements PreSendHook {
         maxResponseBytes: PRESEND_MAX_ANSWER_CHARS * 4 + 1,
         budgetKey: `presend:${rule.id}`,
       }));
-      const answer = readAnswer(result, message.payload);
+      const answer = readAnswer(result, payload);
       if (answer.kind === 'rewrite' && !fitsSize(answer.payload)) {
         return { answer: { kind: 'failed', reason: 'bad_answer', detail: `the rewritten message is over ${IM_LIMITS.messageBytes} bytes` }, latencyMs: result.latencyMs };
       }

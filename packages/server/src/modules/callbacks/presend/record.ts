@@ -4,8 +4,9 @@
  * secret + timestamp) added last, the body MD5 header and the Standard Webhooks headers keyed
  * with the rule's secret, as post-send records are signed (record-signing.ts). Pure.
  */
-import type { PresendRecord } from '@parley/protocol';
+import type { PresendEditRecord, PresendRecord } from '@parley/protocol';
 import type { StoredMessage } from '../../im/ports.js';
+import type { EditUnderReview } from '../../im/pre-send.js';
 import type { PresendRule } from './ports.js';
 import { signedRequest, type SignedRequest } from '../record-signing.js';
 import type { UnsignedRecord } from '../record.js';
@@ -24,6 +25,34 @@ export function presendRecord(message: StoredMessage, appkey: string, newUuid: (
   };
 }
 
+const EDIT_CHAT_TYPES = { chat: 'chat:user', groupchat: 'chat:group', chatroom: 'chat:room' } as const;
+
+/**
+ * The pre-send record of an edit, in Easemob's shape for an edit's record: `chat_type` "edit",
+ * `msg_id` the edit's id, `timestamp` its time, and the payload naming the message edited
+ * (`edit_message_id`) with its new `bodies` and `ext` and `meta.edit_msg` (the message's chat type,
+ * sender and send time, the operator and the edit time).
+ */
+export function presendEditRecord(edit: EditUnderReview, appkey: string, newUuid: () => string): PresendEditRecord {
+  const m = edit.message;
+  return {
+    callId: `${appkey}_${newUuid()}`,
+    timestamp: edit.editTime,
+    chat_type: 'edit',
+    ...(m.chatType === 'chat' ? {} : { group_id: m.to }),
+    from: m.from,
+    to: m.to,
+    msg_id: edit.editId,
+    payload: {
+      type: 'edit',
+      edit_message_id: m.msgId,
+      bodies: m.payload.bodies,
+      ext: m.payload.ext,
+      meta: { edit_msg: { chat_type: EDIT_CHAT_TYPES[m.chatType], send_time: m.timestamp, edit_time: edit.editTime, sender: m.from, operator: m.from } },
+    },
+  };
+}
+
 /** True when the rule covers the message: its chat type and at least one body's type. */
 export function presendRuleMatches(rule: Pick<PresendRule, 'chatTypes' | 'messageTypes'>, message: Pick<StoredMessage, 'chatType' | 'payload'>): boolean {
   if (!rule.chatTypes.includes(message.chatType === 'chat' ? 'chat' : 'groupchat')) return false;
@@ -32,7 +61,7 @@ export function presendRuleMatches(rule: Pick<PresendRule, 'chatTypes' | 'messag
 }
 
 /** The exact body and headers of the POST, signed with the rule's secret at `nowMs`. */
-export function signedPresend(record: PresendRecord, secret: string, nowMs: number): SignedRequest {
+export function signedPresend(record: PresendRecord | PresendEditRecord, secret: string, nowMs: number): SignedRequest {
   // The signing of post-send records serialises any record the same way: members in order, `security` last.
   return signedRequest(record as unknown as UnsignedRecord, secret, nowMs);
 }

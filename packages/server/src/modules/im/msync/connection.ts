@@ -51,6 +51,8 @@ export interface MsyncSocket {
   failures: { blocked(appKey: string): Promise<boolean>; note(appKey: string): void };
   /** Charges one message of the user to their send limits: the seconds to wait, 0 when it may go. */
   charge(appKey: string, username: string): Promise<number>;
+  /** Charges one receipt, recall or edit of the user to its own limit: the seconds to wait, 0 when it may go. */
+  chargeChange(appKey: string, username: string): Promise<number>;
   /** The client's address (the `ip` of its `userStatus` callbacks). */
   readonly ip: string;
 }
@@ -66,6 +68,8 @@ interface LoggedIn {
   device: string;
   /** Charges one message to the user's send limits (sends.ts). */
   charge: () => Promise<number>;
+  /** Charges one receipt, recall or edit to the user's limit of those (sends.ts). */
+  chargeChange: () => Promise<number>;
   /** Its login, and its logout when it closes (`userStatus` callbacks). */
   session: UserSession;
 }
@@ -229,7 +233,7 @@ export class MsyncConnection {
     }
     const { resource } = info;
     const session = this.im.statuses.login(app, username, info);
-    this.login = { app, appKey, username, resource, lease, connection, device: connection.id, charge: () => this.socket.charge(appKey, username), session };
+    this.login = { app, appKey, username, resource, lease, connection, device: connection.id, charge: () => this.socket.charge(appKey, username), chargeChange: () => this.socket.chargeChange(appKey, username), session };
     this.state = onProvisioned(this.state, true);
     this.socket.send(encodeProvisionReply(OK, resource));
     this.im.presence.add(app.id, username, connection);

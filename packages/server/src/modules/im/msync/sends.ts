@@ -30,6 +30,14 @@ export interface Sender {
   device?: string;
   /** Charges one message to the sender's send limits: the seconds to wait, 0 when it may go. */
   charge: () => Promise<number>;
+  /** Charges one receipt, recall, edit or conversation read to the sender's limit of those. */
+  chargeChange?: () => Promise<number>;
+}
+
+/** The traffic-limit status (the SDK's MESSAGE_CURRENT_LIMITING) when the sender's limit of changes is used up. */
+async function overChangeLimit(sender: Sender, chatType: ImChatType): Promise<Status | undefined> {
+  const wait = sender.chargeChange ? await sender.chargeChange() : 0;
+  return wait > 0 ? sendStatus(new AppError('reach_limit', { retryAfter: wait }), chatType, '') : undefined;
 }
 
 const bad = (detail: string) => new AppError('illegal_argument', { detail });
@@ -64,6 +72,10 @@ async function sendMessage(im: ImModule, sender: Sender, meta: MetaIn, previous:
   // A CHANNEL_ACK (conversation read) resets the conversation's unread count; a one-to-one one is
   // then forwarded to the peer as a receipt (a group's has nobody to tell).
   if (!chatType) {
+    if (isChange(body)) {
+      const limited = await overChangeLimit(sender, 'chat');
+      if (limited) return now({ metaId: meta.id, status: limited });
+    }
     if (body.type === MessageType.CHANNEL_ACK) {
       const read = await channelRead(im, sender, meta, body);
       if (read.status !== OK || (meta.to?.domain ?? body.to?.domain) === GROUP_DOMAIN) return now(read);
@@ -102,6 +114,9 @@ async function sendMessage(im: ImModule, sender: Sender, meta: MetaIn, previous:
     return now(refused(error));
   }
 }
+
+/** A receipt (a CHANNEL_ACK included), a recall or an edit: charged to the sender's limit of changes. */
+const isChange = (body: MessageBodyIn): boolean => isReceipt(body) || body.type === MessageType.CHANNEL_ACK || body.type === MessageType.RECALL || body.type === MessageType.EDIT;
 
 /** A MessageBody that is no message: a receipt, a recall, an edit; anything else is taken and ignored. */
 async function takeOther(im: ImModule, sender: Sender, meta: MetaIn, body: MessageBodyIn): Promise<Status> {
