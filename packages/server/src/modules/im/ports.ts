@@ -199,7 +199,10 @@ export interface ImGroupsRepository {
 /** The IM writes of one transaction (the unit of work's `im`). */
 export interface ImMessageWrites {
   insertMessages(messages: StoredMessage[]): Promise<void>;
-  /** Sets fanout_done; returns the refs (`appId msgId`) this call set, i.e. not done before. */
+  /**
+   * Marks the messages fanned out (their pending record goes); returns the refs (`appId msgId`)
+   * this call marked, i.e. not done before.
+   */
   markFanoutDone(refs: MessageRef[]): Promise<Set<string>>;
   /** Idempotent: a (user, msg_id) pair is stored once. */
   storeOffline(rows: Array<MessageRef & { username: string }>, now: number): Promise<void>;

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { type Kysely, type Selectable } from 'kysely';
 import { refKey, type ImMessagesRepository, type ImMessageWrites, type MessageRef, type StoredMessage } from '../../modules/im/ports.js';
 import type { ImMessagesTable } from '../tables/im.js';
 import { copies, limitParam, precompiledSized } from '../precompiled.js';
@@ -43,18 +43,25 @@ function byApp(refs: MessageRef[]): Map<string, number[]> {
  */
 function hotQueries() {
   const row = { app_id: '', msg_id: 0, sender: '', receiver: '', chat_type: 'chat' as const, source: 'rest' as const, timestamp: 0, payload: '', live: null, live_by: null, online_only: 0 };
+  const pendingRow = { app_id: '', msg_id: 0, receiver: '', chat_type: 'chat' as const };
   const offline = { app_id: '', username: '', msg_id: 0, status: 'undelivered' as const, created_at: 0, delivered_at: null };
   return {
     // per row: [app_id, msg_id, sender, receiver, chat_type, source, timestamp, payload, live, live_by, online_only]
     insert: precompiledSized((db, n) => db.insertInto('im_messages').values(copies(n, row))),
-    // [appId, ...msgIds, 0]
+    // per row: [app_id, msg_id, receiver, chat_type]
+    insertPending: precompiledSized((db, n) => db.insertInto('im_pending_fanout').values(copies(n, pendingRow))),
+    // [appId, ...msgIds]
     pending: precompiledSized((db, n) =>
-      db.selectFrom('im_messages').selectAll().where('app_id', '=', '').where('msg_id', 'in', copies(n, 0)).where('fanout_done', '=', 0).orderBy('msg_id'),
+      db
+        .selectFrom('im_pending_fanout as p')
+        .innerJoin('im_messages as m', (join) => join.onRef('m.app_id', '=', 'p.app_id').onRef('m.msg_id', '=', 'p.msg_id'))
+        .selectAll('m')
+        .where('p.app_id', '=', '')
+        .where('p.msg_id', 'in', copies(n, 0))
+        .orderBy('p.msg_id'),
     ),
-    // [1, appId, ...msgIds, 0]
-    markDone: precompiledSized((db, n) =>
-      db.updateTable('im_messages').set({ fanout_done: 1 }).where('app_id', '=', '').where('msg_id', 'in', copies(n, 0)).where('fanout_done', '=', 0).returning('msg_id'),
-    ),
+    // [appId, ...msgIds]: the rows this statement deleted are the messages it settled.
+    markDone: precompiledSized((db, n) => db.deleteFrom('im_pending_fanout').where('app_id', '=', '').where('msg_id', 'in', copies(n, 0)).returning('msg_id')),
     // per row: [app_id, username, msg_id, status, created_at, delivered_at]
     storeOffline: precompiledSized((db, n) =>
       db
@@ -80,7 +87,7 @@ function fanoutReads(db: Kysely<Database>, q: ReturnType<typeof hotQueries>) {
       const out: StoredMessage[] = [];
       for (const [appId, ids] of byApp(refs)) {
         for (const chunk of chunks(ids, CHUNK)) {
-          const rows = (await q.pending(db, chunk.length, [appId, ...chunk, 0])) as Array<Selectable<ImMessagesTable>>;
+          const rows = (await q.pending(db, chunk.length, [appId, ...chunk])) as Array<Selectable<ImMessagesTable>>;
           out.push(...rows.map(toMessage));
         }
       }
@@ -95,18 +102,22 @@ function messageWrites(trx: Kysely<Database>, q: ReturnType<typeof hotQueries>):
     async insertMessages(messages) {
       for (const chunk of chunks(messages, CHUNK)) {
         const params: unknown[] = [];
+        const pending: unknown[] = [];
         for (const m of chunk) {
           const live = m.live ? [JSON.stringify(m.live.to), m.live.by] : [null, null];
           params.push(m.appId, Number(m.msgId), m.from, m.to, m.chatType, m.source, m.timestamp, JSON.stringify(m.payload), ...live, m.onlineOnly ? 1 : 0);
+          pending.push(m.appId, Number(m.msgId), m.to, m.chatType);
         }
         await q.insert(trx, chunk.length, params);
+        // Its fan-out is pending until a fan-out deletes the row (markFanoutDone).
+        await q.insertPending(trx, chunk.length, pending);
       }
     },
     async markFanoutDone(refs) {
       const done = new Set<string>();
       for (const [appId, ids] of byApp(refs)) {
         for (const chunk of chunks(ids, CHUNK)) {
-          const rows = await q.markDone(trx, chunk.length, [1, appId, ...chunk, 0]);
+          const rows = await q.markDone(trx, chunk.length, [appId, ...chunk]);
           for (const r of rows) done.add(refKey({ appId, msgId: String(r.msg_id) }));
         }
       }
@@ -194,19 +205,19 @@ function offlineReads(db: Kysely<Database>) {
 function pendingReads(db: Kysely<Database>) {
   return {
     async pendingFanoutFor(appId, username, limit) {
-      // Two lookups along the partial index (`fanout_done = 0` as a literal so both engines use it),
-      // sorted here: one query with OR and ORDER BY would walk every message of the app instead.
-      const pending = () => db.selectFrom('im_messages').select('msg_id').where('app_id', '=', appId).where(sql<boolean>`fanout_done = 0`);
+      // Two lookups along the receiver index, merged here: one query with OR would not use it.
+      const pending = () => db.selectFrom('im_pending_fanout').select('msg_id').where('app_id', '=', appId);
       const [direct, groups] = await Promise.all([
-        pending().where('receiver', '=', username).where('chat_type', '=', 'chat').limit(limitParam(limit)).execute(),
+        pending().where('receiver', '=', username).where('chat_type', '=', 'chat').orderBy('msg_id').limit(limitParam(limit)).execute(),
         pending()
           .where('chat_type', '=', 'groupchat')
           .where('receiver', 'in', (eb) => eb.selectFrom('im_members').select('group_id').where('app_id', '=', appId).where('username', '=', username))
+          .orderBy('msg_id')
           .limit(limitParam(limit))
           .execute(),
       ]);
       const ids = [...direct, ...groups].map((r) => Number(r.msg_id)).sort((x, y) => x - y);
-      return ids.map((id) => ({ appId, msgId: String(id) }));
+      return ids.slice(0, limit).map((id) => ({ appId, msgId: String(id) }));
     },
   } satisfies Pick<ImMessagesRepository, 'pendingFanoutFor'>;
 }

@@ -84,7 +84,10 @@ export interface ImMessagesTable {
   timestamp: number;
   /** JSON `{bodies, ext}`. */
   payload: string;
-  /** 1 once the fan-out job committed its durable effects (offline rows, post-send work). */
+  /**
+   * Neither read nor written since migration 115 (the pending fan-out is `im_pending_fanout`); rows
+   * stored before it hold 1 once their fan-out ran, later rows 0.
+   */
   fanout_done: Generated<number>;
   /** JSON array of the receivers pushed live by `live_by` (an instance id); both NULL when none (migration 77). */
   live: string | null;
@@ -93,6 +96,18 @@ export interface ImMessagesTable {
   online_only: Generated<number>;
   /** Times the message was edited (migration 85). */
   edits: Generated<number>;
+}
+
+/**
+ * A message whose fan-out has not run yet (migration 115): inserted with the message, deleted by
+ * the fan-out that stores its offline rows; gone with the message.
+ */
+export interface ImPendingFanoutTable {
+  app_id: string;
+  msg_id: number;
+  /** The message's receiver: a user name for `chat`, the group or room id otherwise. */
+  receiver: string;
+  chat_type: 'chat' | 'groupchat' | 'chatroom';
 }
 
 export interface ImOfflineTable {
@@ -163,6 +178,7 @@ export interface ImTables {
   im_members: ImMembersTable;
   im_group_requests: ImGroupRequestsTable;
   im_messages: ImMessagesTable;
+  im_pending_fanout: ImPendingFanoutTable;
   im_offline: ImOfflineTable;
   im_group_reads: ImGroupReadsTable;
   im_pending_events: ImPendingEventsTable;
