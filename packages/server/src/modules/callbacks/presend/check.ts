@@ -15,6 +15,7 @@ import type { OutboundResult, OutboundSender } from '../../outbound/ports.js';
 import { decide, readAnswer, type Payload, type PresendAnswer } from './answer.js';
 import type { PresendMetrics, PresendOutcome } from './metrics.js';
 import type { PresendRule } from './ports.js';
+import { ruleSigningKeys } from '../record-signing.js';
 import { presendRecord, presendRuleMatches, signedPresend } from './record.js';
 import type { PresendRulesCache } from './rules-cache.js';
 
@@ -54,7 +55,8 @@ export class PresendCheck implements PreSendHook {
   }
 
   private async ask(app: ImApp, rule: PresendRule, message: StoredMessage): Promise<{ answer: PresendAnswer; latencyMs: number }> {
-    const request = signedPresend(presendRecord(message, app.appkey, this.newUuid), rule.secret, this.clock.now());
+    // The rule's key is made once per rule object: a changed or rotated rule is read again from storage, so it signs with the new secret at once.
+    const request = signedPresend(presendRecord(message, app.appkey, this.newUuid), ruleSigningKeys(rule), this.clock.now());
     try {
       const result = await withDeadline(rule.timeoutMs, this.outbound.post({
         url: rule.url,
