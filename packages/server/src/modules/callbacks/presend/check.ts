@@ -84,11 +84,20 @@ export class PresendCheck implements PreSendHook {
  * worker never makes it wait past the rule's timeout; the exchange is still aborted there.
  */
 function withDeadline(timeoutMs: number, exchange: Promise<OutboundResult>): Promise<OutboundResult> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<OutboundResult>((resolve) => {
-    timer = setTimeout(() => resolve({ body: '', bodyTruncated: false, latencyMs: timeoutMs, error: { kind: 'timeout', message: `no answer within ${timeoutMs} ms` } }), timeoutMs);
+  // One promise and one timer per check (no race of two promises and a `finally` on every message).
+  return new Promise<OutboundResult>((resolve, reject) => {
+    const timer = setTimeout(() => resolve({ body: '', bodyTruncated: false, latencyMs: timeoutMs, error: { kind: 'timeout', message: `no answer within ${timeoutMs} ms` } }), timeoutMs);
+    exchange.then(
+      (result) => {
+        clearTimeout(timer);
+        resolve(result);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
   });
-  return Promise.race([exchange, deadline]).finally(() => clearTimeout(timer));
 }
 
 function outcomeOf(answer: PresendAnswer, delivered: boolean): PresendOutcome {
