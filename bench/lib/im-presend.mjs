@@ -89,7 +89,8 @@ export async function benchPresend({ pid, port, origin, base, admin, connections
     const split = threadSplit(pid, threads0, threads1);
     return {
       withRule,
-      rate: r.requests / r.seconds,
+      // Sends Parley accepted (200): a refused send (a check that failed under on_failure reject) or an error is not throughput.
+      rate: (r.requests - r.unexpected - r.errors) / r.seconds,
       requests: r.requests,
       errors: r.errors,
       unexpected: r.unexpected,
