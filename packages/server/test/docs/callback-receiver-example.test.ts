@@ -37,7 +37,7 @@ afterAll(() => {
 });
 
 const record = (msg: string): UnsignedRecord =>
-  ({ callId: `org#app_${msg.length}-${Date.now()}`, eventType: 'chat', timestamp: Date.now(), chat_type: 'chat', from: 'alice', to: 'bob', msg_id: '1', payload: { bodies: [{ type: 'txt', msg }], ext: {} } }) as UnsignedRecord;
+  ({ callId: `org#app_${msg.length}-${Date.now()}`, eventType: 'chat', timestamp: Date.now(), chat_type: 'chat', from: 'alice', to: 'bob', msg_id: '1', payload: { bodies: [{ type: 'txt', msg }], ext: {} }, securityVersion: '1.0.0' }) as UnsignedRecord;
 
 async function post(p: string, headers: Record<string, string>, body: string) {
   const res = await fetch(`${origin}${p}`, { method: 'POST', headers, body });
@@ -68,7 +68,7 @@ describe('examples/callback-receiver', () => {
       data: { rule: 'main', reason: 'failures', ban_count: 1, banned_until: Date.now() + 300_000, last_errors: [{ at: Date.now(), error: 'HTTP 500' }] },
     };
     const body = JSON.stringify(event);
-    const sign = (secret: string) => standardWebhookHeaders(secret, 'evt-1', Math.floor(Date.now() / 1000), body, { 'content-type': 'application/json; charset=utf-8' });
+    const sign = (secret: string): Record<string, string> => ({ ...standardWebhookHeaders(secret, 'evt-1', Math.floor(Date.now() / 1000), body, { 'content-type': 'application/json; charset=utf-8' }) });
     expect(await post('/operations', sign(SECRETS.OPERATIONS_SECRET), body)).toEqual({ status: 200, text: 'ok' });
     expect(await post('/operations', sign(SECRETS.OPERATIONS_SECRET), body)).toEqual({ status: 200, text: 'ok' });
     expect((await post('/operations', sign('not-the-ops-secret-00'), body)).status).toBe(401);
