@@ -27,6 +27,10 @@ const FIGURES = {
   im: [
     { name: 'ratio to bare', re: /ratio to bare: ([\d.]+)/, higher: true },
     { name: 'receipt p99 ms', re: /send -> socket receipt: p50 [\d.]+ ms, p99 ([\d.]+) ms/, higher: false },
+    // BENCH_PRESEND=1 (a pre-send rule's cost) prints these instead of the two above.
+    { name: 'pre-send with/without', re: /pre-send: throughput with\/without, median of rounds ([\d.]+)/, higher: true },
+    { name: 'pre-send p99 added ms', re: /pre-send: send -> receipt p99 added, median of rounds (-?[\d.]+) ms/, higher: false },
+    { name: 'pre-send CPU added µs', re: /pre-send: server CPU per send, median of rounds: .* added per check (-?[\d.]+) µs/, higher: false },
   ],
   callbacks: [
     { name: '(a) p99.9 ms', re: /^\(a\)[^\n]*p99\.9 ([\d.]+) ms/m, higher: false },

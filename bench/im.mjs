@@ -263,7 +263,7 @@ function printPresend(rounds) {
     return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
   };
   const phase = (p) =>
-    `${fmt(p.rate, 0)} messages/s, send -> receipt p50 ${fmt(p.receipt.p50)} ms, p99 ${fmt(p.receipt.p99)} ms over ${p.receipt.count}, HTTP p99 ${fmt(p.http.p99)} ms, server CPU ${fmt(p.cpuPerMessageUs, 0)} µs per send, ${p.calls} pre-send calls, ${p.errors} errors, ${p.unexpected} non-200`;
+    `${fmt(p.rate, 0)} messages/s, send -> receipt p50 ${fmt(p.receipt.p50)} ms, p99 ${fmt(p.receipt.p99)} ms over ${p.receipt.count}, HTTP p99 ${fmt(p.http.p99)} ms, server CPU ${fmt(p.cpuPerMessageUs, 0)} µs per send${p.threadsUs ? ` (main thread ${fmt(p.threadsUs.main, 0)}, busiest other thread ${fmt(p.threadsUs.busiest, 0)}, rest ${fmt(p.threadsUs.rest, 0)})` : ''}, pre-send receiver CPU ${fmt(p.receiverCpuUs, 0)} µs, bench process CPU ${fmt(p.benchCpuUs, 0)} µs, ${p.calls} pre-send calls, ${p.errors} errors, ${p.unexpected} non-200`;
   console.log(`pre-send rule (receiver answers {"valid":true} after ~1 ms), ${ENGINE}, ${rounds.length} rounds alternating without / with the rule, ${WARMUP_SECONDS}s + ${SECONDS}s each:`);
   rounds.forEach((r, i) => {
     const first = i % 2 === 0 ? 'without' : 'with';
@@ -276,6 +276,8 @@ function printPresend(rounds) {
   const ratio = median(rounds.map((r) => r.with.rate / r.without.rate));
   const added = median(rounds.map((r) => r.with.receipt.p99 - r.without.receipt.p99));
   console.log(`pre-send: throughput with/without, median of rounds ${fmt(ratio, 3)} (costs ${fmt((1 - ratio) * 100, 1)} %, target at most 20 %)`);
+  const cpu = (side) => median(rounds.map((r) => r[side].cpuPerMessageUs));
+  console.log(`pre-send: server CPU per send, median of rounds: without ${fmt(cpu('without'), 0)} µs, with ${fmt(cpu('with'), 0)} µs, added per check ${fmt(cpu('with') - cpu('without'), 0)} µs`);
   console.log(`pre-send: send -> receipt p99 added, median of rounds ${fmt(added, 2)} ms; all rounds pooled: without p50 ${fmt(without.p50)} ms p99 ${fmt(without.p99)} ms, with p50 ${fmt(withRule.p50)} ms p99 ${fmt(withRule.p99)} ms, added ${fmt(withRule.p99 - without.p99, 2)} ms (target at most 3 ms)`);
 }
 

@@ -12,7 +12,7 @@
  * the socket receiver turns `ext.sent_at` into send → receipt latency per phase.
  */
 import { performance } from 'node:perf_hooks';
-import { closedLoop, cpuSeconds, openImSocket, startReceiverProcess, summarise } from './load.mjs';
+import { closedLoop, cpuSeconds, openImSocket, startReceiverProcess, summarise, threadCpuSeconds, threadSplit } from './load.mjs';
 
 const now = () => performance.timeOrigin + performance.now();
 const RULE = 'bench_presend';
@@ -67,6 +67,9 @@ export async function benchPresend({ pid, port, origin, base, admin, connections
     latencies.set(phase, []);
     const calls0 = receiver.count();
     const cpu0 = cpuSeconds(pid);
+    const threads0 = threadCpuSeconds(pid);
+    const receiverCpu0 = cpuSeconds(receiver.pid);
+    const benchCpu0 = process.cpuUsage();
     measuring = 0;
     const warm = await loop.phase(warmupSeconds * 1000, false);
     measuring = 1;
@@ -75,12 +78,19 @@ export async function benchPresend({ pid, port, origin, base, admin, connections
     // Let the last accepted messages arrive, then stop checking.
     await new Promise((res) => setTimeout(res, 1000));
     const cpu1 = cpuSeconds(pid);
+    const threads1 = threadCpuSeconds(pid);
+    const receiverCpu1 = cpuSeconds(receiver.pid);
+    const benchCpu = process.cpuUsage(benchCpu0);
     if (withRule) await call(origin, 'DELETE', `${base}/callbacks/presend-rules/${RULE}`, admin);
     const http = summarise(r.latencies);
     const receipt = summarise(latencies.get(phase));
+    const sends = warm.done + r.done;
+    const perSend = (seconds) => (seconds === undefined ? undefined : (seconds / sends) * 1e6);
+    const split = threadSplit(pid, threads0, threads1);
     return {
       withRule,
-      rate: r.requests / r.seconds,
+      // Sends Parley accepted (200): a refused send (a check that failed under on_failure reject) or an error is not throughput.
+      rate: (r.requests - r.unexpected - r.errors) / r.seconds,
       requests: r.requests,
       errors: r.errors,
       unexpected: r.unexpected,
@@ -90,7 +100,12 @@ export async function benchPresend({ pid, port, origin, base, admin, connections
       received: received.get(phase) ?? 0,
       latencies: latencies.get(phase),
       // Warm-up, measured part and the tail: everything the server did for this phase's sends.
-      cpuPerMessageUs: cpu0 === undefined || cpu1 === undefined ? undefined : ((cpu1 - cpu0) / (warm.done + r.done)) * 1e6,
+      cpuPerMessageUs: cpu0 === undefined || cpu1 === undefined ? undefined : perSend(cpu1 - cpu0),
+      // The server's main thread, its busiest other thread (the outbound worker while the rule is on) and the rest.
+      threadsUs: threads1.size ? { main: perSend(split.main), busiest: perSend(split.busiest), rest: perSend(split.rest) } : undefined,
+      // Who else might limit the loop: the pre-send receiver and this process (the closed loop and the socket receiver).
+      receiverCpuUs: receiverCpu0 === undefined || receiverCpu1 === undefined ? undefined : perSend(receiverCpu1 - receiverCpu0),
+      benchCpuUs: perSend((benchCpu.user + benchCpu.system) / 1e6),
     };
   };
 

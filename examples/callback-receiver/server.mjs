@@ -2,12 +2,18 @@
 // answers 200 quickly with a short body (a 200 over 1,000 characters counts toward a rule ban).
 // On /presend it is a pre-send handler: it refuses messages containing a blocked word and masks a
 // rude one, answering {valid, code?, payload?} well within the rule's timeout_ms (200 ms by default).
+// On /operations it is the app's operations webhook: it verifies operator events (a rule banned or
+// unbanned, a reply push out of retries, an exception-store key about to expire) with
+// @parley/sdk's verifyOperatorEvent and prints them.
 //
-//   CALLBACK_SECRET=<rule secret> PRESEND_SECRET=<pre-send rule secret> PORT=9000 node server.mjs
+//   CALLBACK_SECRET=<rule secret> PRESEND_SECRET=<pre-send rule secret> \
+//   OPERATIONS_SECRET=<operations webhook secret> PORT=9000 node server.mjs
 //
-// No dependencies: the checks below are what @parley/sdk's verifyCallback does.
+// The callback and pre-send checks are written out below (they are what @parley/sdk's
+// verifyCallback does); operator events use the SDK (build it first: npm run build).
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
+import { verifyOperatorEvent, WebhookVerificationError } from '@parley/sdk';
 
 const secret = process.env.CALLBACK_SECRET;
 if (!secret) {
@@ -15,6 +21,7 @@ if (!secret) {
   process.exit(2);
 }
 const presendSecret = process.env.PRESEND_SECRET; // optional: the pre-send rule's secret
+const operationsSecret = process.env.OPERATIONS_SECRET; // optional: the operations webhook's secret
 const port = Number(process.env.PORT ?? 9000);
 const BLOCKED = /\bspam\b/i; // refused: the sender sees the code below
 const MASKED = /\bdarn\b/i; // delivered with the word masked
@@ -65,6 +72,47 @@ function presend(req, res, raw) {
   res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
 }
 
+// An operator event: {type, timestamp, data}, signed with the operations webhook's secret. Its
+// webhook-id is the same on every attempt, so a retried event is printed once.
+function operations(req, res, raw) {
+  if (!operationsSecret) {
+    console.warn('rejected an operator event: OPERATIONS_SECRET is not set');
+    res.writeHead(401).end('no secret');
+    return;
+  }
+  let verified;
+  try {
+    verified = verifyOperatorEvent({ secret: operationsSecret, headers: req.headers, body: raw });
+  } catch (error) {
+    if (!(error instanceof WebhookVerificationError)) throw error;
+    console.warn(`rejected an operator event: ${error.message}`);
+    res.writeHead(401).end('bad signature');
+    return;
+  }
+  const { eventId, event } = verified;
+  if (!seen.has(eventId)) {
+    seen.add(eventId);
+    console.log(`operator event ${describeOperatorEvent(event)}`);
+  }
+  res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+}
+
+function describeOperatorEvent(event) {
+  const d = event.data;
+  switch (event.type) {
+    case 'rule.banned':
+      return `rule.banned: rule ${d.rule} (${d.reason}) until ${new Date(d.banned_until).toISOString()}, last error ${d.last_errors[0]?.error ?? 'none'}`;
+    case 'rule.unbanned':
+      return `rule.unbanned: rule ${d.rule} (ban ${d.ban_count})`;
+    case 'delivery.exhausted':
+      return `delivery.exhausted: channel ${d.channel_id} delivery ${d.delivery_id}: ${d.last_error}`;
+    case 'store.expiring':
+      return `store.expiring: key ${d.date} (${d.size} records) expires ${new Date(d.expires_at).toISOString()}`;
+    default:
+      return event.type;
+  }
+}
+
 // eventType tells chat (every message) from chat_offline (one per offline receiver); a rule that
 // lists them in event_types also gets logins and logouts (eventType userStatus) and, told apart by
 // chat_type, contact changes (roster), recalls (recall) and read receipts (read_ack).
@@ -82,13 +130,17 @@ function describe(record) {
   }
 }
 
-http
+const server = http
   .createServer((req, res) => {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
       if (req.url === '/presend') {
         presend(req, res, Buffer.concat(chunks));
+        return;
+      }
+      if (req.url === '/operations') {
+        operations(req, res, Buffer.concat(chunks));
         return;
       }
       let result;
@@ -110,4 +162,4 @@ http
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
     });
   })
-  .listen(port, '127.0.0.1', () => console.log(`callback receiver on http://127.0.0.1:${port}/`));
+  .listen(port, '127.0.0.1', () => console.log(`callback receiver on http://127.0.0.1:${server.address().port}/`));

@@ -102,8 +102,19 @@ export interface StandardWebhookHeaders {
   'webhook-signature': string;
 }
 
+/**
+ * A Standard Webhooks signing key: the secret's text, or a secret `KeyObject` of its UTF-8 bytes
+ * (`webhookKey`), which a sender that signs many messages with one secret makes once.
+ */
+export type WebhookKey = string | KeyObject;
+
+/** The secret's UTF-8 bytes as a secret `KeyObject` for `createHmac` (see WebhookKey). */
+export function webhookKey(secret: string): KeyObject {
+  return createSecretKey(Buffer.from(secret, 'utf8'));
+}
+
 /** `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, keyed with the UTF-8 bytes of `key`. */
-export function standardWebhookSignature(key: string, id: string, timestampSeconds: number, body: Bytes): string {
+export function standardWebhookSignature(key: WebhookKey, id: string, timestampSeconds: number, body: Bytes): string {
   // A string key is taken as its UTF-8 bytes, as Buffer.from(key, 'utf8') would give.
   const mac = createHmac('sha256', key);
   // One update of a string body (the usual case) costs less than two.
@@ -116,9 +127,9 @@ export function standardWebhookSignature(key: string, id: string, timestampSecon
  * The signature header over several keys, space-separated in the order given (`v1,<new> v1,<old>`
  * during a secret rotation's overlap); one key gives one entry.
  */
-export function standardWebhookSignatures(keys: string | readonly string[], id: string, timestampSeconds: number, body: Bytes): string {
-  if (typeof keys === 'string') return standardWebhookSignature(keys, id, timestampSeconds, body);
-  return keys.map((key) => standardWebhookSignature(key, id, timestampSeconds, body)).join(' ');
+export function standardWebhookSignatures(keys: WebhookKey | readonly WebhookKey[], id: string, timestampSeconds: number, body: Bytes): string {
+  if (!Array.isArray(keys)) return standardWebhookSignature(keys as WebhookKey, id, timestampSeconds, body);
+  return (keys as readonly WebhookKey[]).map((key) => standardWebhookSignature(key, id, timestampSeconds, body)).join(' ');
 }
 
 /**
@@ -127,7 +138,7 @@ export function standardWebhookSignatures(keys: string | readonly string[], id: 
  * Several keys (the current secret first, then the previous one during an overlap) sign with each.
  */
 export function standardWebhookHeaders<T extends Record<string, string> = Record<never, string>>(
-  key: string | readonly string[],
+  key: WebhookKey | readonly WebhookKey[],
   id: string,
   timestampSeconds: number,
   body: Bytes,

@@ -1,10 +1,10 @@
 /**
  * The pre-send callback over HTTP (contract 6.5) with the real IM core, a real pre-send receiver
  * and a real post-send receiver, on both engines: the rule endpoints, the signed record, a
- * refusal with the app's code (REST and JSON socket), a rewrite that post-send records carry,
- * the rule's filters, failures under allow and reject counted in metrics, the fail-closed
- * acceptance case (a receiver that never answers), and edits of sent messages asked about the
- * same way (Easemob's edit record; refused, rewritten, fail-closed).
+ * refusal with the app's code (REST and JSON socket), the rule's signing key following a rotation,
+ * a rewrite that post-send records carry, the rule's filters, failures under allow and reject
+ * counted in metrics, the fail-closed acceptance case (a receiver that never answers), and edits
+ * of sent messages asked about the same way (Easemob's edit record; refused, rewritten, fail-closed).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { callbackSecurity, md5Hex, verifyStandardWebhook, type CallbackRecord, type PresendEditRecord, type PresendRecord } from '@parley/protocol';
@@ -119,6 +119,36 @@ describe.each(ENGINES)('pre-send callback on %s', (engine) => {
     await settle();
     expect(await offlineCount('bob')).toBe(1);
     expect(postSend.bodies<CallbackRecord>().map(textOf)).toEqual(['hello']);
+  });
+
+  it("signs with the rule's key made once, and with the new secret from the first check after a rotation or a change", async () => {
+    const old = (await api('POST', '/callbacks/presend-rules', { name: 'mod', url: presend.url, timeout_ms: SLOW_MACHINE_MS })).body.data.secret as string;
+    presend.respond = () => answer({ valid: true });
+    const signedBy = (i: number) => {
+      const request = presend.requests[i]!;
+      const headers = request.headers as Record<string, string>;
+      const record = JSON.parse(request.body) as PresendRecord & { security: string };
+      const ok = (secret: string) =>
+        record.security === callbackSecurity(record.callId, secret, record.timestamp) &&
+        verifyStandardWebhook(secret, headers, request.body, { nowSeconds: Number(headers['webhook-timestamp']) });
+      return { ok, signatures: headers['webhook-signature']!.split(' ').length };
+    };
+    // Two checks with the cached rule and its key.
+    expect((await send('one')).status).toBe(200);
+    expect((await send('two')).status).toBe(200);
+    expect([signedBy(0).ok(old), signedBy(1).ok(old)]).toEqual([true, true]);
+
+    const fresh = (await api('POST', '/callbacks/presend-rules/mod/secret')).body.data.secret as string;
+    expect(fresh).not.toBe(old);
+    expect((await send('three')).status).toBe(200);
+    expect(signedBy(2)).toMatchObject({ signatures: 1 });
+    expect([signedBy(2).ok(fresh), signedBy(2).ok(old)]).toEqual([true, false]);
+
+    // A change of another field reads the rule again; it keeps signing with the current secret.
+    expect((await api('PUT', '/callbacks/presend-rules/mod', { timeout_ms: SLOW_MACHINE_MS - 1 })).status).toBe(200);
+    expect((await send('four')).status).toBe(200);
+    expect([signedBy(3).ok(fresh), signedBy(3).ok(old)]).toEqual([true, false]);
+    expect(presend.requests).toHaveLength(4);
   });
 
   it('a payload rewrites the text: the receiver and the post-send record get the rewritten message', async () => {

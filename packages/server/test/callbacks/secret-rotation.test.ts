@@ -97,6 +97,31 @@ describe.each(ENGINES)('callback rule secret rotation on %s', (engine) => {
     await api('DELETE', '/callbacks/rules/early');
   });
 
+  it("signs with the rule's keys made once: after a rotation the next record carries the new key at once, and both during the overlap", async () => {
+    const old = (await api('POST', '/callbacks/rules', { name: 'warm', url: `${receiver.url}?rule=warm`, event_types: ['chat'] })).body.data.secret as string;
+    // Records before the rotation: the rule's key is made and kept.
+    for (let i = 0; i < 2; i++) {
+      const before = await oneRecord('warm');
+      expect(before.headers['webhook-signature']).toBe(standardWebhookSignature(old, before.record.callId, Number(before.headers['webhook-timestamp']), before.body));
+    }
+    const fresh = (await api('POST', '/callbacks/rules/warm/secret', { overlap_seconds: 60 })).body.data.secret as string;
+    const during = await oneRecord('warm');
+    const ts = Number(during.headers['webhook-timestamp']);
+    expect(during.record.security).toBe(callbackSecurity(during.record.callId, fresh, during.record.timestamp));
+    expect(during.headers['webhook-signature']).toBe(
+      `${standardWebhookSignature(fresh, during.record.callId, ts, during.body)} ${standardWebhookSignature(old, during.record.callId, ts, during.body)}`,
+    );
+    // The overlap ends at its time on the same cached rule: one signature, the new key's.
+    clock.advance(60_000);
+    const after = await oneRecord('warm');
+    expect(after.headers['webhook-signature']).toBe(standardWebhookSignature(fresh, after.record.callId, Number(after.headers['webhook-timestamp']), after.body));
+    // A second rotation with no overlap: the newest key alone, at once.
+    const newest = (await api('POST', '/callbacks/rules/warm/secret', { overlap_seconds: 0 })).body.data.secret as string;
+    const single = await oneRecord('warm');
+    expect(single.headers['webhook-signature']).toBe(standardWebhookSignature(newest, single.record.callId, Number(single.headers['webhook-timestamp']), single.body));
+    await api('DELETE', '/callbacks/rules/warm');
+  });
+
   it('refuses an overlap outside 0–604800 s with 400 illegal_argument, and an unknown rule with 404', async () => {
     const secret = (await api('POST', '/callbacks/rules', { name: 'valid', url: `${receiver.url}?rule=valid` })).body.data.secret as string;
     for (const body of [{ overlap_seconds: -1 }, { overlap_seconds: 604_801 }, { overlap_seconds: 0.5 }, { overlap_seconds: null }, { other: 1 }]) {

@@ -10,7 +10,6 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { dateKey } from '@parley/protocol';
 import type { UnitOfWork } from '../../kernel/unit-of-work.js';
 import type { Clock } from '../../kernel/clock.js';
-import { liveOverlap } from '../../kernel/secret-overlap.js';
 import type { Job, JobQueue, JobResult } from '../jobs/ports.js';
 import type { OutboundSender } from '../outbound/ports.js';
 import type { BanStore } from './ban-registry.js';
@@ -21,7 +20,7 @@ import type { CallbackRule, CallbacksRepository, CallbacksTransaction, StoredRec
 import { BANNED_ERROR_PREFIX, REDRIVE_SCAN_ROWS, redrivePage, type RedrivePage, type RedriveWindow } from './redrive.js';
 import { ResendPacer } from './resend-pacer.js';
 import { recordFacts, type UnsignedRecord } from './record.js';
-import { signedRequest } from './record-signing.js';
+import { ruleSigningKeys, signedRequest } from './record-signing.js';
 
 export const RESEND_QUEUE = 'callbacks.resend';
 
@@ -193,7 +192,8 @@ export class CallbackDelivery {
 
   private async attempt(ref: RuleRef, record: UnsignedRecord, url: string, keys: Pick<CallbackRule, 'secret' | 'previousSecret'>, resend: boolean): Promise<AttemptOutcome> {
     const now = this.deps.clock.now();
-    const request = signedRequest(record, keys.secret, now, liveOverlap(keys.previousSecret, now)?.previous);
+    // The rule's keys are made once per rule object (a rotation reads another one) and sign with both secrets during an overlap.
+    const request = signedRequest(record, ruleSigningKeys(keys), now);
     const result = await this.deps.outbound.post({
       url,
       headers: request.headers,

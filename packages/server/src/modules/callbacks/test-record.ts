@@ -9,7 +9,7 @@ import type { Clock } from '../../kernel/clock.js';
 import { uuid } from '../../kernel/ids.js';
 import type { OutboundSender } from '../outbound/ports.js';
 import type { CallbackRule } from './ports.js';
-import { signedRequest } from './record-signing.js';
+import { ruleSigningKeys, signedRequest } from './record-signing.js';
 import type { UnsignedRecord } from './record.js';
 
 /** Answer bytes shown back (the receiver's answer beyond this is cut). */
@@ -37,7 +37,7 @@ export async function sendTestRecord(
 ): Promise<CallbackTestResult> {
   const now = deps.clock.now();
   const record = testRecord(appkey, now);
-  const request = signedRequest(record, rule.secret, now);
+  const request = signedRequest(record, ruleSigningKeys(rule), now);
   const webhookTimestamp = request.headers['webhook-timestamp'] ?? '';
   const result = await deps.outbound.post({
     url: rule.url,

@@ -16,6 +16,7 @@ import type { OutboundResult, OutboundSender } from '../../outbound/ports.js';
 import { decide, readAnswer, type Payload, type PresendAnswer } from './answer.js';
 import type { PresendMetrics, PresendOutcome } from './metrics.js';
 import type { PresendRule } from './ports.js';
+import { ruleSigningKeys } from '../record-signing.js';
 import { presendEditRecord, presendRecord, presendRuleMatches, signedPresend } from './record.js';
 import type { PresendRulesCache } from './rules-cache.js';
 
@@ -64,7 +65,8 @@ export class PresendCheck implements PreSendHook {
   }
 
   private async ask(rule: PresendRule, record: PresendRecord | PresendEditRecord, payload: Payload): Promise<{ answer: PresendAnswer; latencyMs: number }> {
-    const request = signedPresend(record, rule.secret, this.clock.now());
+    // The rule's key is made once per rule object: a changed or rotated rule is read again from storage, so it signs with the new secret at once.
+    const request = signedPresend(record, ruleSigningKeys(rule), this.clock.now());
     try {
       const result = await withDeadline(rule.timeoutMs, this.outbound.post({
         url: rule.url,
@@ -92,11 +94,20 @@ export class PresendCheck implements PreSendHook {
  * worker never makes it wait past the rule's timeout; the exchange is still aborted there.
  */
 function withDeadline(timeoutMs: number, exchange: Promise<OutboundResult>): Promise<OutboundResult> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<OutboundResult>((resolve) => {
-    timer = setTimeout(() => resolve({ body: '', bodyTruncated: false, latencyMs: timeoutMs, error: { kind: 'timeout', message: `no answer within ${timeoutMs} ms` } }), timeoutMs);
+  // One promise and one timer per check (no race of two promises and a `finally` on every message).
+  return new Promise<OutboundResult>((resolve, reject) => {
+    const timer = setTimeout(() => resolve({ body: '', bodyTruncated: false, latencyMs: timeoutMs, error: { kind: 'timeout', message: `no answer within ${timeoutMs} ms` } }), timeoutMs);
+    exchange.then(
+      (result) => {
+        clearTimeout(timer);
+        resolve(result);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
   });
-  return Promise.race([exchange, deadline]).finally(() => clearTimeout(timer));
 }
 
 function outcomeOf(answer: PresendAnswer, delivered: boolean): PresendOutcome {

@@ -8,7 +8,7 @@ import type { PresendEditRecord, PresendRecord } from '@parley/protocol';
 import type { StoredMessage } from '../../im/ports.js';
 import type { EditUnderReview } from '../../im/pre-send.js';
 import type { PresendRule } from './ports.js';
-import { signedRequest, type SignedRequest } from '../record-signing.js';
+import { signedRequest, type SignedRequest, type SigningKeys } from '../record-signing.js';
 import type { UnsignedRecord } from '../record.js';
 
 export function presendRecord(message: StoredMessage, appkey: string, newUuid: () => string): PresendRecord {
@@ -60,8 +60,8 @@ export function presendRuleMatches(rule: Pick<PresendRule, 'chatTypes' | 'messag
   return message.payload.bodies.some((b) => types.includes(b.type));
 }
 
-/** The exact body and headers of the POST, signed with the rule's secret at `nowMs`. */
-export function signedPresend(record: PresendRecord | PresendEditRecord, secret: string, nowMs: number): SignedRequest {
+/** The exact body and headers of the POST, signed with the rule's secret (its text or its keys) at `nowMs`. */
+export function signedPresend(record: PresendRecord | PresendEditRecord, keys: SigningKeys | string, nowMs: number): SignedRequest {
   // The signing of post-send records serialises any record the same way: members in order, `security` last.
-  return signedRequest(record as unknown as UnsignedRecord, secret, nowMs);
+  return signedRequest(record as unknown as UnsignedRecord, keys, nowMs);
 }
