@@ -37,10 +37,21 @@ export interface ImBlocksTable {
   created_at: number;
 }
 
+/** An invitation to a group that needs the invitee's confirmation, until answered. */
+export interface ImGroupInvitesTable {
+  group_id: string;
+  app_id: string;
+  username: string;
+  inviter: string;
+  reason: string;
+  created_at: number;
+}
+
 export interface ImSdkTables {
   im_allowed_origins: ImAllowedOriginsTable;
   im_user_attributes: ImUserAttributesTable;
   im_contacts: ImContactsTable;
   im_contact_requests: ImContactRequestsTable;
   im_blocks: ImBlocksTable;
+  im_group_invites: ImGroupInvitesTable;
 }
