@@ -41,9 +41,19 @@ export interface ImContactWrites {
   unblock(appId: string, username: string, blocked: readonly string[]): Promise<void>;
 }
 
+/** A contact with the user's remark on them. */
+export interface ImContact {
+  username: string;
+  remark: string;
+}
+
 export interface ImContactsRepository {
   areContacts(appId: string, username: string, contact: string): Promise<boolean>;
   contacts(appId: string, username: string, limit: number): Promise<string[]>;
+  /** Up to `limit` contacts with their remarks, by name, after `after` (a name) when given. */
+  contactsWithRemarks(appId: string, username: string, after: string | undefined, limit: number): Promise<ImContact[]>;
+  /** Sets the user's remark on a contact; false when they are not contacts. */
+  setRemark(appId: string, username: string, contact: string, remark: string): Promise<boolean>;
   blocks(appId: string, username: string, limit: number): Promise<string[]>;
   /** Which of `usernames` have blocked `sender`. */
   blockersOf(appId: string, sender: string, usernames: readonly string[]): Promise<string[]>;

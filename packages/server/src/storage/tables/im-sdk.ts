@@ -1,4 +1,5 @@
 /** Tables of the SDK surface (contract 6.8): allowed origins, user attributes, contacts and blocks. */
+import type { Generated } from 'kysely';
 
 export interface ImAllowedOriginsTable {
   app_id: string;
@@ -20,6 +21,8 @@ export interface ImContactsTable {
   username: string;
   contact: string;
   created_at: number;
+  /** `username`'s remark on `contact` (setContactRemark); '' until set. */
+  remark: Generated<string>;
 }
 
 export interface ImContactRequestsTable {

@@ -36,6 +36,7 @@ import { operatorEvents } from './108-operator-events.js';
 import { storeKeyExpiry } from './109-store-key-expiry.js';
 import { reportTimes } from './114-report-times.js';
 import { imGroupInvites } from './122-im-group-invites.js';
+import { imContactRemarks } from './123-im-contact-remarks.js';
 
 /** SQLite migrations, in order. Append; never edit a released one. */
-export const sqliteMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, conversationEpoch, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin, callbackResendOutcome, instances, imPendingFanout, foreignKeyIndexes, imLiveReceivers, imOriginsAttributes, imContacts, imFiles, imHistory, imConversationMarks, imOnlineOnly, imGroupReads, conversationEvents, receiptsRatings, queueAutomation, agentTools, secretOverlap, callbackRedrive, presendRules, callbackDeliveries, imGroupSettings, imGroupRequests, operatorEvents, storeKeyExpiry, reportTimes, imGroupInvites];
+export const sqliteMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, conversationEpoch, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin, callbackResendOutcome, instances, imPendingFanout, foreignKeyIndexes, imLiveReceivers, imOriginsAttributes, imContacts, imFiles, imHistory, imConversationMarks, imOnlineOnly, imGroupReads, conversationEvents, receiptsRatings, queueAutomation, agentTools, secretOverlap, callbackRedrive, presendRules, callbackDeliveries, imGroupSettings, imGroupRequests, operatorEvents, storeKeyExpiry, reportTimes, imGroupInvites, imContactRemarks];
