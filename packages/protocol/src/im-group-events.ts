@@ -25,4 +25,7 @@ export type ImGroupOperation =
   | 'updateInfo'
   | 'requestToJoin'
   | 'acceptRequest'
-  | 'joinPublicGroupDeclined';
+  | 'joinPublicGroupDeclined'
+  | 'inviteToJoin'
+  | 'acceptInvite'
+  | 'rejectInvite';

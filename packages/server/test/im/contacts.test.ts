@@ -96,4 +96,37 @@ describe.each(CASES)('contacts on %s with %s', (engine, sdkPackage) => {
     await waitFor(() => ann.of('text').map((m: { msg: string }) => m.msg), (msgs) => msgs.includes('again'));
     expect(ann.of('text').map((m: { msg: string }) => m.msg)).not.toContain('blocked?');
   });
+
+  it('setContactRemark keeps a remark per contact; getAllContacts and getContactsWithCursor list them, a page at a time', async () => {
+    const im = w.t.app.parley.im;
+    const app = await im.apps.requireApp(w.im.org, w.im.name);
+    for (const other of ['ben', 'cal', 'dan']) {
+      await im.contacts.apply(app, other, 'ann');
+      await im.contacts.accept(app, 'ann', other);
+    }
+    const ann = await w.login('ann');
+    await ann.conn.setContactRemark({ userId: 'cal', remark: 'Cal from work' });
+    expect((await ann.conn.getAllContacts()).data).toEqual([
+      { userId: 'ben', remark: '' },
+      { userId: 'cal', remark: 'Cal from work' },
+      { userId: 'dan', remark: '' },
+    ]);
+    const first = await ann.conn.getContactsWithCursor({ pageSize: 2 });
+    expect(first.data.contacts).toEqual([
+      { userId: 'ben', remark: '' },
+      { userId: 'cal', remark: 'Cal from work' },
+    ]);
+    const second = await ann.conn.getContactsWithCursor({ pageSize: 2, cursor: first.data.cursor });
+    expect(second.data).toEqual({ cursor: '', contacts: [{ userId: 'dan', remark: '' }] });
+    // The remark is the user's own: the contact's list shows none.
+    expect((await (await w.login('cal')).conn.getAllContacts()).data).toEqual([{ userId: 'ann', remark: '' }]);
+
+    const token = await w.token('ann');
+    const put = (name: string, body: unknown) => call(w.t.app, token, 'PUT', `${w.im.base}/users/ann/contacts/users/${name}`, body);
+    expect((await put('eve', { remark: 'x' })).status).toBe(404);
+    expect((await put('ben', { remark: 'x'.repeat(101) })).status).toBe(400);
+    expect((await call(w.t.app, token, 'GET', `${w.im.base}/users/ann/contacts?limit=2&cursor=%25%25`)).body.error).toBe('illegal_argument');
+    expect((await call(w.t.app, token, 'GET', `${w.im.base}/users/ben/contacts?limit=2`)).status).toBe(403);
+    expect((await ann.conn.getAllContacts()).data.map((c: { remark: string }) => c.remark)).toEqual(['', 'Cal from work', '']);
+  });
 });

@@ -21,7 +21,8 @@ const text = (value: boolean | number) => String(value);
 /**
  * The records of one operation: one for most; a creation with members also has their JOIN
  * (`DIRECT`), a deletion the members' LEAVE (`DELETE`), as Easemob sends them. An edit of the
- * group's texts, a request to join and its refusal have none (an accepted request is a JOIN).
+ * group's texts, a request to join and its refusal have none (an accepted request is a JOIN); so have invitations held for the invitee's
+ * confirmation and their refusals (an accepted one is a JOIN of type INVITE).
  */
 export function groupOpRecords(event: GroupOperationEvent, newUuid: () => string): GroupOpRecord[] {
   const record = (operation: GroupOpRecord['operation'], payload?: Record<string, unknown>, memberCount?: number): GroupOpRecord => ({
@@ -69,6 +70,8 @@ export function groupOpRecords(event: GroupOperationEvent, newUuid: () => string
     case 'update':
     case 'apply':
     case 'decline':
+    case 'invite':
+    case 'inviteDecline':
       return [];
   }
 }

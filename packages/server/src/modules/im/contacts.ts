@@ -8,7 +8,7 @@
  * callback jobs of its `roster` events (operation-events.ts): add; accept and remote_accept;
  * decline and remote_decline; remove; ban and allow, one per name.
  */
-import type { ImRosterFrame, RosterOperation } from '@parley/protocol';
+import { IM_USERNAME_PATTERN, type ImRosterFrame, type RosterOperation } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import { TtlCache } from '../../kernel/ttl-cache.js';
@@ -16,7 +16,7 @@ import { InProcessSettingsVersions, type SettingsScope, type SettingsVersions } 
 import type { IdGenerator } from './msg-id.js';
 import type { OperationEvents, RosterEvent } from './operation-events.js';
 import type { ImApp } from './ports.js';
-import type { ImContactsRepository } from './sdk-ports.js';
+import type { ImContact, ImContactsRepository } from './sdk-ports.js';
 import { validUsername, type ImUsersService } from './users.js';
 
 /** Contacts and block-list entries a list answers at most (Easemob's limit of contacts a user). */
@@ -27,6 +27,12 @@ export const MAX_BLOCK_BATCH = 50;
 const BLOCK_CACHE_MS = 5_000;
 /** A request's reason, at most. */
 export const MAX_REASON_LENGTH = 500;
+/** A remark on a contact, at most (Easemob's). */
+export const MAX_REMARK_LENGTH = 100;
+/** Contacts one page of `getContactsWithCursor` answers at most (Easemob's). */
+export const MAX_CONTACTS_PAGE = 50;
+
+const validName = (name: string): boolean => IM_USERNAME_PATTERN.test(name);
 
 /** Where contact events go: the users' open sockets, live only (presence.deliver). */
 export type RosterNotify = (appId: string, usernames: readonly string[], frame: ImRosterFrame) => Promise<unknown>;
@@ -115,9 +121,28 @@ export class ContactsService {
     return other;
   }
 
-  async list(app: ImApp, me: string): Promise<string[]> {
+  async list(app: ImApp, me: string): Promise<ImContact[]> {
     const self = (await this.users.require(app, me)).username;
-    return this.repo.contacts(app.id, self, MAX_CONTACTS);
+    return this.repo.contactsWithRemarks(app.id, self, undefined, MAX_CONTACTS);
+  }
+
+  /** A page of `limit` contacts with remarks, by name, after the previous page's `cursor`; the next cursor while more follow. */
+  async page(app: ImApp, me: string, limit: number, cursor: string | undefined): Promise<{ contacts: ImContact[]; cursor?: string }> {
+    const self = (await this.users.require(app, me)).username;
+    const after = cursor === undefined || cursor === '' ? undefined : Buffer.from(cursor, 'base64url').toString('utf8');
+    if (after !== undefined && (after === '' || !validName(after))) throw new AppError('illegal_argument', { detail: 'cursor: not a cursor of this list' });
+    const rows = await this.repo.contactsWithRemarks(app.id, self, after, limit + 1);
+    const contacts = rows.slice(0, limit);
+    const last = contacts.at(-1);
+    return rows.length > limit && last ? { contacts, cursor: Buffer.from(last.username, 'utf8').toString('base64url') } : { contacts };
+  }
+
+  /** Sets the user's remark on a contact (at most MAX_REMARK_LENGTH characters); 404 when they are not contacts. */
+  async remark(app: ImApp, me: string, contact: string, remark: string): Promise<string> {
+    if (remark.length > MAX_REMARK_LENGTH) throw new AppError('illegal_argument', { detail: `remark: at most ${MAX_REMARK_LENGTH} characters` });
+    const [self, other] = await this.pair(app, me, contact, 'username');
+    if (!(await this.repo.setRemark(app.id, self, other, remark))) throw new AppError('service_resource_not_found', { resource: `Service resource contact ${other} of ${self}` });
+    return other;
   }
 
   async block(app: ImApp, me: string, names: readonly string[]): Promise<string[]> {

@@ -27,7 +27,8 @@ export type GroupOperation =
     }
   /** `members`: who was in it, the owner included. */
   | { op: 'destroy'; members: string[] }
-  | { op: 'join'; users: string[]; way: JoinWay }
+  /** `inviter`: the users accepted an invitation of theirs (a group that needs the invitee's confirmation). */
+  | { op: 'join'; users: string[]; way: JoinWay; inviter?: string }
   | { op: 'leave'; user: string }
   | { op: 'kick'; user: string }
   | { op: 'owner'; previous: string; owner: string }
@@ -35,7 +36,11 @@ export type GroupOperation =
   /** A user asked to join a group that needs its owner's approval (no member changed yet). */
   | { op: 'apply'; user: string; reason: string }
   /** The owner declined a request to join. */
-  | { op: 'decline'; user: string; reason: string };
+  | { op: 'decline'; user: string; reason: string }
+  /** Users were invited to a group that needs their confirmation (no member changed yet). */
+  | { op: 'invite'; users: string[]; reason: string }
+  /** An invitee declined an invitation of `inviter`. */
+  | { op: 'inviteDecline'; user: string; inviter: string };
 
 export type GroupOperationEvent = GroupOperation & {
   appId: string;

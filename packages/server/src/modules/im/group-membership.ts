@@ -6,13 +6,15 @@
  *   or declines (`verify`); a private group is refused (403);
  * - leave: any member but the owner (who gives the group away or deletes it first);
  * - invite: the owner always, members when the group `allowinvites`; invited users are added at
- *   once (`invite_need_confirm` is stored and reported, not waited on);
+ *   once, or, when a user invites to a group with `invite_need_confirm`, invited and added only once
+ *   they accept (group-invites.ts);
  * - change of owner: the owner, to a member.
  * Every change is announced after its write (group-events.ts).
  */
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Operator } from './group-events.js';
+import { needsConfirmation, type GroupInvitesService } from './group-invites.js';
 import { full, type ImGroupsService } from './groups.js';
 import { decodeCursor, pageOf, type Page } from './paging.js';
 import type { ImApp, ImGroupListed, ImGroupsRepository, ImMember } from './ports.js';
@@ -29,6 +31,7 @@ export class GroupMembershipService {
     private readonly groups: ImGroupsService,
     private readonly users: ImUsersService,
     private readonly clock: Clock,
+    private readonly invites: Pick<GroupInvitesService, 'hold'>,
   ) {}
 
   /**
@@ -74,8 +77,8 @@ export class GroupMembershipService {
   }
 
   /**
-   * Adds the invited users who are not members yet, at once; answers them. Owner, app, or a member
-   * when the group allows invites.
+   * Adds the invited users who are not members yet, at once, or invites them when the group needs
+   * their confirmation; answers them. Owner, app, or a member when the group allows invites.
    */
   async invite(app: ImApp, id: string, usernames: readonly string[], operator: Operator): Promise<string[]> {
     if (usernames.length === 0 || usernames.length > MAX_INVITES) throw new AppError('illegal_argument', { detail: `usernames: 1 to ${MAX_INVITES} names` });
@@ -89,6 +92,10 @@ export class GroupMembershipService {
     if (missing.length > 0) throw new AppError('service_resource_not_found', { resource: `Service resource user ${missing.join(', ')}` });
     const current = new Set(await this.groups.memberNames(group));
     const fresh = names.filter((n) => !current.has(n));
+    if (operator !== null && needsConfirmation(group, operator)) {
+      await this.invites.hold(app, group, fresh, operator);
+      return names;
+    }
     if (current.size + fresh.length > group.maxusers) throw full();
     const now = this.clock.now();
     const added: string[] = [];

@@ -1,13 +1,43 @@
 /**
  * Group operations as the notices members receive: who is told what (`noticesOf`, pure), sent to
- * their open sockets as `group_event` frames, live only, as contact events are. The JSON socket
- * writes the frame as it is; msync turns it into the MUC meta the SDK raises `onGroupEvent` /
- * `onChatroomEvent` from (msync/muc-events.ts). The user who did the operation is not told.
+ * their open sockets as `group_event` frames. The JSON socket writes the frame as it is; msync turns
+ * it into the MUC meta the SDK raises `onGroupEvent` / `onChatroomEvent` from (msync/muc-events.ts).
+ * The user who did the operation is not told. A notice about the user it reaches (`keptOffline`) is
+ * kept for them when none of their sockets is open and handed over at their next login
+ * (pending-events.ts); notices about other members (memberPresence, memberAbsence, updateInfo, a
+ * changeOwner to anyone but the new owner) are live only.
  */
 import type { ImGroupEventFrame, ImGroupOperation } from '@parley/protocol';
 import type { GroupEventListener, GroupOperationEvent } from './group-events.js';
 import type { ImGroupsRepository } from './ports.js';
-import type { Presence } from './presence.js';
+
+/** Group operations kept for an offline user when addressed to them (see `keptOffline`). */
+const KEPT: ReadonlySet<ImGroupOperation> = new Set<ImGroupOperation>([
+  'directJoined',
+  'removeMember',
+  'destroy',
+  'requestToJoin',
+  'acceptRequest',
+  'joinPublicGroupDeclined',
+  'inviteToJoin',
+  'acceptInvite',
+  'rejectInvite',
+  'changeOwner',
+]);
+
+/**
+ * Whether a notice is kept for `user` while they are offline: the operations above, about that user
+ * (a group's end, or a change done to or asked of them; a changeOwner only for the new owner). What
+ * every member hears of each join, leave or edit is not: in a big group they would crowd out the rest
+ * of the user's kept events, and the SDK reads the group afresh anyway.
+ */
+export function keptOffline(frame: ImGroupEventFrame, user: string): boolean {
+  if (!KEPT.has(frame.operation) || frame.chat_type !== 'groupchat') return false;
+  return frame.operation !== 'changeOwner' || frame.to === user;
+}
+
+/** Where notices go: the users' sockets, kept for those offline that `keep` names (PendingEvents.deliver). */
+export type GroupNoticeDelivery = (appId: string, usernames: readonly string[], frame: ImGroupEventFrame, keep: (username: string) => boolean) => Promise<unknown>;
 
 /** The name a notice gives the app (an app-admin token) as the one who did it. */
 export const APP_OPERATOR = 'admin';
@@ -46,7 +76,9 @@ export function noticesOf(event: GroupOperationEvent, members: readonly string[]
       break;
     case 'join':
       for (const user of event.users) {
-        if (event.kind === 'group' && event.way !== 'APPLY') add([user], frame('directJoined', by, user));
+        // An invitation accepted: its inviter is told, the invitee joined by their own answer.
+        if (event.inviter !== undefined) add([event.inviter], frame('acceptInvite', user, event.inviter));
+        else if (event.kind === 'group' && event.way !== 'APPLY') add([user], frame('directJoined', by, user));
         // A request to join accepted by the owner.
         if (event.way === 'APPLY' && event.operator !== user) add([user], frame('acceptRequest', by, user));
         add(others(user, event.operator), frame('memberPresence', user));
@@ -74,14 +106,20 @@ export function noticesOf(event: GroupOperationEvent, members: readonly string[]
     case 'decline':
       add([event.user], frame('joinPublicGroupDeclined', by, event.user, event.reason));
       break;
+    case 'invite':
+      for (const user of event.users) add([user], frame('inviteToJoin', by, user, event.reason));
+      break;
+    case 'inviteDecline':
+      add([event.inviter], frame('rejectInvite', event.user, event.inviter));
+      break;
   }
   return notices;
 }
 
-/** The subscriber that sends the notices to the members' open sockets (presence), live only. */
-export function groupNotifier(groups: Pick<ImGroupsRepository, 'members'>, presence: Pick<Presence, 'deliver'>): GroupEventListener {
+/** The subscriber that sends the notices to the members' sockets, kept for the offline users `keptOffline` names. */
+export function groupNotifier(groups: Pick<ImGroupsRepository, 'members'>, deliver: GroupNoticeDelivery): GroupEventListener {
   return async (event) => {
     const members = event.op === 'destroy' ? [] : (await groups.members(event.groupId)).map((m) => m.username);
-    await Promise.all(noticesOf(event, members).map((notice) => presence.deliver(event.appId, notice.to, notice.frame)));
+    await Promise.all(noticesOf(event, members).map((notice) => deliver(event.appId, notice.to, notice.frame, (user) => keptOffline(notice.frame, user))));
   };
 }

@@ -23,6 +23,7 @@ import { Fanout } from './fanout.js';
 import { ImFiles, type ImFilesRepository } from './files.js';
 import { ImConversations, type ImConversationsRepository } from './conversations.js';
 import { GroupEvents, type GroupEventListener } from './group-events.js';
+import { GroupInvitesService } from './group-invites.js';
 import { GroupMembershipService } from './group-membership.js';
 import { groupNotifier } from './group-notices.js';
 import { ImGroupsService } from './groups.js';
@@ -45,7 +46,7 @@ import type { PreSendHook } from './pre-send.js';
 import { InProcessPresence, type Presence } from './presence.js';
 import { SocketLimits, type SocketLimitsOptions } from './socket-limits.js';
 import type { ImApp, ImAppsRepository, ImGroupsRepository, ImMessagesRepository, ImTransaction, ImUsersRepository, MessageRef } from './ports.js';
-import type { ImAttributesRepository, ImContactsRepository, ImOriginsRepository } from './sdk-ports.js';
+import type { ImAttributesRepository, ImContactsRepository, ImGroupInvitesRepository, ImOriginsRepository } from './sdk-ports.js';
 import { UserAttributesService } from './user-attributes.js';
 import { UserStatuses } from './user-status.js';
 import { ImUsersService } from './users.js';
@@ -57,6 +58,8 @@ export interface ImModule {
   groups: ImGroupsService;
   /** Groups from their users' side: join, leave, invite, change of owner, pages. */
   membership: GroupMembershipService;
+  /** Invitations held for the invitee's confirmation (`invite_need_confirm`) and their answers. */
+  invites: GroupInvitesService;
   moderation: ModerationService;
   /** The browser origins allowed to call the app's IM REST routes (CORS). */
   origins: AllowedOriginsService;
@@ -73,7 +76,7 @@ export interface ImModule {
   edits: EditsService;
   /** Logins and logouts of sockets (`userStatus` callbacks): each socket route opens a session when it admits a socket. */
   statuses: UserStatuses;
-  /** Receipts and recalls kept for users who were offline; each socket route hands them over once ready. */
+  /** Receipts, recalls, edits, contact and group events kept for users who were offline; each socket route hands them over once ready. */
   events: PendingEvents;
   /** The offline count and status (read after the user's pending fan-out); messages given back by a socket. */
   offline: OfflineStore;
@@ -109,6 +112,7 @@ export interface ImRepositories {
   conversations: ImConversationsRepository;
   attributes: ImAttributesRepository;
   contacts: ImContactsRepository;
+  invites: ImGroupInvitesRepository;
 }
 
 export interface ImModuleOptions {
@@ -171,19 +175,19 @@ export function createImModule(options: ImModuleOptions): ImModule {
 
   const apps = new ImAppsService(appsRepo, usersRepo, clock, options.tokenTtlSeconds, options.passwords);
   const users = new ImUsersService(usersRepo, clock, options.passwords);
-  const { groups, membership } = groupServices(options, users, ids, presence);
+  const events = new PendingEvents(messagesRepo, uow, presence, clock, () => ids.next(), (error) => options.logger?.error({ err: error }, 'IM: an event for an offline user could not be kept'));
+  const { groups, invites, membership } = groupServices(options, users, ids, events);
   const moderation = new ModerationService(appsRepo, clock, options.settings);
   const origins = new AllowedOriginsService(options.repositories.origins, clock, options.settings);
   const attributes = new UserAttributesService(options.repositories.attributes, users, clock);
   const ops = new OperationEvents(options.operations ?? noOperationHook, uow);
-  const contacts = new ContactsService(options.repositories.contacts, users, clock, ops, ids, (appId, usernames, frame) => presence.deliver(appId, usernames, frame), options.settings);
+  const contacts = new ContactsService(options.repositories.contacts, users, clock, ops, ids, (appId, usernames, frame) => events.deliver(appId, usernames, frame), options.settings);
   const keep = (missed: Array<MessageRef & { usernames: string[] }>) => offline.keep(missed);
   const live = new LiveDeliveries(presence, groupsRepo, instanceId, keep, metrics, (error) =>
     options.logger?.error({ err: error }, 'IM live push failed; its receivers get the message stored'),
   );
   const committer = new MessageCommitter(uow, ids);
   const messages = new ImMessagesService(committer, users, groups, moderation, ids, clock, live, metrics, options.preSend, contacts);
-  const events = new PendingEvents(messagesRepo, uow, presence, clock, (error) => options.logger?.error({ err: error }, 'IM: a receipt or recall could not be kept'));
   const receipts = new ReceiptsService(messagesRepo, groups, events, ops, ids, clock);
   const recalls = new RecallsService(messagesRepo, groupsRepo, presence, events, ops, ids, clock, options.recallSeconds ?? 120);
   const statuses = new UserStatuses(ops, clock, (error) => options.logger?.error({ err: error }, 'IM: the callbacks of a login or logout could not be written'));
@@ -234,20 +238,22 @@ export function createImModule(options: ImModuleOptions): ImModule {
     return removed;
   };
 
-  return { apps, users, groups, membership, moderation, origins, attributes, contacts, messages, receipts, recalls, edits, statuses, events, offline, fanout, drains, presence, files, history, conversations, sockets, removeUser };
+  return { apps, users, groups, membership, invites, moderation, origins, attributes, contacts, messages, receipts, recalls, edits, statuses, events, offline, fanout, drains, presence, files, history, conversations, sockets, removeUser };
 }
 
 /**
- * The groups service with its operation events, which the members' open sockets hear of (live only,
- * as contact events) and the given listeners too; and the users' side of groups over it.
+ * The groups service with its operation events, which the members' sockets hear of (the notices about
+ * a user kept for them while offline, as contact events) and the given listeners too; and the users'
+ * side of groups over it.
  */
-function groupServices(options: ImModuleOptions, users: ImUsersService, ids: IdGenerator, presence: Presence) {
+function groupServices(options: ImModuleOptions, users: ImUsersService, ids: IdGenerator, pending: PendingEvents) {
   const repo = options.repositories.groups;
   const events = new GroupEvents((error) => options.logger?.error({ err: error }, 'IM: a subscriber of a group operation failed'));
-  events.subscribe(groupNotifier(repo, presence));
+  events.subscribe(groupNotifier(repo, (appId, usernames, frame, keep) => pending.deliver(appId, usernames, frame, keep)));
   for (const listener of options.groupOperations ?? []) events.subscribe(listener);
   const groups = new ImGroupsService(repo, users, ids, options.clock, events);
-  return { groups, membership: new GroupMembershipService(repo, groups, users, options.clock) };
+  const invites = new GroupInvitesService(options.repositories.invites, repo, groups, options.clock);
+  return { groups, invites, membership: new GroupMembershipService(repo, groups, users, options.clock, invites) };
 }
 
 function parseUserRemoved(payload: string): { appId?: string; username?: string } {

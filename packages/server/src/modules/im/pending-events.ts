@@ -1,13 +1,17 @@
 /**
- * Receipts, recalls and edits for users no socket of whom a live push reached: kept (one JSON frame a
- * row, `im_pending_events`) and handed to the user's next socket once it is ready (after its
- * stored messages), oldest first, then forgotten. Deleting a user deletes theirs.
+ * Events for users no socket of whom a live push reached: receipts, recalls and edits, contact
+ * events (`roster`) and the group notices about the user (`group_event`, group-notices.ts
+ * `keptOffline`). Kept (one JSON frame a row, `im_pending_events`) and handed to the user's next
+ * socket once it is ready (after its stored messages), oldest first, then forgotten. Deleting a user
+ * deletes theirs.
  *
  *   push ──reached──▶ done
- *     └── not reached ──▶ kept (at most PENDING_EVENTS_MAX a user; beyond, dropped)
- *                           ──socket ready──▶ sent to that socket ──▶ forgotten
+ *     └── not reached ──▶ kept (at most PENDING_EVENTS_MAX a user; beyond, new ones dropped)
+ *                           ├──socket ready──▶ sent to that socket ──▶ forgotten
+ *                           └──PENDING_EVENTS_TTL_MS passed──▶ never sent; forgotten at the next
+ *                              login, or when the user's store is full
  */
-import type { ImEditFrame, ImReceiptFrame, ImRecallFrame } from '@parley/protocol';
+import type { ImEditFrame, ImGroupEventFrame, ImReceiptFrame, ImRecallFrame, ImRosterFrame } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
 import type { UnitOfWork } from '../../kernel/unit-of-work.js';
 import type { ImMessagesRepository, ImTransaction } from './ports.js';
@@ -17,8 +21,10 @@ import type { ImConnection, Presence } from './presence.js';
 const BATCH = 200;
 /** Kept events per user at most: beyond, new ones are dropped (a user cannot fill another's store). */
 export const PENDING_EVENTS_MAX = 1000;
+/** How long a kept event waits for its user's next login: 7 days, Easemob's offline retention. */
+export const PENDING_EVENTS_TTL_MS = 7 * 24 * 3600 * 1000;
 
-export type PendingFrame = ImReceiptFrame | ImRecallFrame | ImEditFrame;
+export type PendingFrame = ImReceiptFrame | ImRecallFrame | ImEditFrame | ImRosterFrame | ImGroupEventFrame;
 
 export class PendingEvents {
   constructor(
@@ -26,6 +32,8 @@ export class PendingEvents {
     private readonly uow: UnitOfWork<ImTransaction>,
     private readonly presence: Pick<Presence, 'deliver'>,
     private readonly clock: Clock,
+    /** The id of a kept frame that has none of its own (contact and group events): ordered as msg ids are. */
+    private readonly nextId: () => string,
     private readonly onError: (error: unknown) => void = () => undefined,
   ) {}
 
@@ -36,23 +44,34 @@ export class PendingEvents {
   async deliver(appId: string, usernames: readonly string[], frame: PendingFrame, keep: (username: string) => boolean = () => true): Promise<void> {
     try {
       const reached = await this.presence.deliver(appId, usernames, frame);
-      const missed: string[] = [];
-      for (const u of usernames) {
-        if (!reached.has(u) && keep(u) && (await this.repo.countEvents(appId, u)) < PENDING_EVENTS_MAX) missed.push(u);
-      }
+      const missed = usernames.filter((u) => !reached.has(u) && keep(u));
       if (missed.length === 0) return;
+      const now = this.clock.now();
+      const room = await Promise.all(missed.map((u) => this.hasRoom(appId, u, now)));
+      const kept = missed.filter((_, i) => room[i]);
+      if (kept.length === 0) return;
+      const id = 'id' in frame ? frame.id : this.nextId();
       const text = JSON.stringify(frame);
-      await this.uow.run((tx) => tx.im.storeEvents(missed.map((username) => ({ appId, username, id: frame.id, frame: text })), this.clock.now()));
+      await this.uow.run((tx) => tx.im.storeEvents(kept.map((username) => ({ appId, username, id, frame: text })), now));
     } catch (error) {
       this.onError(error);
     }
   }
 
-  /** Hands a ready socket its user's kept events, then forgets them. Never rejects. */
+  /** Whether the user's store takes one more; a full one is first rid of its expired events. */
+  private async hasRoom(appId: string, username: string, now: number): Promise<boolean> {
+    if ((await this.repo.countEvents(appId, username)) < PENDING_EVENTS_MAX) return true;
+    await this.uow.run((tx) => tx.im.deleteEventsBefore(appId, username, now - PENDING_EVENTS_TTL_MS));
+    return (await this.repo.countEvents(appId, username)) < PENDING_EVENTS_MAX;
+  }
+
+  /** Hands a ready socket its user's kept events that have not expired, then forgets them all. Never rejects. */
   async handOver(appId: string, username: string, connection: Pick<ImConnection, 'send'>): Promise<void> {
     try {
+      const since = this.clock.now() - PENDING_EVENTS_TTL_MS;
+      await this.uow.run((tx) => tx.im.deleteEventsBefore(appId, username, since));
       for (;;) {
-        const events = await this.repo.readEvents(appId, username, BATCH);
+        const events = await this.repo.readEvents(appId, username, since, BATCH);
         for (const event of events) connection.send(JSON.parse(event.frame) as PendingFrame);
         if (events.length > 0) {
           await this.uow.run((tx) =>

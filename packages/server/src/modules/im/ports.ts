@@ -218,9 +218,11 @@ export interface ImMessageWrites {
    * edits so far, this one included, or undefined when nothing was changed (unknown, or the limit).
    */
   editMessage(ref: MessageRef, payload: StoredMessage['payload'], maxEdits: number): Promise<number | undefined>;
-  /** Receipts and recalls kept for users no socket of whom was reached (`frame`: JSON). */
+  /** Events kept for users no socket of whom was reached (`frame`: JSON; pending-events.ts). */
   storeEvents(rows: ReadonlyArray<{ appId: string; username: string; id: string; frame: string }>, now: number): Promise<void>;
   deleteEvents(appId: string, username: string, ids: readonly string[]): Promise<void>;
+  /** Forgets the user's kept events stored before `cutoff` (expired). */
+  deleteEventsBefore(appId: string, username: string, cutoff: number): Promise<void>;
 }
 
 /** What an IM transaction holds: its message writes, its contact writes and its jobs. */
@@ -257,8 +259,8 @@ export interface ImMessagesRepository {
   /** Up to `limit` readers of a group message after `after` (a username), by username. */
   groupReaders(appId: string, msgId: string, after: string | undefined, limit: number): Promise<Array<{ username: string; readAt: number }>>;
   countGroupReaders(appId: string, msgId: string): Promise<number>;
-  /** How many receipts, recalls and edits are kept for the user. */
+  /** How many events are kept for the user (expired ones included). */
   countEvents(appId: string, username: string): Promise<number>;
-  /** Up to `limit` of the user's kept receipts and recalls, oldest first. */
-  readEvents(appId: string, username: string, limit: number): Promise<Array<{ id: string; frame: string }>>;
+  /** Up to `limit` of the user's kept events stored at `since` or later, oldest first. */
+  readEvents(appId: string, username: string, since: number, limit: number): Promise<Array<{ id: string; frame: string }>>;
 }

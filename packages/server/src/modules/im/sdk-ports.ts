@@ -41,10 +41,36 @@ export interface ImContactWrites {
   unblock(appId: string, username: string, blocked: readonly string[]): Promise<void>;
 }
 
+/** A contact with the user's remark on them. */
+export interface ImContact {
+  username: string;
+  remark: string;
+}
+
 export interface ImContactsRepository {
   areContacts(appId: string, username: string, contact: string): Promise<boolean>;
   contacts(appId: string, username: string, limit: number): Promise<string[]>;
+  /** Up to `limit` contacts with their remarks, by name, after `after` (a name) when given. */
+  contactsWithRemarks(appId: string, username: string, after: string | undefined, limit: number): Promise<ImContact[]>;
+  /** Sets the user's remark on a contact; false when they are not contacts. */
+  setRemark(appId: string, username: string, contact: string, remark: string): Promise<boolean>;
   blocks(appId: string, username: string, limit: number): Promise<string[]>;
   /** Which of `usernames` have blocked `sender`. */
   blockersOf(appId: string, sender: string, usernames: readonly string[]): Promise<string[]>;
+}
+
+/** An invitation held for its invitee's confirmation: who invited, and why. */
+export interface ImGroupInvite {
+  inviter: string;
+  reason: string;
+}
+
+/** Invitations to groups that need the invitee's confirmation (`invite_need_confirm`), until answered. */
+export interface ImGroupInvitesRepository {
+  /** Holds an invitation of each user from `inviter` (a second one replaces the first). */
+  hold(group: { id: string; appId: string }, usernames: readonly string[], inviter: string, reason: string, now: number): Promise<void>;
+  /** Drops the invitation; what it was, or undefined when there was none. */
+  drop(groupId: string, username: string): Promise<ImGroupInvite | undefined>;
+  /** Drops the invitation and makes the user a member, in one transaction; undefined when there was none. */
+  accept(group: { id: string; appId: string }, username: string, now: number): Promise<ImGroupInvite | undefined>;
 }

@@ -68,6 +68,16 @@ export function kyselyImContactsRepository(db: Kysely<Database>): ImContactsRepo
       const rows = await db.selectFrom('im_contacts').select('contact').where('app_id', '=', appId).where('username', '=', username).orderBy('contact').limit(limit).execute();
       return rows.map((r) => r.contact);
     },
+    async contactsWithRemarks(appId, username, after, limit) {
+      let query = db.selectFrom('im_contacts').select(['contact', 'remark']).where('app_id', '=', appId).where('username', '=', username);
+      if (after !== undefined) query = query.where('contact', '>', after);
+      const rows = await query.orderBy('contact').limit(limit).execute();
+      return rows.map((r) => ({ username: r.contact, remark: r.remark }));
+    },
+    async setRemark(appId, username, contact, remark) {
+      const result = await db.updateTable('im_contacts').set({ remark }).where('app_id', '=', appId).where('username', '=', username).where('contact', '=', contact).executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
     async blocks(appId, username, limit) {
       const rows = await db.selectFrom('im_blocks').select('blocked').where('app_id', '=', appId).where('username', '=', username).orderBy('blocked').limit(limit).execute();
       return rows.map((r) => r.blocked);

@@ -9,7 +9,7 @@ import { MESSAGE_COLUMNS, storedMessageOf } from './im-message-row.js';
 import type { Database } from '../schema.js';
 
 type Reads = Pick<ImMessagesRepository, 'findMessage' | 'groupReaders' | 'countGroupReaders' | 'readEvents' | 'countEvents'>;
-type Writes = Pick<ImMessageWrites, 'addGroupRead' | 'removeMessage' | 'storeEvents' | 'deleteEvents' | 'editMessage'>;
+type Writes = Pick<ImMessageWrites, 'addGroupRead' | 'removeMessage' | 'storeEvents' | 'deleteEvents' | 'deleteEventsBefore' | 'editMessage'>;
 
 export function messageChangeReads(db: Kysely<Database>): Reads {
   return {
@@ -32,8 +32,16 @@ export function messageChangeReads(db: Kysely<Database>): Reads {
         .executeTakeFirstOrThrow();
       return Number(row.n);
     },
-    async readEvents(appId, username, limit) {
-      const rows = await db.selectFrom('im_pending_events').select(['id', 'frame']).where('app_id', '=', appId).where('username', '=', username).orderBy('id').limit(limitParam(limit)).execute();
+    async readEvents(appId, username, since, limit) {
+      const rows = await db
+        .selectFrom('im_pending_events')
+        .select(['id', 'frame'])
+        .where('app_id', '=', appId)
+        .where('username', '=', username)
+        .where('created_at', '>=', since)
+        .orderBy('id')
+        .limit(limitParam(limit))
+        .execute();
       return rows.map((r) => ({ id: String(r.id), frame: r.frame }));
     },
     async countGroupReaders(appId, msgId) {
@@ -92,6 +100,9 @@ export function messageChangeWrites(trx: Kysely<Database>): Writes {
     async deleteEvents(appId, username, ids) {
       if (ids.length === 0) return;
       await trx.deleteFrom('im_pending_events').where('app_id', '=', appId).where('username', '=', username).where('id', 'in', ids.map(Number)).execute();
+    },
+    async deleteEventsBefore(appId, username, cutoff) {
+      await trx.deleteFrom('im_pending_events').where('app_id', '=', appId).where('username', '=', username).where('created_at', '<', cutoff).execute();
     },
   };
 }

@@ -1,4 +1,5 @@
 /** Tables of the SDK surface (contract 6.8): allowed origins, user attributes, contacts and blocks. */
+import type { Generated } from 'kysely';
 
 export interface ImAllowedOriginsTable {
   app_id: string;
@@ -20,6 +21,8 @@ export interface ImContactsTable {
   username: string;
   contact: string;
   created_at: number;
+  /** `username`'s remark on `contact` (setContactRemark); '' until set. */
+  remark: Generated<string>;
 }
 
 export interface ImContactRequestsTable {
@@ -37,10 +40,21 @@ export interface ImBlocksTable {
   created_at: number;
 }
 
+/** An invitation to a group that needs the invitee's confirmation, until answered. */
+export interface ImGroupInvitesTable {
+  group_id: string;
+  app_id: string;
+  username: string;
+  inviter: string;
+  reason: string;
+  created_at: number;
+}
+
 export interface ImSdkTables {
   im_allowed_origins: ImAllowedOriginsTable;
   im_user_attributes: ImUserAttributesTable;
   im_contacts: ImContactsTable;
   im_contact_requests: ImContactRequestsTable;
   im_blocks: ImBlocksTable;
+  im_group_invites: ImGroupInvitesTable;
 }

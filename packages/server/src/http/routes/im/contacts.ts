@@ -1,7 +1,7 @@
 /**
  * Contacts and block lists as Easemob's Web SDK calls them (`addContact`, `acceptInvitation`,
  * `declineInvitation`, `deleteContact`, `getContacts` / `getAllContacts`, `addUsersToBlocklist`,
- * `removeUserFromBlocklist`, `getBlocklist`): every path names the acting user, so each takes that
+ * `removeUserFromBlocklist`, `getBlocklist`, `setContactRemark`, `getContactsWithCursor`): every path names the acting user, so each takes that
  * user's own token or the app token (`{ self: 'username' }`).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -9,7 +9,7 @@ import { Type } from 'typebox';
 import { ImEnvelope, imEnvelopeFields } from '@parley/protocol';
 import { imData } from '../../../modules/im/envelope.js';
 import type { ImModule } from '../../../modules/im/index.js';
-import { MAX_BLOCK_BATCH, MAX_REASON_LENGTH } from '../../../modules/im/contacts.js';
+import { MAX_BLOCK_BATCH, MAX_CONTACTS_PAGE, MAX_REASON_LENGTH, MAX_REMARK_LENGTH } from '../../../modules/im/contacts.js';
 import { IM_ADMIN_ERRORS, IM_TOKEN, imErrors } from '../../openapi.js';
 import { imAppOf } from './context.js';
 
@@ -87,15 +87,65 @@ export const imContactRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> = asyn
     },
     async (request) => {
       const imApp = imAppOf(request);
-      const names = await im.contacts.list(imApp, request.params.username);
-      return { ...imData(request, imApp, names), entities: names.map((username) => ({ username, remark: '' })), count: names.length };
+      const contacts = await im.contacts.list(imApp, request.params.username);
+      return { ...imData(request, imApp, contacts.map((c) => c.username)), entities: contacts, count: contacts.length };
     },
   );
 
+  remarkRoutes(app, im);
   blockRoutes(app, im);
 };
 
 type Scope = Parameters<FastifyPluginAsyncTypebox>[0];
+
+const Contact = Type.Object({ username: Type.String(), remark: Type.String() });
+const ContactPage = ImEnvelope(Type.Object({ contacts: Type.Array(Contact), cursor: Type.Optional(Type.String()) }, { examples: [{ contacts: [{ username: 'ben', remark: 'Ben from work' }], cursor: 'YmVu' }] }));
+const PageQuery = Type.Object({
+  needReturnRemark: Type.Optional(Type.Boolean()),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_CONTACTS_PAGE, description: 'Contacts per page (default 20)' })),
+  cursor: Type.Optional(Type.String({ maxLength: 256 })),
+});
+
+/** `setContactRemark` and `getContactsWithCursor`. */
+function remarkRoutes(app: Scope, im: ImModule): void {
+  const tags = ['im'];
+  const security = IM_TOKEN;
+  const errors = imErrors(...IM_ADMIN_ERRORS);
+  const config = { imAuth: { self: 'username' } } as const;
+  app.put(
+    '/users/:username/contacts/users/:contact',
+    {
+      config,
+      schema: {
+        tags,
+        summary: "Sets the user's remark on a contact (setContactRemark)",
+        security,
+        params: PairParams,
+        querystring: ResourceQuery,
+        body: Type.Object({ remark: Type.String({ maxLength: MAX_REMARK_LENGTH }) }, { examples: [{ remark: 'Ben from work' }] }),
+        response: { 200: ImEnvelope(Done), ...errors },
+      },
+    },
+    async (request) => {
+      const imApp = imAppOf(request);
+      const contact = await im.contacts.remark(imApp, request.params.username, request.params.contact, request.body.remark);
+      return imData(request, imApp, { result: true, user: contact });
+    },
+  );
+
+  app.get(
+    '/users/:username/contacts',
+    {
+      config,
+      schema: { tags, summary: "A page of the user's contacts with remarks, by name (getContactsWithCursor: limit, cursor)", security, params: UserParams, querystring: PageQuery, response: { 200: ContactPage, ...errors } },
+    },
+    async (request) => {
+      const imApp = imAppOf(request);
+      const page = await im.contacts.page(imApp, request.params.username, request.query.limit ?? 20, request.query.cursor);
+      return imData(request, imApp, page);
+    },
+  );
+}
 
 function blockRoutes(app: Scope, im: ImModule): void {
   const tags = ['im'];

@@ -1,7 +1,7 @@
 /**
  * Groups from their users' side, as Easemob's Web SDK calls them: `joinGroup` (`/apply`),
  * `acceptGroupJoinRequest` / `rejectGroupJoinRequest` (`/apply_verify`), `leaveGroup` (`/quit`),
- * `inviteUsersToGroup` (`/invite`), `getPublicGroups` (`/publicchatgroups`) and `getJoinedGroups`
+ * `inviteUsersToGroup` (`/invite`), `acceptGroupInvite` / `rejectGroupInvite` (`/invite_verify`), `getPublicGroups` (`/publicchatgroups`) and `getJoinedGroups`
  * with `needAffiliations` / `needRole` (`/chatgroups/user/{me}`). The rules are the membership
  * service's (modules/im/group-membership.ts).
  */
@@ -31,6 +31,10 @@ const Invited = ImEnvelope(
   Type.Array(Type.Object({ result: Type.Boolean(), action: Type.Literal('invite'), id: Type.String(), user: Type.String() }), {
     examples: [[{ result: true, action: 'invite', id: '7263027429605377', user: 'cal' }]],
   }),
+);
+const InviteVerifyBody = Type.Object({ invitee: Name, verifyResult: Type.Boolean() }, { examples: [{ invitee: 'cal', verifyResult: true }] });
+const InviteVerified = ImEnvelope(
+  Type.Object({ result: Type.Boolean(), action: Type.Literal('invite_verify'), id: Type.String(), user: Type.String() }, { examples: [{ result: true, action: 'invite_verify', id: '7263027429605377', user: 'cal' }] }),
 );
 const PublicGroup = Type.Object({ groupid: Type.String(), groupname: Type.String(), id: Type.String(), name: Type.String(), owner: Type.String(), affiliations: Type.Integer() });
 const ENVELOPE_EXAMPLE = { timestamp: 1764000000000, organization: 'acme', application: '8be024f0-0000-4000-8000-5d598d5f8402', duration: 1, applicationName: 'shop' };
@@ -139,12 +143,33 @@ export const imGroupUserRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> = as
     '/chatgroups/:id/invite',
     {
       config: { imAuth: { member: 'id', kind: 'group' } },
-      schema: { tags, summary: 'Invite users: added at once (the owner, members when the group allows invites, or the app)', security, params: GroupParams, body: InviteBody, response: { 200: Invited, ...errors } },
+      schema: {
+        tags,
+        summary: "Invite users (the owner, members when the group allows invites, or the app): added at once, or, when a user invites to a group with invite_need_confirm, once they accept",
+        security,
+        params: GroupParams,
+        body: InviteBody,
+        response: { 200: Invited, ...errors },
+      },
     },
     async (request) => {
       const imApp = imAppOf(request);
       const names = await im.membership.invite(imApp, request.params.id, request.body.usernames, operatorOf(request));
       return imData(request, imApp, names.map((user) => ({ result: true, action: 'invite' as const, id: request.params.id, user })));
+    },
+  );
+
+  app.post(
+    '/chatgroups/:id/invite_verify',
+    {
+      config: { imAuth: 'user' },
+      schema: { tags, summary: 'Accept (verifyResult true) or decline an invitation held for confirmation (the invitee, or the app)', security, params: GroupParams, body: InviteVerifyBody, response: { 200: InviteVerified, ...errors } },
+    },
+    async (request) => {
+      const imApp = imAppOf(request);
+      const { invitee, verifyResult } = request.body;
+      await im.invites.answer(imApp, request.params.id, invitee, verifyResult, operatorOf(request));
+      return imData(request, imApp, { result: true, action: 'invite_verify' as const, id: request.params.id, user: invitee.toLowerCase() });
     },
   );
 

@@ -267,11 +267,15 @@ export class MsyncConnection {
     };
   }
 
-  /** Puts an event meta (contacts, group notices) in the outbox: live only, dropped when the connection closes first. */
+  /**
+   * Puts an event meta (contacts, group notices) in the outbox, handed out once as receipts are (a
+   * pull that does not acknowledge it does not get it again: the SDK would raise the event twice);
+   * dropped when the connection closes first.
+   */
   private holdEvent(queue: Jid, meta: MetaOut): void {
     const login = this.login;
     if (!login || !login.lease.active) return;
-    const outcome = this.outbox.add(queue, meta, true, 'room');
+    const outcome = this.outbox.add(queue, meta, true, 'event');
     if (outcome === 'notice') this.write(encodeNotice(queue));
     if (outcome === 'overflow') login.lease.drop(CLOSE_SLOW_CONSUMER, 'slow consumer: too many messages not pulled');
   }

@@ -20,6 +20,9 @@ const OPERATIONS: Record<ImGroupEventFrame['operation'], number> = {
   requestToJoin: MucOperation.APPLY,
   acceptRequest: MucOperation.APPLY_ACCEPT,
   joinPublicGroupDeclined: MucOperation.APPLY_DECLINE,
+  inviteToJoin: MucOperation.INVITE,
+  acceptInvite: MucOperation.INVITE_ACCEPT,
+  rejectInvite: MucOperation.INVITE_DECLINE,
 };
 
 let sequence = 0;

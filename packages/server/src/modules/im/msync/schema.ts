@@ -52,6 +52,12 @@ export const MucOperation = {
   APPLY_ACCEPT: 5,
   /** joinPublicGroupDeclined (to the applicant) */
   APPLY_DECLINE: 6,
+  /** inviteToJoin (to the invitee, when the group needs their confirmation) */
+  INVITE: 7,
+  /** acceptInvite (to the inviter) */
+  INVITE_ACCEPT: 8,
+  /** rejectInvite (to the inviter) */
+  INVITE_DECLINE: 9,
   /** removeMember (to the removed user) */
   KICK: 10,
   /** updateInfo */
