@@ -12,6 +12,10 @@ export interface ImGroupEventFrame {
   from: string;
   to?: string;
   reason?: string;
+  /** `updateAnnouncement`: the new announcement. */
+  announcement?: string;
+  /** `muteMember`: when the mute ends (ms; -1: until unmuted). */
+  mute_until?: number;
   member_count?: number;
   timestamp: number;
 }
@@ -25,4 +29,13 @@ export type ImGroupOperation =
   | 'updateInfo'
   | 'requestToJoin'
   | 'acceptRequest'
-  | 'joinPublicGroupDeclined';
+  | 'joinPublicGroupDeclined'
+  | 'setAdmin'
+  | 'removeAdmin'
+  | 'muteMember'
+  | 'unmuteMember'
+  | 'addUserToAllowlist'
+  | 'removeAllowlistMember'
+  | 'updateAnnouncement'
+  | 'muteAllMembers'
+  | 'unmuteAllMembers';

@@ -35,7 +35,18 @@ export type GroupOperation =
   /** A user asked to join a group that needs its owner's approval (no member changed yet). */
   | { op: 'apply'; user: string; reason: string }
   /** The owner declined a request to join. */
-  | { op: 'decline'; user: string; reason: string };
+  | { op: 'decline'; user: string; reason: string }
+  /** Roles and lists (group-roles.ts): an admin made or unmade by the owner. */
+  | { op: 'admin'; user: string; added: boolean }
+  /** Members muted until `expiresAt` (ms; -1: until unmuted), or unmuted. */
+  | { op: 'mute'; users: string[]; expiresAt: number }
+  | { op: 'unmute'; users: string[] }
+  /** Users put on the block list; `removed` are those of them who were members (they are no more). */
+  | { op: 'block'; users: string[]; removed: string[] }
+  | { op: 'allow'; users: string[]; added: boolean }
+  | { op: 'announcement'; text: string }
+  /** Every member but the owner, the admins and the allow list muted (`disableSendGroupMsg`), or no more. */
+  | { op: 'muteAll'; muted: boolean };
 
 export type GroupOperationEvent = GroupOperation & {
   appId: string;

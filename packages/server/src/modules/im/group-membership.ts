@@ -41,6 +41,7 @@ export class GroupMembershipService {
     const name = (await this.users.require(app, username)).username;
     if (await this.repo.isMember(group.id, name)) return 'member';
     if (!group.public) throw new AppError('forbidden_op', { detail: `group ${id} is private: only its owner (or a member, when it allows invites) can add users` });
+    await this.groups.assertNotBlocked(group, [name]);
     if (group.settings.approval) {
       await this.repo.requestJoin(group, name, reason, this.clock.now());
       await this.groups.announce(app, group, name, { op: 'apply', user: name, reason });
@@ -49,10 +50,10 @@ export class GroupMembershipService {
     return (await this.groups.addMember(app, 'group', id, name, name, 'APPLY')) ? 'joined' : 'member';
   }
 
-  /** The owner (or the app) accepts or declines a request to join; 404 when there is none. */
+  /** The owner, an admin (or the app) accepts or declines a request to join; 404 when there is none. */
   async verify(app: ImApp, id: string, applicant: string, accept: boolean, reason: string, operator: Operator): Promise<void> {
     const group = await this.groups.require(app, 'group', id);
-    this.groups.assertOwner(group, operator);
+    await this.groups.assertManager(group, operator);
     const name = validUsername(applicant, 'applicant');
     const none = () => new AppError('service_resource_not_found', { resource: `Service resource request of ${name} to join group ${id}` });
     if (!accept) {
@@ -89,6 +90,7 @@ export class GroupMembershipService {
     if (missing.length > 0) throw new AppError('service_resource_not_found', { resource: `Service resource user ${missing.join(', ')}` });
     const current = new Set(await this.groups.memberNames(group));
     const fresh = names.filter((n) => !current.has(n));
+    await this.groups.assertNotBlocked(group, fresh);
     if (current.size + fresh.length > group.maxusers) throw full();
     const now = this.clock.now();
     const added: string[] = [];

@@ -74,8 +74,45 @@ export function noticesOf(event: GroupOperationEvent, members: readonly string[]
     case 'decline':
       add([event.user], frame('joinPublicGroupDeclined', by, event.user, event.reason));
       break;
+    default:
+      roleNotices(event, by, frame, others, add);
   }
   return notices;
+}
+
+type FrameOf = (operation: ImGroupOperation, from: string, to?: string) => ImGroupEventFrame;
+
+/** The notices of admins, mutes, block and allow lists and announcements (group-roles.ts). */
+function roleNotices(event: GroupOperationEvent, by: string, frame: FrameOf, others: (...skip: Array<string | null>) => string[], add: (to: string[], f: ImGroupEventFrame) => void): void {
+  switch (event.op) {
+    case 'admin':
+      add(others(event.operator), frame(event.added ? 'setAdmin' : 'removeAdmin', by, event.user));
+      break;
+    case 'mute':
+      for (const user of event.users) add([user], { ...frame('muteMember', by, user), mute_until: event.expiresAt });
+      break;
+    case 'unmute':
+      for (const user of event.users) add([user], frame('unmuteMember', by, user));
+      break;
+    case 'block':
+      // A blocked member is removed, as by a kick.
+      for (const user of event.removed) {
+        add([user], frame('removeMember', by, user));
+        add(others(user, event.operator), frame('memberAbsence', user));
+      }
+      break;
+    case 'allow':
+      for (const user of event.users) add([user], frame(event.added ? 'addUserToAllowlist' : 'removeAllowlistMember', by, user));
+      break;
+    case 'announcement':
+      add(others(event.operator), { ...frame('updateAnnouncement', by), announcement: event.text });
+      break;
+    case 'muteAll':
+      add(others(event.operator), frame(event.muted ? 'muteAllMembers' : 'unmuteAllMembers', by));
+      break;
+    default:
+      break;
+  }
 }
 
 /** The subscriber that sends the notices to the members' open sockets (presence), live only. */

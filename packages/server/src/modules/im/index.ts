@@ -24,6 +24,8 @@ import { ImFiles, type ImFilesRepository } from './files.js';
 import { ImConversations, type ImConversationsRepository } from './conversations.js';
 import { GroupEvents, type GroupEventListener } from './group-events.js';
 import { GroupMembershipService } from './group-membership.js';
+import { GroupMutesService } from './group-mutes.js';
+import { GroupRolesService, type ImGroupRolesRepository } from './group-roles.js';
 import { groupNotifier } from './group-notices.js';
 import { ImGroupsService } from './groups.js';
 import { ImHistory, type ImHistoryRepository } from './history.js';
@@ -57,6 +59,10 @@ export interface ImModule {
   groups: ImGroupsService;
   /** Groups from their users' side: join, leave, invite, change of owner, pages. */
   membership: GroupMembershipService;
+  /** A group's admins, block and allow lists (group-roles.ts). */
+  groupRoles: GroupRolesService;
+  /** A group's mutes and announcement (group-mutes.ts). */
+  groupMutes: GroupMutesService;
   moderation: ModerationService;
   /** The browser origins allowed to call the app's IM REST routes (CORS). */
   origins: AllowedOriginsService;
@@ -102,6 +108,7 @@ export interface ImRepositories {
   apps: ImAppsRepository;
   users: ImUsersRepository;
   groups: ImGroupsRepository;
+  groupRoles: ImGroupRolesRepository;
   messages: ImMessagesRepository;
   origins: ImOriginsRepository;
   files: ImFilesRepository;
@@ -171,7 +178,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
 
   const apps = new ImAppsService(appsRepo, usersRepo, clock, options.tokenTtlSeconds, options.passwords);
   const users = new ImUsersService(usersRepo, clock, options.passwords);
-  const { groups, membership } = groupServices(options, users, ids, presence);
+  const { groups, membership, groupRoles, groupMutes } = groupServices(options, users, ids, presence);
   const moderation = new ModerationService(appsRepo, clock, options.settings);
   const origins = new AllowedOriginsService(options.repositories.origins, clock, options.settings);
   const attributes = new UserAttributesService(options.repositories.attributes, users, clock);
@@ -234,7 +241,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
     return removed;
   };
 
-  return { apps, users, groups, membership, moderation, origins, attributes, contacts, messages, receipts, recalls, edits, statuses, events, offline, fanout, drains, presence, files, history, conversations, sockets, removeUser };
+  return { apps, users, groups, membership, groupRoles, groupMutes, moderation, origins, attributes, contacts, messages, receipts, recalls, edits, statuses, events, offline, fanout, drains, presence, files, history, conversations, sockets, removeUser };
 }
 
 /**
@@ -247,7 +254,11 @@ function groupServices(options: ImModuleOptions, users: ImUsersService, ids: IdG
   events.subscribe(groupNotifier(repo, presence));
   for (const listener of options.groupOperations ?? []) events.subscribe(listener);
   const groups = new ImGroupsService(repo, users, ids, options.clock, events);
-  return { groups, membership: new GroupMembershipService(repo, groups, users, options.clock) };
+  const groupRoles = new GroupRolesService(options.repositories.groupRoles, repo, groups, users, options.clock);
+  groups.roles = groupRoles.checks();
+  events.subscribe(groupRoles.listener());
+  const groupMutes = new GroupMutesService(options.repositories.groupRoles, repo, groups, groupRoles, options.clock);
+  return { groups, membership: new GroupMembershipService(repo, groups, users, options.clock), groupRoles, groupMutes };
 }
 
 function parseUserRemoved(payload: string): { appId?: string; username?: string } {
