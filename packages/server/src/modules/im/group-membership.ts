@@ -2,8 +2,9 @@
  * Groups from their users' side, as Easemob's Web SDK asks (`joinGroup`, `leaveGroup`,
  * `inviteUsersToGroup`, `changeGroupOwner`, the member and public-group pages). The operator is a
  * user (their token) or the app (`null`, the app token), who may do everything. Who may do what:
- * - join: a public group without `approval`, at once; with `approval`, a request the owner accepts
- *   or declines (`verify`); a private group is refused (403);
+ * - join: a public group without `approval`, at once; with `approval`, a request the owner (or an
+ *   admin) accepts or declines (`verify`); a private group is refused (403), and so is a user on
+ *   the group's block list (group-roles.ts), who cannot be invited either;
  * - leave: any member but the owner (who gives the group away or deletes it first);
  * - invite: the owner always, members when the group `allowinvites`; invited users are added at
  *   once (`invite_need_confirm` is stored and reported, not waited on);
