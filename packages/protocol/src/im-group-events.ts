@@ -12,6 +12,10 @@ export interface ImGroupEventFrame {
   from: string;
   to?: string;
   reason?: string;
+  /** `updateAnnouncement`: the new announcement. */
+  announcement?: string;
+  /** `muteMember`: when the mute ends (ms; -1: until unmuted). */
+  mute_until?: number;
   member_count?: number;
   timestamp: number;
 }
@@ -28,4 +32,13 @@ export type ImGroupOperation =
   | 'joinPublicGroupDeclined'
   | 'inviteToJoin'
   | 'acceptInvite'
-  | 'rejectInvite';
+  | 'rejectInvite'
+  | 'setAdmin'
+  | 'removeAdmin'
+  | 'muteMember'
+  | 'unmuteMember'
+  | 'addUserToAllowlist'
+  | 'removeAllowlistMember'
+  | 'updateAnnouncement'
+  | 'muteAllMembers'
+  | 'unmuteAllMembers';

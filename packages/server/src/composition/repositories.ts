@@ -24,6 +24,7 @@ import { kyselyImHistory } from '../storage/repositories/im-history.js';
 import { kyselyImConversations } from '../storage/repositories/im-conversations.js';
 import { kyselyImAppsRepository, kyselyImUsersRepository } from '../storage/repositories/imApps.js';
 import { kyselyImGroupsRepository } from '../storage/repositories/imGroups.js';
+import { kyselyImGroupRolesRepository } from '../storage/repositories/imGroupRoles.js';
 import { kyselyImMessages } from '../storage/repositories/imMessages.js';
 import { kyselyImOriginsRepository } from '../storage/repositories/imOrigins.js';
 import { kyselyImAttributesRepository } from '../storage/repositories/imAttributes.js';
@@ -62,6 +63,7 @@ export function storageRepositories(storage: Storage, secrets: SecretBox, jobs: 
       apps: withDomainErrors(kyselyImAppsRepository(db)),
       users: withDomainErrors(kyselyImUsersRepository(db, storage.capabilities.engine)),
       groups: kyselyImGroupsRepository(db, storage.capabilities.engine),
+      groupRoles: kyselyImGroupRolesRepository(db),
       messages: imMessages.repository,
       origins: kyselyImOriginsRepository(db),
       files: kyselyImFilesRepository(db, { lockApp: !singleWriter }),

@@ -21,8 +21,10 @@ const text = (value: boolean | number) => String(value);
 /**
  * The records of one operation: one for most; a creation with members also has their JOIN
  * (`DIRECT`), a deletion the members' LEAVE (`DELETE`), as Easemob sends them. An edit of the
- * group's texts, a request to join and its refusal have none (an accepted request is a JOIN); so have invitations held for the invitee's
- * confirmation and their refusals (an accepted one is a JOIN of type INVITE).
+ * group's texts, a request to join and its refusal have none (an accepted request is a JOIN); so
+ * have invitations held for the invitee's confirmation and their refusals (an accepted one is a
+ * JOIN of type INVITE). A mute or unmute is a MUTE (`ADD` with its end, `REMOVE`); admins, block
+ * and allow lists, announcements and the mute of all have none yet.
  */
 export function groupOpRecords(event: GroupOperationEvent, newUuid: () => string): GroupOpRecord[] {
   const record = (operation: GroupOpRecord['operation'], payload?: Record<string, unknown>, memberCount?: number): GroupOpRecord => ({
@@ -67,11 +69,20 @@ export function groupOpRecords(event: GroupOperationEvent, newUuid: () => string
       return [record('LEAVE', { member: [event.user], type: 'KICK' })];
     case 'owner':
       return [record('UPDATE', { owner: event.previous, new_owner: event.owner, type: 'OWNER' })];
+    case 'mute':
+      return [record('MUTE', { member: event.users, expire_timestamp: event.expiresAt, type: 'ADD' })];
+    case 'unmute':
+      return [record('MUTE', { member: event.users, type: 'REMOVE' })];
     case 'update':
     case 'apply':
     case 'decline':
     case 'invite':
     case 'inviteDecline':
+    case 'admin':
+    case 'block':
+    case 'allow':
+    case 'announcement':
+    case 'muteAll':
       return [];
   }
 }

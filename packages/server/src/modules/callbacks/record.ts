@@ -34,7 +34,7 @@ export interface GroupOpRecord {
   id: string;
   type: 'GROUP' | 'CHATROOM';
   event: 'group_op_event';
-  operation: 'CREATE' | 'DELETE' | 'JOIN' | 'LEAVE' | 'UPDATE';
+  operation: 'CREATE' | 'DELETE' | 'JOIN' | 'LEAVE' | 'UPDATE' | 'MUTE';
   operator: string;
   member_count?: number;
   timestamp: number;

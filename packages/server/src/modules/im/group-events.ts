@@ -40,7 +40,18 @@ export type GroupOperation =
   /** Users were invited to a group that needs their confirmation (no member changed yet). */
   | { op: 'invite'; users: string[]; reason: string }
   /** An invitee declined an invitation of `inviter`. */
-  | { op: 'inviteDecline'; user: string; inviter: string };
+  | { op: 'inviteDecline'; user: string; inviter: string }
+  /** Roles and lists (group-roles.ts): an admin made or unmade by the owner. */
+  | { op: 'admin'; user: string; added: boolean }
+  /** Members muted until `expiresAt` (ms; -1: until unmuted), or unmuted. */
+  | { op: 'mute'; users: string[]; expiresAt: number }
+  | { op: 'unmute'; users: string[] }
+  /** Users put on the block list; `removed` are those of them who were members (they are no more). */
+  | { op: 'block'; users: string[]; removed: string[] }
+  | { op: 'allow'; users: string[]; added: boolean }
+  | { op: 'announcement'; text: string }
+  /** Every member but the owner, the admins and the allow list muted (`disableSendGroupMsg`), or no more. */
+  | { op: 'muteAll'; muted: boolean };
 
 export type GroupOperationEvent = GroupOperation & {
   appId: string;

@@ -2,8 +2,9 @@
  * Groups from their users' side, as Easemob's Web SDK asks (`joinGroup`, `leaveGroup`,
  * `inviteUsersToGroup`, `changeGroupOwner`, the member and public-group pages). The operator is a
  * user (their token) or the app (`null`, the app token), who may do everything. Who may do what:
- * - join: a public group without `approval`, at once; with `approval`, a request the owner accepts
- *   or declines (`verify`); a private group is refused (403);
+ * - join: a public group without `approval`, at once; with `approval`, a request the owner (or an
+ *   admin) accepts or declines (`verify`); a private group is refused (403), and so is a user on
+ *   the group's block list (group-roles.ts), who cannot be invited either;
  * - leave: any member but the owner (who gives the group away or deletes it first);
  * - invite: the owner always, members when the group `allowinvites`; invited users are added at
  *   once, or, when a user invites to a group with `invite_need_confirm`, invited and added only once
@@ -44,6 +45,7 @@ export class GroupMembershipService {
     const name = (await this.users.require(app, username)).username;
     if (await this.repo.isMember(group.id, name)) return 'member';
     if (!group.public) throw new AppError('forbidden_op', { detail: `group ${id} is private: only its owner (or a member, when it allows invites) can add users` });
+    await this.groups.assertNotBlocked(group, [name]);
     if (group.settings.approval) {
       await this.repo.requestJoin(group, name, reason, this.clock.now());
       await this.groups.announce(app, group, name, { op: 'apply', user: name, reason });
@@ -52,10 +54,10 @@ export class GroupMembershipService {
     return (await this.groups.addMember(app, 'group', id, name, name, 'APPLY')) ? 'joined' : 'member';
   }
 
-  /** The owner (or the app) accepts or declines a request to join; 404 when there is none. */
+  /** The owner, an admin (or the app) accepts or declines a request to join; 404 when there is none. */
   async verify(app: ImApp, id: string, applicant: string, accept: boolean, reason: string, operator: Operator): Promise<void> {
     const group = await this.groups.require(app, 'group', id);
-    this.groups.assertOwner(group, operator);
+    await this.groups.assertManager(group, operator);
     const name = validUsername(applicant, 'applicant');
     const none = () => new AppError('service_resource_not_found', { resource: `Service resource request of ${name} to join group ${id}` });
     if (!accept) {
@@ -92,6 +94,7 @@ export class GroupMembershipService {
     if (missing.length > 0) throw new AppError('service_resource_not_found', { resource: `Service resource user ${missing.join(', ')}` });
     const current = new Set(await this.groups.memberNames(group));
     const fresh = names.filter((n) => !current.has(n));
+    await this.groups.assertNotBlocked(group, fresh);
     if (operator !== null && needsConfirmation(group, operator)) {
       await this.invites.hold(app, group, fresh, operator);
       return names;

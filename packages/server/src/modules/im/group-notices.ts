@@ -5,7 +5,8 @@
  * The user who did the operation is not told. A notice about the user it reaches (`keptOffline`) is
  * kept for them when none of their sockets is open and handed over at their next login
  * (pending-events.ts); notices about other members (memberPresence, memberAbsence, updateInfo, a
- * changeOwner to anyone but the new owner) are live only.
+ * changeOwner to anyone but the new owner) are live only, and so, for now, are the notices of admins,
+ * mutes, block and allow lists and announcements (group-roles.ts, group-mutes.ts).
  */
 import type { ImGroupEventFrame, ImGroupOperation } from '@parley/protocol';
 import type { GroupEventListener, GroupOperationEvent } from './group-events.js';
@@ -112,8 +113,45 @@ export function noticesOf(event: GroupOperationEvent, members: readonly string[]
     case 'inviteDecline':
       add([event.inviter], frame('rejectInvite', event.user, event.inviter));
       break;
+    default:
+      roleNotices(event, by, frame, others, add);
   }
   return notices;
+}
+
+type FrameOf = (operation: ImGroupOperation, from: string, to?: string) => ImGroupEventFrame;
+
+/** The notices of admins, mutes, block and allow lists and announcements (group-roles.ts). */
+function roleNotices(event: GroupOperationEvent, by: string, frame: FrameOf, others: (...skip: Array<string | null>) => string[], add: (to: string[], f: ImGroupEventFrame) => void): void {
+  switch (event.op) {
+    case 'admin':
+      add(others(event.operator), frame(event.added ? 'setAdmin' : 'removeAdmin', by, event.user));
+      break;
+    case 'mute':
+      for (const user of event.users) add([user], { ...frame('muteMember', by, user), mute_until: event.expiresAt });
+      break;
+    case 'unmute':
+      for (const user of event.users) add([user], frame('unmuteMember', by, user));
+      break;
+    case 'block':
+      // A blocked member is removed, as by a kick.
+      for (const user of event.removed) {
+        add([user], frame('removeMember', by, user));
+        add(others(user, event.operator), frame('memberAbsence', user));
+      }
+      break;
+    case 'allow':
+      for (const user of event.users) add([user], frame(event.added ? 'addUserToAllowlist' : 'removeAllowlistMember', by, user));
+      break;
+    case 'announcement':
+      add(others(event.operator), { ...frame('updateAnnouncement', by), announcement: event.text });
+      break;
+    case 'muteAll':
+      add(others(event.operator), frame(event.muted ? 'muteAllMembers' : 'unmuteAllMembers', by));
+      break;
+    default:
+      break;
+  }
 }
 
 /** The subscriber that sends the notices to the members' sockets, kept for the offline users `keptOffline` names. */

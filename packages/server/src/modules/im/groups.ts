@@ -28,6 +28,20 @@ export interface NewGroup {
   settings?: GroupSettings;
 }
 
+/**
+ * What admins, mutes and the block list change for the other services (group-roles.ts provides
+ * them; without it, a group has no admins, blocks and mutes).
+ */
+export interface GroupRoleChecks {
+  isAdmin(group: ImGroup, username: string): Promise<boolean>;
+  /** Which of `usernames` are on the group's block list. */
+  blocked(group: ImGroup, usernames: readonly string[]): Promise<string[]>;
+  /** Throws 403 (rule `muted`) when `username` may not write to the group now. */
+  assertMaySend(group: ImGroup, username: string): Promise<void>;
+}
+
+const NO_ROLES: GroupRoleChecks = { isAdmin: async () => false, blocked: async () => [], assertMaySend: async () => undefined };
+
 /** A group's settings when the create body names none (Easemob's defaults). */
 export const DEFAULT_SETTINGS: GroupSettings = { approval: false, allowInvites: false, inviteNeedConfirm: false, custom: '', avatar: '' };
 
@@ -40,6 +54,9 @@ export class ImGroupsService {
     /** Told of every operation after its write (group-events.ts). */
     readonly events: GroupEvents = new GroupEvents(),
   ) {}
+
+  /** Admins, block list and mutes (set once by the module, group-roles.ts). */
+  roles: GroupRoleChecks = NO_ROLES;
 
   /** Tells the subscribers of an operation on `group` of `app`, after its write. */
   async announce(app: ImApp, group: ImGroup, operator: Operator, operation: GroupOperation, memberCount?: number): Promise<void> {
@@ -106,6 +123,24 @@ export class ImGroupsService {
   }
 
   /**
+   * Throws 403 unless the operator may manage `group`'s members: the app, the owner, or an admin;
+   * with a `target`, an admin may not act on the owner or another admin.
+   */
+  async assertManager(group: ImGroup, operator: Operator, target?: string): Promise<void> {
+    if (operator === null || operator === group.owner) return;
+    if (!(await this.roles.isAdmin(group, operator))) throw new AppError('forbidden_op', { detail: `only the owner or an admin of ${LABEL[group.kind]} ${group.id} may do this` });
+    if (target !== undefined && (target === group.owner || (await this.roles.isAdmin(group, target)))) {
+      throw new AppError('forbidden_op', { detail: `an admin may not do this to the owner or another admin of ${LABEL[group.kind]} ${group.id}` });
+    }
+  }
+
+  /** Throws 403 when one of `usernames` is on the group's block list. */
+  async assertNotBlocked(group: ImGroup, usernames: readonly string[]): Promise<void> {
+    const blocked = await this.roles.blocked(group, usernames);
+    if (blocked.length > 0) throw new AppError('forbidden_op', { detail: `${blocked.join(', ')} blocked from ${LABEL[group.kind]} ${group.id}` });
+  }
+
+  /**
    * A page of the app's groups or rooms, newest first; `cursor` from the previous page. With
    * `search`, only those whose name contains it (case-insensitively) or whose id it is.
    */
@@ -166,6 +201,7 @@ export class ImGroupsService {
     const name = validUsername(username);
     if ((await this.users.missing(app, [name])).length > 0) throw new AppError('service_resource_not_found', { resource: `Service resource user ${username}` });
     if (await this.repo.isMember(group.id, name)) return false;
+    await this.assertNotBlocked(group, [name]);
     if ((await this.repo.countMembers(group.id)) >= group.maxusers) throw full();
     if (!(await this.repo.addMember(group, name, this.clock.now()))) return false;
     await this.announce(app, group, operator, { op: 'join', users: [name], way });
@@ -178,7 +214,7 @@ export class ImGroupsService {
     const names = [...new Set(usernames.map((n) => validUsername(n)))];
     const current = new Set(await this.memberNames(group));
     for (const name of names) {
-      if (operator !== name) this.assertOwner(group, operator);
+      if (operator !== name) await this.assertManager(group, operator, name);
       if (name === group.owner) throw new AppError('forbidden_op', { detail: `the owner of ${LABEL[kind]} ${id} cannot be removed` });
       if (!current.has(name)) throw new AppError('service_resource_not_found', { resource: `Service resource member ${name} of ${LABEL[kind]} ${id}` });
     }
@@ -186,11 +222,11 @@ export class ImGroupsService {
     return names;
   }
 
-  /** Removes a member: by someone else (the owner, the app) a kick; by themselves leaving. */
+  /** Removes a member: by someone else (the owner, an admin, the app) a kick; by themselves leaving. */
   async removeMember(app: ImApp, kind: GroupKind, id: string, username: string, operator: Operator = null): Promise<void> {
     const group = await this.require(app, kind, id);
     const name = validUsername(username);
-    if (operator !== name) this.assertOwner(group, operator);
+    if (operator !== name) await this.assertManager(group, operator, name);
     if (name === group.owner) throw new AppError('forbidden_op', { detail: `the owner of ${LABEL[kind]} ${id} cannot be removed` });
     if (!(await this.repo.removeMember(group.id, name))) throw new AppError('service_resource_not_found', { resource: `Service resource member ${username} of ${LABEL[kind]} ${id}` });
     await this.announce(app, group, operator, operator === name ? { op: 'leave', user: name } : { op: 'kick', user: name });

@@ -25,6 +25,8 @@ import { ImConversations, type ImConversationsRepository } from './conversations
 import { GroupEvents, type GroupEventListener } from './group-events.js';
 import { GroupInvitesService } from './group-invites.js';
 import { GroupMembershipService } from './group-membership.js';
+import { GroupMutesService } from './group-mutes.js';
+import { GroupRolesService, type ImGroupRolesRepository } from './group-roles.js';
 import { groupNotifier } from './group-notices.js';
 import { ImGroupsService } from './groups.js';
 import { ImHistory, type ImHistoryRepository } from './history.js';
@@ -60,6 +62,10 @@ export interface ImModule {
   membership: GroupMembershipService;
   /** Invitations held for the invitee's confirmation (`invite_need_confirm`) and their answers. */
   invites: GroupInvitesService;
+  /** A group's admins, block and allow lists (group-roles.ts). */
+  groupRoles: GroupRolesService;
+  /** A group's mutes and announcement (group-mutes.ts). */
+  groupMutes: GroupMutesService;
   moderation: ModerationService;
   /** The browser origins allowed to call the app's IM REST routes (CORS). */
   origins: AllowedOriginsService;
@@ -105,6 +111,7 @@ export interface ImRepositories {
   apps: ImAppsRepository;
   users: ImUsersRepository;
   groups: ImGroupsRepository;
+  groupRoles: ImGroupRolesRepository;
   messages: ImMessagesRepository;
   origins: ImOriginsRepository;
   files: ImFilesRepository;
@@ -176,7 +183,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
   const apps = new ImAppsService(appsRepo, usersRepo, clock, options.tokenTtlSeconds, options.passwords);
   const users = new ImUsersService(usersRepo, clock, options.passwords);
   const events = new PendingEvents(messagesRepo, uow, presence, clock, () => ids.next(), (error) => options.logger?.error({ err: error }, 'IM: an event for an offline user could not be kept'));
-  const { groups, invites, membership } = groupServices(options, users, ids, events);
+  const { groups, invites, membership, groupRoles, groupMutes } = groupServices(options, users, ids, events);
   const moderation = new ModerationService(appsRepo, clock, options.settings);
   const origins = new AllowedOriginsService(options.repositories.origins, clock, options.settings);
   const attributes = new UserAttributesService(options.repositories.attributes, users, clock);
@@ -238,7 +245,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
     return removed;
   };
 
-  return { apps, users, groups, membership, invites, moderation, origins, attributes, contacts, messages, receipts, recalls, edits, statuses, events, offline, fanout, drains, presence, files, history, conversations, sockets, removeUser };
+  return { apps, users, groups, membership, invites, groupRoles, groupMutes, moderation, origins, attributes, contacts, messages, receipts, recalls, edits, statuses, events, offline, fanout, drains, presence, files, history, conversations, sockets, removeUser };
 }
 
 /**
@@ -253,7 +260,11 @@ function groupServices(options: ImModuleOptions, users: ImUsersService, ids: IdG
   for (const listener of options.groupOperations ?? []) events.subscribe(listener);
   const groups = new ImGroupsService(repo, users, ids, options.clock, events);
   const invites = new GroupInvitesService(options.repositories.invites, repo, groups, options.clock);
-  return { groups, invites, membership: new GroupMembershipService(repo, groups, users, options.clock, invites) };
+  const groupRoles = new GroupRolesService(options.repositories.groupRoles, repo, groups, users, options.clock);
+  groups.roles = groupRoles.checks();
+  events.subscribe(groupRoles.listener());
+  const groupMutes = new GroupMutesService(options.repositories.groupRoles, repo, groups, groupRoles, options.clock);
+  return { groups, invites, membership: new GroupMembershipService(repo, groups, users, options.clock, invites), groupRoles, groupMutes };
 }
 
 function parseUserRemoved(payload: string): { appId?: string; username?: string } {

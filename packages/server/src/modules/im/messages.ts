@@ -146,6 +146,7 @@ export class ImMessagesService {
       if (input.requireMembership && !(await this.groups.isMember(group, from))) {
         throw new AppError('forbidden_op', { detail: `${from} is not a member of ${kind} ${id}` });
       }
+      await this.groups.roles.assertMaySend(group, from);
     }
     return ids;
   }

@@ -64,6 +64,25 @@ export interface ImGroupRequestsTable {
   created_at: number;
 }
 
+/** Admins, mutes, block and allow lists of a group (migration 120). */
+export interface ImGroupListsTable {
+  group_id: string;
+  list: 'admin' | 'mute' | 'block' | 'allow';
+  app_id: string;
+  username: string;
+  /** A mute's end, ms; null: until unmuted (and for the other lists). */
+  expires_at: number | null;
+  created_at: number;
+}
+
+/** A group's announcement and mute of all members (migration 121). */
+export interface ImGroupNotesTable {
+  group_id: string;
+  announcement: Generated<string>;
+  all_muted: Generated<number>;
+  modified_at: number;
+}
+
 export interface ImMembersTable {
   group_id: string;
   app_id: string;
@@ -177,6 +196,8 @@ export interface ImTables {
   im_groups: ImGroupsTable;
   im_members: ImMembersTable;
   im_group_requests: ImGroupRequestsTable;
+  im_group_lists: ImGroupListsTable;
+  im_group_notes: ImGroupNotesTable;
   im_messages: ImMessagesTable;
   im_pending_fanout: ImPendingFanoutTable;
   im_offline: ImOfflineTable;

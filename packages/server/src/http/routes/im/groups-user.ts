@@ -118,8 +118,8 @@ export const imGroupUserRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> = as
   app.post(
     '/chatgroups/:id/apply_verify',
     {
-      config: { imAuth: { member: 'id', kind: 'group', role: 'owner' } },
-      schema: { tags, summary: 'Accept (verifyResult true) or decline a request to join (the owner, or the app)', security, params: GroupParams, body: VerifyBody, response: { 200: Verified, ...errors } },
+      config: { imAuth: { member: 'id', kind: 'group' } },
+      schema: { tags, summary: 'Accept (verifyResult true) or decline a request to join (the owner, an admin, or the app)', security, params: GroupParams, body: VerifyBody, response: { 200: Verified, ...errors } },
     },
     async (request) => {
       const imApp = imAppOf(request);

@@ -26,6 +26,7 @@ import { imCorsRoutes, registerImCors } from './cors.js';
 import { imGroupAdminRoutes } from './groups-admin.js';
 import { imGroupRoutes } from './groups.js';
 import { imGroupUserRoutes } from './groups-user.js';
+import { imGroupRoleRoutes } from './group-roles.js';
 import { imManagementRoutes } from './management.js';
 import { imMessageRoutes } from './messages.js';
 import { imMessageChangeRoutes } from './message-changes.js';
@@ -89,6 +90,7 @@ export async function imRoutes(app: FastifyInstance, options: ImRoutesOptions): 
       await scope.register(imGroupRoutes, { im });
       await scope.register(imGroupAdminRoutes, { im });
       await scope.register(imGroupUserRoutes, { im });
+      await scope.register(imGroupRoleRoutes, { im });
       await scope.register(imModerationRoutes, { im });
       await scope.register(imMessageRoutes, { im });
       await scope.register(imMessageChangeRoutes, { im });

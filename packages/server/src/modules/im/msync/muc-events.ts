@@ -1,6 +1,6 @@
 /**
  * Group and chat-room notices (`group_event` frames) as the SDK reads them: a meta of namespace MUC
- * whose payload is a MUCBody{mucId, operation, from, to[], reason, isChatroom, mucName, mucMemberCount};
+ * whose payload is a MUCBody{mucId, operation, from, to[], reason, isChatroom, mucName, mucMemberCount, ext};
  * the SDK raises `onGroupEvent` (`onChatroomEvent` for rooms) with the operation's name, `id` the
  * group, `from` who did it. The meta sits in the group's queue. Pure.
  */
@@ -23,6 +23,15 @@ const OPERATIONS: Record<ImGroupEventFrame['operation'], number> = {
   inviteToJoin: MucOperation.INVITE,
   acceptInvite: MucOperation.INVITE_ACCEPT,
   rejectInvite: MucOperation.INVITE_DECLINE,
+  setAdmin: MucOperation.ADD_ADMIN,
+  removeAdmin: MucOperation.REMOVE_ADMIN,
+  muteMember: MucOperation.ADD_MUTE,
+  unmuteMember: MucOperation.REMOVE_MUTE,
+  addUserToAllowlist: MucOperation.ADD_ALLOWLIST,
+  removeAllowlistMember: MucOperation.REMOVE_ALLOWLIST,
+  updateAnnouncement: MucOperation.UPDATE_ANNOUNCEMENT,
+  muteAllMembers: MucOperation.MUTE_ALL,
+  unmuteAllMembers: MucOperation.UNMUTE_ALL,
 };
 
 let sequence = 0;
@@ -40,7 +49,10 @@ export function mucMeta(appKey: string, frame: ImGroupEventFrame): MetaOut {
     operation: OPERATIONS[frame.operation],
     from,
     to: frame.to === undefined ? [] : [userJid(appKey, frame.to)],
+    // The SDK reads an announcement from `reason`, a mute's end from `ext`'s user_mute_time.
     ...(frame.reason ? { reason: frame.reason } : {}),
+    ...(frame.announcement === undefined ? {} : { reason: frame.announcement }),
+    ...(frame.mute_until === undefined ? {} : { ext: JSON.stringify({ user_mute_time: frame.mute_until }) }),
     isChatroom: frame.chat_type === 'chatroom',
     mucName: frame.group_name,
     ...(frame.member_count === undefined ? {} : { mucMemberCount: frame.member_count }),

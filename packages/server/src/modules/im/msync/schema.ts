@@ -70,6 +70,24 @@ export const MucOperation = {
   DIRECT_JOINED: 19,
   /** changeOwner */
   ASSIGN_OWNER: 20,
+  /** setAdmin */
+  ADD_ADMIN: 21,
+  /** removeAdmin */
+  REMOVE_ADMIN: 22,
+  /** muteMember (its end in `ext`: user_mute_time) */
+  ADD_MUTE: 23,
+  /** unmuteMember */
+  REMOVE_MUTE: 24,
+  /** updateAnnouncement (the text in `reason`) */
+  UPDATE_ANNOUNCEMENT: 25,
+  /** addUserToAllowlist */
+  ADD_ALLOWLIST: 29,
+  /** removeAllowlistMember */
+  REMOVE_ALLOWLIST: 30,
+  /** muteAllMembers */
+  MUTE_ALL: 31,
+  /** unmuteAllMembers */
+  UNMUTE_ALL: 32,
 } as const;
 /** `RosterBody.operation`, as the SDK turns them into events: ADD onContactInvited, REMOVE onContactDeleted, ACCEPT onContactAdded, DECLINE onContactRefuse, REMOTE_ACCEPT onContactAgreed. */
 export const RosterOperation = { ADD: 2, REMOVE: 3, ACCEPT: 4, DECLINE: 5, REMOTE_ACCEPT: 8 } as const;
@@ -183,6 +201,7 @@ const DESCRIPTOR = {
                 status: f(8, 'Status'),
                 mucName: f(11, 'string'),
                 mucMemberCount: f(13, 'int32'),
+                ext: f(14, 'string'),
               },
               { Status: message({ errorCode: f(1, 'int32'), description: f(2, 'string'), chatroomInfo: f(3, 'string') }) },
             ),

@@ -36,6 +36,8 @@ export function sendStatus(error: unknown, chatType: ImChatType, to: string): St
   if (error.params.rule === 'sensitive_word') return { errorCode: ErrorCode.PERMISSION_DENIED, reason: 'sensitive words' };
   // The app's pre-send check said no: MESSAGE_EXTERNAL_LOGIC_BLOCKED, its message the app's code.
   if (error.params.rule === 'presend') return { errorCode: ErrorCode.PERMISSION_DENIED_EXTERNAL, reason: error.message };
+  // A member muted in the group (or the group all muted): USER_MUTED_BY_ADMIN.
+  if (error.params.rule === 'muted') return { errorCode: ErrorCode.PERMISSION_DENIED, reason: 'user is mute' };
   switch (error.code) {
     case 'forbidden_op':
       return { errorCode: ErrorCode.FAIL, reason: chatType === 'chat' ? 'blocked' : 'not in group or chatroom' };
