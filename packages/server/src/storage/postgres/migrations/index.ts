@@ -34,6 +34,8 @@ import { imGroupRequests } from './106-im-group-requests.js';
 import { operatorEvents } from './108-operator-events.js';
 import { storeKeyExpiry } from './109-store-key-expiry.js';
 import { reportTimes } from './114-report-times.js';
+import { conversationsLatest } from './118-conversations-latest.js';
+import { messageTextIndex } from './119-message-text-index.js';
 
 /** PostgreSQL migrations, in order. Append; never edit a released one. */
-export const postgresMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin, callbackResendOutcome, instances, imPendingFanout, foreignKeyIndexes, imLiveReceivers, imOriginsAttributes, imContacts, imFiles, imHistory, imConversationMarks, imOnlineOnly, imGroupReads, conversationEvents, receiptsRatings, queueAutomation, agentTools, secretOverlap, callbackRedrive, presendRules, callbackDeliveries, imGroupSettings, imGroupRequests, operatorEvents, storeKeyExpiry, reportTimes];
+export const postgresMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin, callbackResendOutcome, instances, imPendingFanout, foreignKeyIndexes, imLiveReceivers, imOriginsAttributes, imContacts, imFiles, imHistory, imConversationMarks, imOnlineOnly, imGroupReads, conversationEvents, receiptsRatings, queueAutomation, agentTools, secretOverlap, callbackRedrive, presendRules, callbackDeliveries, imGroupSettings, imGroupRequests, operatorEvents, storeKeyExpiry, reportTimes, conversationsLatest, messageTextIndex];

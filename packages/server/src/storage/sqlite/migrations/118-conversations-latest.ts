@@ -1,0 +1,14 @@
+import type { Migration } from '../../types.js';
+
+/**
+ * The conversation list's default order (`sort=latest`: the last message or change of state, most
+ * recent first) over every state or the closed ones (the history page) walks this index from its
+ * end instead of sorting every conversation of the tenant. It costs each customer message one
+ * index update (the message moves `updated_at`); `bench:inbox` and `bench:ingest` weigh the two
+ * (bench/README.md).
+ */
+export const conversationsLatest: Migration = {
+  version: 118,
+  name: 'conversations-latest',
+  statements: [`CREATE INDEX conversations_tenant_updated ON conversations (tenant_id, updated_at, id)`],
+};
