@@ -15,8 +15,7 @@ import {
   type UserStatusCallbackRecord,
 } from '@parley/protocol';
 import type { GroupOpEvent, ImOperationEvent, ReadAckEvent, RecallEvent, RosterEvent, UserStatusEvent } from '../im/operation-events.js';
-import { groupOpRecords } from './group-ops.js';
-import type { GroupOpRecord } from './record.js';
+import { groupOpRecords, type GroupOpRecord } from './group-ops.js';
 
 
 export type UnsignedCatalogueRecord =

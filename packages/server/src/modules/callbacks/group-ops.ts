@@ -6,7 +6,20 @@
  * delivery jobs are written in the operation's own transaction, and delivered as message records are.
  */
 import type { GroupOperationEvent } from '../im/group-events.js';
-import type { GroupOpRecord } from './record.js';
+
+/** A group or chat-room operation record (`group_op_event`, Easemob's shape; this file), before signing. */
+export interface GroupOpRecord {
+  callId: string;
+  payload?: Record<string, unknown>;
+  appkey: string;
+  id: string;
+  type: 'GROUP' | 'CHATROOM';
+  event: 'group_op_event';
+  operation: 'CREATE' | 'DELETE' | 'JOIN' | 'LEAVE' | 'UPDATE';
+  operator: string;
+  member_count?: number;
+  timestamp: number;
+}
 
 /** The operator Easemob names for the app admin. */
 export const APP_ADMIN_OPERATOR = '@ppAdmin';
