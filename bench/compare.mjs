@@ -84,6 +84,8 @@ for (let i = 0; i < pairs; i++) {
     results[side].push(row);
     const speed = /machine speed (\d+) ms/.exec(out)?.[1];
     console.log(`pair ${i + 1} ${side.padEnd(3)} ${figures.map((f) => `${f.name} ${row[f.name]}`).join(', ')}${speed ? ` (machine speed ${speed} ms)` : ''}`);
+    // The bench's CPU per record (steadier than its rates on a shared machine), as it printed it.
+    for (const line of out.split('\n')) if (line.includes('CPU per record')) console.log(`    ${line}`);
   }
 }
 

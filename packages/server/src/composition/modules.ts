@@ -85,7 +85,6 @@ export async function buildModules(base: Foundation): Promise<Modules> {
     postSend: deps.postSend ?? callbacks.hook,
     operations: callbacks.operations,
     preSend: callbacks.presend.check,
-    groupOperations: [callbacks.groupOps],
     metrics: promImMetrics(metrics),
     logger: log,
     pubsub: coordination.pubsub,

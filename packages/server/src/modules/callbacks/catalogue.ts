@@ -14,10 +14,9 @@ import {
   type RosterCallbackRecord,
   type UserStatusCallbackRecord,
 } from '@parley/protocol';
-import type { ImOperationEvent, ReadAckEvent, RecallEvent, RosterEvent, UserStatusEvent } from '../im/operation-events.js';
+import type { GroupOpEvent, ImOperationEvent, ReadAckEvent, RecallEvent, RosterEvent, UserStatusEvent } from '../im/operation-events.js';
+import { groupOpRecords, type GroupOpRecord } from './group-ops.js';
 
-/** The event types of the catalogue this module carries out (`group_op_event` is the groups module's). */
-export type CatalogueEventType = ImOperationEvent['kind'];
 
 export type UnsignedCatalogueRecord =
   | Omit<RosterCallbackRecord, 'security'>
@@ -91,8 +90,8 @@ function readAck(e: ReadAckEvent, callId: string): Omit<ReadAckCallbackRecord, '
   };
 }
 
-/** The record of one event, with `callId`. */
-export function catalogueRecord(event: ImOperationEvent, callId: string): UnsignedCatalogueRecord {
+/** The record of one event other than a group operation, with `callId`. */
+export function catalogueRecord(event: Exclude<ImOperationEvent, GroupOpEvent>, callId: string): UnsignedCatalogueRecord {
   switch (event.kind) {
     case 'roster':
       return roster(event, callId);
@@ -105,11 +104,16 @@ export function catalogueRecord(event: ImOperationEvent, callId: string): Unsign
   }
 }
 
-/** Pairs the event's record with each enabled rule whose `event_types` list its type; each pair has its own callId. */
+/**
+ * Pairs the event's records (one, or a group operation's: group-ops.ts) with each enabled rule
+ * whose `event_types` list its type; each pair has its own callId.
+ */
 export function routeOperation<R extends { eventTypes: readonly string[]; enabled: boolean }>(
   event: ImOperationEvent,
   rules: readonly R[],
   newUuid: () => string,
-): Array<{ rule: R; record: UnsignedCatalogueRecord }> {
-  return rules.filter((r) => r.enabled && r.eventTypes.includes(event.kind)).map((rule) => ({ rule, record: catalogueRecord(event, `${event.appkey}_${newUuid()}`) }));
+): Array<{ rule: R; record: UnsignedCatalogueRecord | GroupOpRecord }> {
+  const listening = rules.filter((r) => r.enabled && r.eventTypes.includes(event.kind));
+  if (event.kind === 'group_op_event') return listening.flatMap((rule) => groupOpRecords(event.operation, newUuid).map((record) => ({ rule, record })));
+  return listening.map((rule) => ({ rule, record: catalogueRecord(event, `${event.appkey}_${newUuid()}`) }));
 }

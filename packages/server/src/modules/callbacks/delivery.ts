@@ -182,10 +182,9 @@ export class CallbackDelivery {
       return { status: 'done' };
     }
     const now = this.deps.clock.now();
-    await this.deps.repo.storeRecords(
-      [{ appId: rule.appId, dateKey: dateKey(now, this.options.dateKeyZone), ruleId: rule.id, ruleName: rule.name, record, ...storedSummary(record), lastError }],
-      now,
-    );
+    // The exception store keeps the record's event type and message id beside it.
+    const { eventType, msgId } = recordFacts(record);
+    await this.deps.repo.storeRecords([{ appId: rule.appId, dateKey: dateKey(now, this.options.dateKeyZone), ruleId: rule.id, ruleName: rule.name, record, eventType, msgId, lastError }], now);
     this.deps.events.emit('record.finished', { ...ref, result: 'stored', reason });
     return { status: 'done' };
   }
@@ -303,12 +302,6 @@ export class CallbackDelivery {
       }
     }
   }
-}
-
-/** The event type and message id the exception store keeps beside a record. */
-function storedSummary(record: UnsignedRecord): { eventType: string; msgId: string } {
-  const { eventType, msgId } = recordFacts(record);
-  return { eventType, msgId };
 }
 
 /** A plain re-send page: the first `size` rows, and where the next page starts when more follow. */

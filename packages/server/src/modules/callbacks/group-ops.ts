@@ -1,16 +1,25 @@
 /**
  * `group_op_event` (contract 6.7b): group and chat-room operations as post-send callback records,
  * in Easemob's shape (`callback_group_room_*`: top-level `event`, `type` GROUP|CHATROOM,
- * `operation`, `operator`, `id`, `payload`). `recordsOf` is pure; `groupOpCallbacks` is the
- * subscriber of the IM groups' operation events: one delivery job per (record, rule listing
- * `group_op_event`), through the same signed, retried, banned and stored delivery as message records.
+ * `operation`, `operator`, `id`, `payload`). Pure. The records are routed as the rest of the
+ * event catalogue (catalogue.ts `routeOperation`, through the operation hook, hook.ts): their
+ * delivery jobs are written in the operation's own transaction, and delivered as message records are.
  */
 import type { GroupOperationEvent } from '../im/group-events.js';
-import type { NewJob } from '../jobs/ports.js';
-import type { CallbacksCore, DeliverPayload } from './delivery.js';
-import { ruleQueue, type CallbackDelivery } from './delivery.js';
-import type { RuleDirectory } from './directory.js';
-import type { GroupOpRecord } from './record.js';
+
+/** A group or chat-room operation record (`group_op_event`, Easemob's shape; this file), before signing. */
+export interface GroupOpRecord {
+  callId: string;
+  payload?: Record<string, unknown>;
+  appkey: string;
+  id: string;
+  type: 'GROUP' | 'CHATROOM';
+  event: 'group_op_event';
+  operation: 'CREATE' | 'DELETE' | 'JOIN' | 'LEAVE' | 'UPDATE' | 'MUTE';
+  operator: string;
+  member_count?: number;
+  timestamp: number;
+}
 
 /** The operator Easemob names for the app admin. */
 export const APP_ADMIN_OPERATOR = '@ppAdmin';
@@ -85,31 +94,4 @@ export function groupOpRecords(event: GroupOperationEvent, newUuid: () => string
     case 'muteAll':
       return [];
   }
-}
-
-/**
- * The IM groups' subscriber: the records of each operation for each enabled rule of the app that
- * lists `group_op_event` (the other filters are about messages and do not apply), written as
- * delivery jobs in one transaction, the rules' workers then started and woken.
- */
-export function groupOpCallbacks(
-  core: Pick<CallbacksCore, 'uow' | 'jobs'> & { directory: RuleDirectory; delivery: CallbackDelivery },
-  newUuid: () => string,
-): (event: GroupOperationEvent) => Promise<void> {
-  return async (event) => {
-    const { settings, rules } = await core.directory.app(event.appId);
-    if (!settings.enabled) return;
-    const listening = rules.filter((rule) => rule.enabled && rule.eventTypes.includes('group_op_event'));
-    if (listening.length === 0) return;
-    // Each rule gets its own callIds: a callId names one callback, i.e. one (record, rule) pair.
-    const jobs: NewJob[] = listening.flatMap((rule) =>
-      groupOpRecords(event, newUuid).map((record) => ({ queue: ruleQueue(rule.id), payload: { ruleId: rule.id, record } satisfies DeliverPayload })),
-    );
-    if (jobs.length === 0) return;
-    await core.uow.run((tx) => tx.jobs.enqueue(jobs));
-    for (const rule of listening) {
-      core.delivery.ensureWorker(rule.id);
-      core.jobs.notify(ruleQueue(rule.id));
-    }
-  };
 }

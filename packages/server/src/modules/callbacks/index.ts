@@ -6,9 +6,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { CallbacksConfig } from '../../config/index.js';
 import type { Clock } from '../../kernel/clock.js';
-import { uuid } from '../../kernel/ids.js';
 import type { UnitOfWork } from '../../kernel/unit-of-work.js';
-import type { GroupOperationEvent } from '../im/group-events.js';
 import type { Singletons } from '../coordination/ports.js';
 import type { SettingsVersions } from '../coordination/settings-versions.js';
 import type { JobQueue } from '../jobs/ports.js';
@@ -20,7 +18,6 @@ import { RedisBanStore } from './redis-bans.js';
 import { CallbackDelivery, ruleQueue } from './delivery.js';
 import { RuleDirectory } from './directory.js';
 import { CallbackEvents } from './events.js';
-import { groupOpCallbacks } from './group-ops.js';
 import { CallbacksOperationHook, CallbacksPostSendHook } from './hook.js';
 import { createPresend, type PresendModule } from './presend/index.js';
 import type { PresendRulesRepository } from './presend/ports.js';
@@ -40,9 +37,7 @@ export interface CallbacksModule {
   repo: CallbacksRepository;
   service: CallbacksService;
   hook: CallbacksPostSendHook;
-  /** Subscribes to the IM groups' operation events: `group_op_event` records (group-ops.ts). */
-  groupOps: (event: GroupOperationEvent) => Promise<void>;
-  /** The IM module's `OperationHook`: the event catalogue (contacts, logins, recalls, read receipts). */
+  /** The IM module's `OperationHook`: the event catalogue (contacts, logins, recalls, read receipts, group and chat-room operations). */
   operations: CallbacksOperationHook;
   delivery: CallbackDelivery;
   bans: BanStore;
@@ -128,7 +123,6 @@ export function createCallbacks(deps: CallbacksDeps): CallbacksModule {
     repo,
     service,
     hook,
-    groupOps: groupOpCallbacks({ uow, jobs, directory, delivery }, uuid),
     operations,
     presend,
     delivery,

@@ -14,6 +14,7 @@ import {
 } from '@parley/protocol';
 import type { MessageEvent } from '../im/post-send.js';
 import type { UnsignedCatalogueRecord } from './catalogue.js';
+import type { GroupOpRecord } from './group-ops.js';
 
 /** Which records a rule receives: each list must contain the record's value (message types: any body's type). */
 export interface RuleFilters {
@@ -25,20 +26,6 @@ export interface RuleFilters {
 
 /** A message record before signing: `security` depends on the rule's secret at send time. */
 export type UnsignedMessageRecord = Omit<CallbackRecord, 'security' | 'payload'> & { payload: MessageEvent['payload'] };
-
-/** A group or chat-room operation record (`group_op_event`, Easemob's shape; group-ops.ts), before signing. */
-export interface GroupOpRecord {
-  callId: string;
-  payload?: Record<string, unknown>;
-  appkey: string;
-  id: string;
-  type: 'GROUP' | 'CHATROOM';
-  event: 'group_op_event';
-  operation: 'CREATE' | 'DELETE' | 'JOIN' | 'LEAVE' | 'UPDATE' | 'MUTE';
-  operator: string;
-  member_count?: number;
-  timestamp: number;
-}
 
 /** Any record before signing: a message's, a group operation's, or one of the event catalogue (catalogue.ts). */
 export type UnsignedRecord = UnsignedMessageRecord | GroupOpRecord | UnsignedCatalogueRecord;

@@ -10,15 +10,16 @@
  *   once, or, when a user invites to a group with `invite_need_confirm`, invited and added only once
  *   they accept (group-invites.ts);
  * - change of owner: the owner, to a member.
- * Every change is announced after its write (group-events.ts).
+ * Every change is announced after its write (group-events.ts); those called back are written with
+ * their callback jobs (`ImGroupsService.perform`).
  */
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
-import type { Operator } from './group-events.js';
+import type { GroupOperation, Operator } from './group-events.js';
 import { needsConfirmation, type GroupInvitesService } from './group-invites.js';
 import { full, type ImGroupsService } from './groups.js';
 import { decodeCursor, pageOf, type Page } from './paging.js';
-import type { ImApp, ImGroupListed, ImGroupsRepository, ImMember } from './ports.js';
+import type { ImApp, ImGroupListed, ImGroupsRepository, ImMember, ImTransaction } from './ports.js';
 import { validUsername, type ImUsersService } from './users.js';
 
 /** Names one invitation takes at most (Easemob's batch). */
@@ -65,9 +66,11 @@ export class GroupMembershipService {
       await this.groups.announce(app, group, operator, { op: 'decline', user: name, reason });
       return;
     }
-    if ((await this.repo.countMembers(group.id)) >= group.maxusers) throw full();
-    if (!(await this.repo.acceptJoinRequest(group, name, this.clock.now()))) throw none();
-    await this.groups.announce(app, group, operator, { op: 'join', users: [name], way: 'APPLY' });
+    const count = await this.repo.countMembers(group.id);
+    if (count >= group.maxusers) throw full();
+    const now = this.clock.now();
+    const accepted = (tx: ImTransaction) => tx.groups.acceptJoinRequest(group, name, now);
+    if (!(await this.groups.perform(app, group, operator, { op: 'join', users: [name], way: 'APPLY' }, accepted, { done: Boolean, memberCount: count + 1 }))) throw none();
   }
 
   /** A member leaves; the owner cannot. */
@@ -100,12 +103,22 @@ export class GroupMembershipService {
       return names;
     }
     if (current.size + fresh.length > group.maxusers) throw full();
+    if (fresh.length === 0) return names;
     const now = this.clock.now();
-    const added: string[] = [];
-    for (const name of fresh) {
-      if (await this.repo.addMember(group, name, now)) added.push(name);
-    }
-    if (added.length > 0) await this.groups.announce(app, group, operator, { op: 'join', users: added, way: operator === null ? 'DIRECT' : 'INVITE' });
+    // The record names the users who were not members when asked; one added meanwhile by another request is not added again.
+    const join: GroupOperation = { op: 'join', users: fresh, way: operator === null ? 'DIRECT' : 'INVITE' };
+    await this.groups.perform(
+      app,
+      group,
+      operator,
+      join,
+      async (tx) => {
+        let added = 0;
+        for (const name of fresh) if (await tx.groups.addMember(group, name, now)) added++;
+        return added;
+      },
+      { done: (added) => added > 0, memberCount: current.size + fresh.length },
+    );
     return names;
   }
 
@@ -115,10 +128,13 @@ export class GroupMembershipService {
     this.groups.assertOwner(group, operator);
     const name = validUsername(newOwner, 'newowner');
     if (name === group.owner) return;
-    if (!(await this.repo.isMember(group.id, name)) || !(await this.repo.changeOwner(group, name, this.clock.now()))) {
-      throw new AppError('illegal_argument', { detail: `newowner: ${name} is not a member of group ${id}` });
-    }
-    await this.groups.announce(app, { ...group, owner: name }, operator, { op: 'owner', previous: group.owner, owner: name });
+    const notMember = () => new AppError('illegal_argument', { detail: `newowner: ${name} is not a member of group ${id}` });
+    if (!(await this.repo.isMember(group.id, name))) throw notMember();
+    const now = this.clock.now();
+    // A change that fails (the owner changed meanwhile) throws, which rolls back its promotion of the new owner.
+    await this.groups.perform(app, { ...group, owner: name }, operator, { op: 'owner', previous: group.owner, owner: name }, async (tx) => {
+      if (!(await tx.groups.changeOwner(group, name, now))) throw notMember();
+    });
   }
 
   /** Page `pagenum` (from 1) of `pagesize` members, the owner first. */

@@ -1,14 +1,17 @@
 /**
  * Groups and chat rooms (contract 4.2, 6.8): one model with a `kind`. The owner is always a member;
  * members must be users of the app; `maxusers` counts the owner. Each change is done for an
- * operator (a user, or the app: `null`) and announced after its write (`events`, group-events.ts).
+ * operator (a user, or the app: `null`). A change that is called back (`group_op_event`) is written
+ * with its callback jobs in one transaction (`perform`, operation-events.ts); every change is
+ * announced after its write (`events`, group-events.ts).
  */
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
-import { GroupEvents, type GroupOperation, type JoinWay, type Operator } from './group-events.js';
+import { GroupEvents, type GroupOperation, type GroupOperationEvent, type JoinWay, type Operator } from './group-events.js';
 import type { IdGenerator } from './msg-id.js';
+import type { OperationEvents } from './operation-events.js';
 import { decodeCursor, foldSearch, pageOf, type Page } from './paging.js';
-import type { GroupChanges, GroupKind, GroupSettings, ImApp, ImGroup, ImGroupListed, ImGroupsRepository, ImMember } from './ports.js';
+import type { GroupChanges, GroupKind, GroupSettings, ImApp, ImGroup, ImGroupListed, ImGroupsRepository, ImMember, ImTransaction } from './ports.js';
 import { validUsername, type ImUsersService } from './users.js';
 
 const DEFAULT_MAXUSERS: Record<GroupKind, number> = { group: 200, chatroom: 1000 };
@@ -51,6 +54,8 @@ export class ImGroupsService {
     private readonly users: ImUsersService,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
+    /** Writes an operation with its callback jobs (operation-events.ts). */
+    private readonly ops: OperationEvents,
     /** Told of every operation after its write (group-events.ts). */
     readonly events: GroupEvents = new GroupEvents(),
   ) {}
@@ -58,21 +63,45 @@ export class ImGroupsService {
   /** Admins, block list and mutes (set once by the module, group-roles.ts). */
   roles: GroupRoleChecks = NO_ROLES;
 
-  /** Tells the subscribers of an operation on `group` of `app`, after its write. */
+  private eventOf(app: ImApp, group: ImGroup, operator: Operator, operation: GroupOperation, memberCount: number): GroupOperationEvent {
+    const { appId, kind, id: groupId, name: groupName, owner } = group;
+    return { ...operation, appId, appkey: app.appkey, kind, groupId, groupName, owner, operator, memberCount, timestamp: this.clock.now() };
+  }
+
+  /** Tells the subscribers of an operation on `group` of `app`, after its write; `memberCount` by default counted now. */
+  private async tell(app: ImApp, group: ImGroup, operator: Operator, operation: GroupOperation, memberCount?: number): Promise<void> {
+    await this.events.emit(this.eventOf(app, group, operator, operation, memberCount ?? (await this.repo.countMembers(group.id))));
+  }
+
+  /**
+   * An operation whose write is not one of the IM transaction's (roles, mutes, invitations, edits):
+   * after it, its `group_op_event` callback jobs (if its records are any) in a transaction of their
+   * own, then the subscribers. A crash between the write and the jobs loses the callback.
+   */
   async announce(app: ImApp, group: ImGroup, operator: Operator, operation: GroupOperation, memberCount?: number): Promise<void> {
-    const count = memberCount ?? (await this.repo.countMembers(group.id));
-    await this.events.emit({
-      ...operation,
-      appId: group.appId,
-      appkey: app.appkey,
-      kind: group.kind,
-      groupId: group.id,
-      groupName: group.name,
-      owner: group.owner,
-      operator,
-      memberCount: count,
-      timestamp: this.clock.now(),
-    });
+    const event = this.eventOf(app, group, operator, operation, memberCount ?? (await this.repo.countMembers(group.id)));
+    await this.ops.emit([{ kind: 'group_op_event', appId: group.appId, appkey: app.appkey, timestamp: event.timestamp, operation: event }]);
+    await this.events.emit(event);
+  }
+
+  /**
+   * Runs the write of an operation (`work`) in one transaction with its `group_op_event` callback
+   * jobs, written when `done(result)` says it did something; then announces it. `memberCount`: the
+   * members after it, when its records name them (creation, join); otherwise counted after the commit.
+   */
+  async perform<T>(
+    app: ImApp,
+    group: ImGroup,
+    operator: Operator,
+    operation: GroupOperation,
+    work: (tx: ImTransaction) => Promise<T>,
+    options: { done?: (result: T) => boolean; memberCount?: number } = {},
+  ): Promise<T> {
+    const done = options.done ?? (() => true);
+    const event = this.eventOf(app, group, operator, operation, options.memberCount ?? 0);
+    const result = await this.ops.write([{ kind: 'group_op_event', appId: group.appId, appkey: app.appkey, timestamp: event.timestamp, operation: event }], work, done);
+    if (done(result)) await this.tell(app, group, operator, operation, options.memberCount);
+    return result;
   }
 
   async create(app: ImApp, kind: GroupKind, input: NewGroup, operator: Operator = null): Promise<ImGroup> {
@@ -96,9 +125,9 @@ export class ImGroupsService {
       modifiedAt: now,
       settings: input.settings ?? DEFAULT_SETTINGS,
     };
-    await this.repo.createGroup(group, members);
     const { description, maxusers: max, settings } = group;
-    await this.announce(app, group, operator, { op: 'create', members, public: group.public, maxusers: max, description, settings, createdAt: now }, members.length + 1);
+    const operation: GroupOperation = { op: 'create', members, public: group.public, maxusers: max, description, settings, createdAt: now };
+    await this.perform(app, group, operator, operation, (tx) => tx.groups.createGroup(group, members), { memberCount: members.length + 1 });
     return group;
   }
 
@@ -113,8 +142,8 @@ export class ImGroupsService {
     const group = await this.require(app, kind, id);
     this.assertOwner(group, operator);
     const members = await this.memberNames(group);
-    if (!(await this.repo.deleteGroup(app.id, kind, id))) throw new AppError('service_resource_not_found', { resource: `Service resource ${LABEL[kind]} ${id}` });
-    await this.announce(app, group, operator, { op: 'destroy', members }, 0);
+    const deleted = await this.perform(app, group, operator, { op: 'destroy', members }, (tx) => tx.groups.deleteGroup(app.id, kind, id), { done: Boolean, memberCount: 0 });
+    if (!deleted) throw new AppError('service_resource_not_found', { resource: `Service resource ${LABEL[kind]} ${id}` });
   }
 
   /** Throws 403 unless the operator is the app or the owner. */
@@ -202,10 +231,10 @@ export class ImGroupsService {
     if ((await this.users.missing(app, [name])).length > 0) throw new AppError('service_resource_not_found', { resource: `Service resource user ${username}` });
     if (await this.repo.isMember(group.id, name)) return false;
     await this.assertNotBlocked(group, [name]);
-    if ((await this.repo.countMembers(group.id)) >= group.maxusers) throw full();
-    if (!(await this.repo.addMember(group, name, this.clock.now()))) return false;
-    await this.announce(app, group, operator, { op: 'join', users: [name], way });
-    return true;
+    const count = await this.repo.countMembers(group.id);
+    if (count >= group.maxusers) throw full();
+    const now = this.clock.now();
+    return this.perform(app, group, operator, { op: 'join', users: [name], way }, (tx) => tx.groups.addMember(group, name, now), { done: Boolean, memberCount: count + 1 });
   }
 
   /** Removes several members (each as `removeMember`), after checking them all: one that cannot go removes none. */
@@ -228,8 +257,10 @@ export class ImGroupsService {
     const name = validUsername(username);
     if (operator !== name) await this.assertManager(group, operator, name);
     if (name === group.owner) throw new AppError('forbidden_op', { detail: `the owner of ${LABEL[kind]} ${id} cannot be removed` });
-    if (!(await this.repo.removeMember(group.id, name))) throw new AppError('service_resource_not_found', { resource: `Service resource member ${username} of ${LABEL[kind]} ${id}` });
-    await this.announce(app, group, operator, operator === name ? { op: 'leave', user: name } : { op: 'kick', user: name });
+    const operation: GroupOperation = operator === name ? { op: 'leave', user: name } : { op: 'kick', user: name };
+    if (!(await this.perform(app, group, operator, operation, (tx) => tx.groups.removeMember(group.id, name), { done: Boolean }))) {
+      throw new AppError('service_resource_not_found', { resource: `Service resource member ${username} of ${LABEL[kind]} ${id}` });
+    }
   }
 }
 

@@ -22,7 +22,7 @@ import { Drains } from './drains.js';
 import { Fanout } from './fanout.js';
 import { ImFiles, type ImFilesRepository } from './files.js';
 import { ImConversations, type ImConversationsRepository } from './conversations.js';
-import { GroupEvents, type GroupEventListener } from './group-events.js';
+import { GroupEvents } from './group-events.js';
 import { GroupInvitesService } from './group-invites.js';
 import { GroupMembershipService } from './group-membership.js';
 import { GroupMutesService } from './group-mutes.js';
@@ -140,12 +140,10 @@ export interface ImModuleOptions {
   recallSeconds?: number;
   /** Called by every fan-out in its transaction (the callbacks module's hook); default: none. */
   postSend?: PostSendHook;
-  /** Called by contacts, logins and logouts, recalls and read receipts (the callbacks module's event catalogue); default: none. */
+  /** Called by contacts, logins and logouts, recalls, read receipts and group and chat-room operations (the callbacks module's event catalogue); default: none. */
   operations?: OperationHook;
   /** Reviews every send before it is written (the callbacks module's pre-send check); default: none. */
   preSend?: PreSendHook;
-  /** Told of every group and chat-room operation after its write (the callbacks module's `group_op_event`). */
-  groupOperations?: GroupEventListener[];
   presence?: Presence;
   /** Read-your-writes of cached sensitive words across instances; without it, this process only. */
   settings?: SettingsVersions;
@@ -183,11 +181,11 @@ export function createImModule(options: ImModuleOptions): ImModule {
   const apps = new ImAppsService(appsRepo, usersRepo, clock, options.tokenTtlSeconds, options.passwords);
   const users = new ImUsersService(usersRepo, clock, options.passwords);
   const events = new PendingEvents(messagesRepo, uow, presence, clock, () => ids.next(), (error) => options.logger?.error({ err: error }, 'IM: an event for an offline user could not be kept'));
-  const { groups, invites, membership, groupRoles, groupMutes } = groupServices(options, users, ids, events);
+  const ops = new OperationEvents(options.operations ?? noOperationHook, uow);
+  const { groups, invites, membership, groupRoles, groupMutes } = groupServices(options, users, ids, events, ops);
   const moderation = new ModerationService(appsRepo, clock, options.settings);
   const origins = new AllowedOriginsService(options.repositories.origins, clock, options.settings);
   const attributes = new UserAttributesService(options.repositories.attributes, users, clock);
-  const ops = new OperationEvents(options.operations ?? noOperationHook, uow);
   const contacts = new ContactsService(options.repositories.contacts, users, clock, ops, ids, (appId, usernames, frame) => events.deliver(appId, usernames, frame), options.settings);
   const keep = (missed: Array<MessageRef & { usernames: string[] }>) => offline.keep(missed);
   const live = new LiveDeliveries(presence, groupsRepo, instanceId, keep, metrics, (error) =>
@@ -249,16 +247,15 @@ export function createImModule(options: ImModuleOptions): ImModule {
 }
 
 /**
- * The groups service with its operation events, which the members' sockets hear of (the notices about
- * a user kept for them while offline, as contact events) and the given listeners too; and the users'
- * side of groups over it.
+ * The groups service, whose operations are written with their callback jobs (`ops`) and then told
+ * to the members' sockets (the notices about a user kept for them while offline, as contact
+ * events); and the users' side of groups over it.
  */
-function groupServices(options: ImModuleOptions, users: ImUsersService, ids: IdGenerator, pending: PendingEvents) {
+function groupServices(options: ImModuleOptions, users: ImUsersService, ids: IdGenerator, pending: PendingEvents, ops: OperationEvents) {
   const repo = options.repositories.groups;
   const events = new GroupEvents((error) => options.logger?.error({ err: error }, 'IM: a subscriber of a group operation failed'));
   events.subscribe(groupNotifier(repo, (appId, usernames, frame, keep) => pending.deliver(appId, usernames, frame, keep)));
-  for (const listener of options.groupOperations ?? []) events.subscribe(listener);
-  const groups = new ImGroupsService(repo, users, ids, options.clock, events);
+  const groups = new ImGroupsService(repo, users, ids, options.clock, ops, events);
   const invites = new GroupInvitesService(options.repositories.invites, repo, groups, options.clock);
   const groupRoles = new GroupRolesService(options.repositories.groupRoles, repo, groups, users, options.clock);
   groups.roles = groupRoles.checks();

@@ -1,6 +1,6 @@
 /**
  * The seam between IM operations other than messages (contacts, logins and logouts, recalls,
- * read receipts) and what happens after them: the callbacks module's event catalogue
+ * read receipts, group and chat-room operations) and what happens after them: the callbacks module's event catalogue
  * (contract 6.7b), as post-send.ts is for messages.
  *
  * `OperationEvents` writes the durable work an operation calls for (callback jobs) with the
@@ -13,6 +13,7 @@
  */
 import type { RosterOperation } from '@parley/protocol';
 import type { UnitOfWork } from '../../kernel/unit-of-work.js';
+import type { GroupOperationEvent } from './group-events.js';
 import type { NewJob } from '../jobs/ports.js';
 import type { ImTransaction } from './ports.js';
 import type { MessageChatType } from './post-send.js';
@@ -69,7 +70,13 @@ export interface ReadAckEvent extends EventBase {
   ackMessageId: string;
 }
 
-export type ImOperationEvent = RosterEvent | UserStatusEvent | RecallEvent | ReadAckEvent;
+/** A group or chat-room operation (group-events.ts), as the callbacks module's `group_op_event` records tell it. */
+export interface GroupOpEvent extends EventBase {
+  kind: 'group_op_event';
+  operation: GroupOperationEvent;
+}
+
+export type ImOperationEvent = RosterEvent | UserStatusEvent | RecallEvent | ReadAckEvent | GroupOpEvent;
 
 export interface OperationHook {
   /** The jobs the events call for, in order. Writes nothing. */

@@ -157,15 +157,31 @@ export interface ImUsersRepository {
   setPasswordHash(appId: string, username: string, passwordHash: string, now: number): Promise<boolean>;
 }
 
-export interface ImGroupsRepository {
+/**
+ * The writes of group and chat-room operations that are called back (`group_op_event`), in the
+ * operation's transaction (`ImTransaction.groups`): its callback jobs are written beside them
+ * (operation-events.ts).
+ */
+export interface ImGroupWrites {
   createGroup(group: ImGroup, members: string[]): Promise<void>;
-  getGroup(appId: string, kind: GroupKind, id: string): Promise<ImGroup | undefined>;
   deleteGroup(appId: string, kind: GroupKind, id: string): Promise<boolean>;
-  members(groupId: string): Promise<ImMember[]>;
-  isMember(groupId: string, username: string): Promise<boolean>;
   /** false when already a member. */
   addMember(group: ImGroup, username: string, now: number): Promise<boolean>;
   removeMember(groupId: string, username: string): Promise<boolean>;
+  /**
+   * Makes `newOwner` (a member) the owner and the old owner a member; false when `newOwner` is not
+   * a member or the owner changed meanwhile (the caller then rolls the transaction back: the
+   * promotion may be written).
+   */
+  changeOwner(group: ImGroup, newOwner: string, now: number): Promise<boolean>;
+  /** Drops the request and makes the user a member; false when there was no request (nothing written). */
+  acceptJoinRequest(group: ImGroup, username: string, now: number): Promise<boolean>;
+}
+
+export interface ImGroupsRepository {
+  getGroup(appId: string, kind: GroupKind, id: string): Promise<ImGroup | undefined>;
+  members(groupId: string): Promise<ImMember[]>;
+  isMember(groupId: string, username: string): Promise<boolean>;
   countMembers(groupId: string): Promise<number>;
   /**
    * Up to `limit` of the app's groups or rooms after `after`, newest first: by created_at, then id,
@@ -178,17 +194,10 @@ export interface ImGroupsRepository {
   listPublicGroups(appId: string, after: ListKey | undefined, limit: number): Promise<ImGroupListed[]>;
   /** A page of members in join order (the owner first), from `offset`. */
   membersPage(groupId: string, offset: number, limit: number): Promise<ImMember[]>;
-  /**
-   * Makes `newOwner` (a member) the owner and the old owner a member, in one transaction; false when
-   * `newOwner` is not a member or the owner changed meanwhile.
-   */
-  changeOwner(group: ImGroup, newOwner: string, now: number): Promise<boolean>;
   /** Records a request to join (again: its reason and time are replaced). */
   requestJoin(group: ImGroup, username: string, reason: string, now: number): Promise<void>;
   /** Drops a request to join; false when there was none. */
   dropJoinRequest(groupId: string, username: string): Promise<boolean>;
-  /** Drops the request and makes the user a member, in one transaction; false when there was no request. */
-  acceptJoinRequest(group: ImGroup, username: string, now: number): Promise<boolean>;
   /**
    * Applies `changes` and sets `modified`, in one statement that refuses a `maxusers` below the
    * members at the moment of the write: false then, and nothing is changed.
@@ -229,6 +238,7 @@ export interface ImMessageWrites {
 export interface ImTransaction {
   readonly im: ImMessageWrites;
   readonly contacts: ImContactWrites;
+  readonly groups: ImGroupWrites;
   readonly jobs: TransactionJobs;
 }
 

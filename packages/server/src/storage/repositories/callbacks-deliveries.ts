@@ -1,14 +1,43 @@
 /** The durable delivery log (modules/callbacks/delivery-log-ports.ts) on Kysely. */
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { DeliveryLogRepository, LoggedDelivery, MinuteCounts } from '../../modules/callbacks/delivery-log-ports.js';
+import type { DeliveryLogRepository, DeliveryRow, LoggedDelivery, MinuteCounts } from '../../modules/callbacks/delivery-log-ports.js';
+import { directRunnerOf, runDirectly } from '../direct-statements.js';
+import { copies, precompiledSized } from '../precompiled.js';
 import type { CallbackDeliveriesTable } from '../tables/delivery-log.js';
 import type { Database } from '../schema.js';
 
-/** Rows per INSERT (15 values each, well under both engines' bound on parameters). */
-const INSERT_CHUNK = 500;
+/**
+ * Rows per INSERT: a batch is cut greedily into statements of these sizes, so that only these few
+ * shapes are ever compiled (14 values a row: 3,584 parameters at most, well under both engines'
+ * bound).
+ */
+const INSERT_SIZES = [256, 64, 16, 4, 1] as const;
 /** Rows per DELETE of the retention sweep. */
 const DELETE_CHUNK = 5_000;
 const MINUTE = 60_000;
+
+/** A placeholder row; each row's parameters follow its keys' order (`pushParams`). */
+const PLACEHOLDER: Omit<CallbackDeliveriesTable, 'id'> = {
+  app_id: '',
+  rule_id: 0,
+  rule_name: '',
+  call_id: '',
+  msg_id: '',
+  event_type: '',
+  from_user: '',
+  to_user: '',
+  status: 'success',
+  http_status: null,
+  duration_ms: 0,
+  error: null,
+  resend: 0,
+  at: 0,
+};
+
+/** `r`'s values, in PLACEHOLDER's column order. */
+function pushParams(params: unknown[], r: DeliveryRow): void {
+  params.push(r.appId, r.ruleId, r.rule, r.callId, r.msgId, r.eventType, r.from, r.to, r.status, r.httpStatus, r.durationMs, r.error, r.resend ? 1 : 0, r.at);
+}
 
 const deliveryOf = (row: Selectable<CallbackDeliveriesTable>): LoggedDelivery => ({
   id: Number(row.id),
@@ -28,28 +57,37 @@ const deliveryOf = (row: Selectable<CallbackDeliveriesTable>): LoggedDelivery =>
   at: Number(row.at),
 });
 
+/**
+ * Writes `rows` with the log's INSERT compiled once per size in INSERT_SIZES (`insert`, one per
+ * repository: the SQL is the engine's): building a batch's statement with Kysely on each write
+ * cost more main-thread time than running it.
+ */
+async function insertRows(insert: InsertShape, db: Kysely<Database>, rows: readonly DeliveryRow[]): Promise<void> {
+  let i = 0;
+  for (const size of INSERT_SIZES) {
+    while (rows.length - i >= size) {
+      const params: unknown[] = [];
+      for (let j = i; j < i + size; j++) pushParams(params, rows[j] as DeliveryRow);
+      await insert(db, size, params);
+      i += size;
+    }
+  }
+}
+
+type InsertShape = ReturnType<typeof insertShapes>;
+const insertShapes = () => precompiledSized((db, n) => db.insertInto('callback_deliveries').values(copies(n, PLACEHOLDER)), INSERT_SIZES.length);
+
 export function kyselyDeliveryLogRepository(db: Kysely<Database>): DeliveryLogRepository {
+  const insert = insertShapes();
   return {
     async appendDeliveries(rows) {
-      for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-        const values = rows.slice(i, i + INSERT_CHUNK).map((r) => ({
-          app_id: r.appId,
-          rule_id: r.ruleId,
-          rule_name: r.rule,
-          call_id: r.callId,
-          msg_id: r.msgId,
-          event_type: r.eventType,
-          from_user: r.from,
-          to_user: r.to,
-          status: r.status,
-          http_status: r.httpStatus,
-          duration_ms: r.durationMs,
-          error: r.error,
-          resend: r.resend ? 1 : 0,
-          at: r.at,
-        }));
-        await db.insertInto('callback_deliveries').values(values).execute();
-      }
+      if (rows.length === 0) return;
+      // A batch is one transaction; on SQLite its statements go straight to the driver (direct-statements.ts).
+      const direct = directRunnerOf(db);
+      await db.transaction().execute((trx) => {
+        if (direct) runDirectly(trx, direct);
+        return insertRows(insert, trx, rows);
+      });
     },
     async searchDeliveries(appId, s) {
       let q = db.selectFrom('callback_deliveries').selectAll().where('app_id', '=', appId);

@@ -1,11 +1,10 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { GroupChanges, ImGroup, ImGroupsRepository } from '../../modules/im/ports.js';
+import type { GroupChanges, ImGroup, ImGroupsRepository, ImGroupWrites } from '../../modules/im/ports.js';
 import type { ListKey } from '../../modules/im/paging.js';
 import type { ImGroupsTable } from '../tables/im.js';
 import type { Database } from '../schema.js';
 import type { Engine } from '../types.js';
 import { containsFolded } from './text-search.js';
-import { isUniqueViolation } from '../errors.js';
 
 const toGroup = (row: Selectable<ImGroupsTable>): ImGroup => ({
   id: row.id,
@@ -46,44 +45,9 @@ export function kyselyImGroupsRepository(db: Kysely<Database>, engine: Engine): 
   return {
     ...groupAdministration(db, engine),
     ...groupMembership(db),
-    async createGroup(group, members) {
-      await db.transaction().execute(async (trx) => {
-        await trx
-          .insertInto('im_groups')
-          .values({
-            id: group.id,
-            app_id: group.appId,
-            kind: group.kind,
-            name: group.name,
-            description: group.description,
-            public: group.public ? 1 : 0,
-            maxusers: group.maxusers,
-            owner: group.owner,
-            created_at: group.createdAt,
-            modified_at: group.modifiedAt,
-            approval: group.settings.approval ? 1 : 0,
-            allow_invites: group.settings.allowInvites ? 1 : 0,
-            invite_need_confirm: group.settings.inviteNeedConfirm ? 1 : 0,
-            custom: group.settings.custom,
-            avatar: group.settings.avatar,
-          })
-          .execute();
-        const rows = [
-          { group_id: group.id, app_id: group.appId, username: group.owner, role: 'owner' as const, joined_at: group.createdAt },
-          ...members
-            .filter((m) => m !== group.owner)
-            .map((username) => ({ group_id: group.id, app_id: group.appId, username, role: 'member' as const, joined_at: group.createdAt })),
-        ];
-        await trx.insertInto('im_members').values(rows).execute();
-      });
-    },
     async getGroup(appId, kind, id) {
       const row = await db.selectFrom('im_groups').selectAll().where('id', '=', id).where('app_id', '=', appId).where('kind', '=', kind).executeTakeFirst();
       return row && toGroup(row);
-    },
-    async deleteGroup(appId, kind, id) {
-      const result = await db.deleteFrom('im_groups').where('id', '=', id).where('app_id', '=', appId).where('kind', '=', kind).executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
     },
     async members(groupId) {
       const rows = await db.selectFrom('im_members').select(['username', 'role']).where('group_id', '=', groupId).orderBy('joined_at').orderBy('username').execute();
@@ -93,19 +57,6 @@ export function kyselyImGroupsRepository(db: Kysely<Database>, engine: Engine): 
       const row = await db.selectFrom('im_members').select('username').where('group_id', '=', groupId).where('username', '=', username).executeTakeFirst();
       return row !== undefined;
     },
-    async addMember(group, username, now) {
-      try {
-        await db.insertInto('im_members').values({ group_id: group.id, app_id: group.appId, username, role: 'member', joined_at: now }).execute();
-        return true;
-      } catch (error) {
-        if (isUniqueViolation(error)) return false;
-        throw error;
-      }
-    },
-    async removeMember(groupId, username) {
-      const result = await db.deleteFrom('im_members').where('group_id', '=', groupId).where('username', '=', username).where('role', '=', 'member').executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
-    },
     async countMembers(groupId) {
       const row = await db.selectFrom('im_members').select((eb) => eb.fn.countAll().as('n')).where('group_id', '=', groupId).executeTakeFirst();
       return Number(row?.n ?? 0);
@@ -113,8 +64,79 @@ export function kyselyImGroupsRepository(db: Kysely<Database>, engine: Engine): 
   };
 }
 
-/** Member pages, the change of owner and requests to join. */
-function groupMembership(db: Kysely<Database>): Pick<ImGroupsRepository, 'membersPage' | 'changeOwner' | 'requestJoin' | 'dropJoinRequest' | 'acceptJoinRequest'> {
+/**
+ * The writes of called-back group operations on `trx`, a transaction (the operation's, with its
+ * callback jobs: modules/im/operation-events.ts). No statement here may fail on a conflict it
+ * expects, since on PostgreSQL a failed statement aborts the whole transaction.
+ */
+export function kyselyImGroupWrites(trx: Kysely<Database>): ImGroupWrites {
+  const addRow = (group: ImGroup, username: string, now: number) =>
+    trx
+      .insertInto('im_members')
+      .values({ group_id: group.id, app_id: group.appId, username, role: 'member', joined_at: now })
+      .onConflict((oc) => oc.columns(['group_id', 'username']).doNothing())
+      .executeTakeFirst();
+  return {
+    async createGroup(group, members) {
+      await trx
+        .insertInto('im_groups')
+        .values({
+          id: group.id,
+          app_id: group.appId,
+          kind: group.kind,
+          name: group.name,
+          description: group.description,
+          public: group.public ? 1 : 0,
+          maxusers: group.maxusers,
+          owner: group.owner,
+          created_at: group.createdAt,
+          modified_at: group.modifiedAt,
+          approval: group.settings.approval ? 1 : 0,
+          allow_invites: group.settings.allowInvites ? 1 : 0,
+          invite_need_confirm: group.settings.inviteNeedConfirm ? 1 : 0,
+          custom: group.settings.custom,
+          avatar: group.settings.avatar,
+        })
+        .execute();
+      const rows = [
+        { group_id: group.id, app_id: group.appId, username: group.owner, role: 'owner' as const, joined_at: group.createdAt },
+        ...members
+          .filter((m) => m !== group.owner)
+          .map((username) => ({ group_id: group.id, app_id: group.appId, username, role: 'member' as const, joined_at: group.createdAt })),
+      ];
+      await trx.insertInto('im_members').values(rows).execute();
+    },
+    async deleteGroup(appId, kind, id) {
+      const result = await trx.deleteFrom('im_groups').where('id', '=', id).where('app_id', '=', appId).where('kind', '=', kind).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+    async addMember(group, username, now) {
+      return Number((await addRow(group, username, now)).numInsertedOrUpdatedRows ?? 0) > 0;
+    },
+    async removeMember(groupId, username) {
+      const result = await trx.deleteFrom('im_members').where('group_id', '=', groupId).where('username', '=', username).where('role', '=', 'member').executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+    async changeOwner(group, newOwner, now) {
+      const promoted = await trx.updateTable('im_members').set({ role: 'owner' }).where('group_id', '=', group.id).where('username', '=', newOwner).where('role', '=', 'member').executeTakeFirst();
+      if (Number(promoted.numUpdatedRows) === 0) return false;
+      // Another change of owner came first: false, and the caller rolls the promotion back with the transaction.
+      const moved = await trx.updateTable('im_groups').set({ owner: newOwner, modified_at: now }).where('id', '=', group.id).where('owner', '=', group.owner).executeTakeFirst();
+      if (Number(moved.numUpdatedRows) === 0) return false;
+      await trx.updateTable('im_members').set({ role: 'member' }).where('group_id', '=', group.id).where('username', '=', group.owner).execute();
+      return true;
+    },
+    async acceptJoinRequest(group, username, now) {
+      const dropped = await trx.deleteFrom('im_group_requests').where('group_id', '=', group.id).where('username', '=', username).executeTakeFirst();
+      if (Number(dropped.numDeletedRows) === 0) return false;
+      await addRow(group, username, now);
+      return true;
+    },
+  };
+}
+
+/** Member pages and requests to join. */
+function groupMembership(db: Kysely<Database>): Pick<ImGroupsRepository, 'membersPage' | 'requestJoin' | 'dropJoinRequest'> {
   return {
     async membersPage(groupId, offset, limit) {
       return db
@@ -128,20 +150,6 @@ function groupMembership(db: Kysely<Database>): Pick<ImGroupsRepository, 'member
         .offset(offset)
         .execute();
     },
-    async changeOwner(group, newOwner, now) {
-      return db.transaction().execute(async (trx) => {
-        const promoted = await trx.updateTable('im_members').set({ role: 'owner' }).where('group_id', '=', group.id).where('username', '=', newOwner).where('role', '=', 'member').executeTakeFirst();
-        if (Number(promoted.numUpdatedRows) === 0) return false;
-        const moved = await trx.updateTable('im_groups').set({ owner: newOwner, modified_at: now }).where('id', '=', group.id).where('owner', '=', group.owner).executeTakeFirst();
-        // Another change of owner came first: undo the promotion with the transaction.
-        if (Number(moved.numUpdatedRows) === 0) throw new OwnerMoved();
-        await trx.updateTable('im_members').set({ role: 'member' }).where('group_id', '=', group.id).where('username', '=', group.owner).execute();
-        return true;
-      }).catch((error: unknown) => {
-        if (error instanceof OwnerMoved) return false;
-        throw error;
-      });
-    },
     async requestJoin(group, username, reason, now) {
       await db
         .insertInto('im_group_requests')
@@ -153,23 +161,9 @@ function groupMembership(db: Kysely<Database>): Pick<ImGroupsRepository, 'member
       const result = await db.deleteFrom('im_group_requests').where('group_id', '=', groupId).where('username', '=', username).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },
-    async acceptJoinRequest(group, username, now) {
-      return db.transaction().execute(async (trx) => {
-        const dropped = await trx.deleteFrom('im_group_requests').where('group_id', '=', group.id).where('username', '=', username).executeTakeFirst();
-        if (Number(dropped.numDeletedRows) === 0) return false;
-        await trx
-          .insertInto('im_members')
-          .values({ group_id: group.id, app_id: group.appId, username, role: 'member', joined_at: now })
-          .onConflict((oc) => oc.columns(['group_id', 'username']).doNothing())
-          .execute();
-        return true;
-      });
-    },
   };
 }
 
-/** Thrown inside a change of owner to roll it back. */
-class OwnerMoved extends Error {}
 
 /** The administration queries: lists and edits. */
 function groupAdministration(db: Kysely<Database>, engine: Engine): Pick<ImGroupsRepository, 'listGroups' | 'listPublicGroups' | 'joinedGroups' | 'updateGroup'> {

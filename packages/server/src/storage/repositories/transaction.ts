@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely';
 import type { AccountsTransaction, AccountsWrites } from '../../modules/accounts/ports.js';
 import type { CallbacksTransaction } from '../../modules/callbacks/ports.js';
 import type { ChannelTransaction, ChannelWrites } from '../../modules/channel/transaction.js';
-import type { ImMessageWrites, ImTransaction } from '../../modules/im/ports.js';
+import type { ImGroupWrites, ImMessageWrites, ImTransaction } from '../../modules/im/ports.js';
 import type { ImContactWrites } from '../../modules/im/sdk-ports.js';
 import type { TransactionJobs } from '../../modules/jobs/ports.js';
 import type { OperationsTransaction, OperatorEventWrites } from '../../modules/operations/ports.js';
@@ -22,6 +22,7 @@ import { storeAgentReply } from './channel-conversations.js';
 import { recordDeliveryAttempt, requeueDelivery } from './channel-deliveries.js';
 import { inviteRating, storeEvent } from './channel-events.js';
 import { kyselyImContactWrites } from './imContacts.js';
+import { kyselyImGroupWrites } from './imGroups.js';
 import { operatorEventWrites } from './operations.js';
 
 export type StorageTransaction = ImTransaction & ChannelTransaction & CallbacksTransaction & AccountsTransaction & OperationsTransaction;
@@ -62,6 +63,7 @@ export function storageTransaction(parts: TransactionParts): (ctx: TransactionCo
     let jobs: TransactionJobs | undefined;
     let im: ImMessageWrites | undefined;
     let contacts: ImContactWrites | undefined;
+    let groups: ImGroupWrites | undefined;
     let channel: ChannelWrites | undefined;
     let callbacks: CallbacksTransaction['callbacks'] | undefined;
     let accounts: AccountsWrites | undefined;
@@ -75,6 +77,9 @@ export function storageTransaction(parts: TransactionParts): (ctx: TransactionCo
       },
       get contacts() {
         return (contacts ??= kyselyImContactWrites(ctx.trx));
+      },
+      get groups() {
+        return (groups ??= kyselyImGroupWrites(ctx.trx));
       },
       get channel() {
         return (channel ??= channelWrites(ctx, parts.arrivals));
