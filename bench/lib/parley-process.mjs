@@ -2,8 +2,7 @@
  * Parley from the build (packages/server/dist/main.js) as a child process, as it runs in
  * production: the load generator and receivers of a bench do not share its event loop.
  * `stop()` sends SIGTERM and waits for the exit; the data directory is the caller's.
- * BENCH_PROFILE=dir writes its CPU profile there; BENCH_READY_SECONDS (30) is how long it may take
- * to answer /readyz (a first start on PostgreSQL runs every migration).
+ * BENCH_PROFILE=dir writes its CPU profile there.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -25,7 +24,7 @@ export async function startParleyProcess({ dataDir, env = {} }) {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const origin = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + Number(process.env.BENCH_READY_SECONDS ?? 30) * 1000;
+  const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`Parley exited with ${child.exitCode}`);
     try {

@@ -1,35 +1,36 @@
 /**
  * The conversation list (ConversationsRepository.list and .counts): the filters, the agent's view,
- * keyset pages in each sort order, and the inbox's counts. The searches go through indexes where
- * they can: message text through each engine's text index (text-search.ts), labels through
- * `conversation_labels_tenant_label`, customer tags through the visitors' tags (a GIN index on
- * PostgreSQL; on SQLite a read of the tenant's tagged visitors).
+ * keyset pages in each sort order, and the inbox's counts. Searching message text and customer tags reads the stored JSON, which
+ * each engine does its own way; SQLite folds case with `parley_lower` (sqlite/open.ts), which
+ * folds as JavaScript does, where SQLite's own `lower` folds ASCII only.
  */
 import { sql, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { ConversationCountsRow, ConversationFilter, ConversationListPosition, ConversationOrder, ConversationPageRequest } from '../../modules/channel/ports.js';
 import { limitParam } from '../precompiled.js';
 import type { Database } from '../schema.js';
 import type { Engine } from '../types.js';
-import { hasMessageText } from './text-search.js';
 
-/** Which half of the `label` filter a query asks: the conversation's labels, its customer's tags, or either. */
-type LabelHalf = 'labels' | 'tags' | 'either';
+/** Some `txt` body of one of the conversation's messages contains `folded` (already lower-case). */
+function hasText(engine: Engine, folded: string): Expression<SqlBool> {
+  return engine === 'sqlite'
+    ? sql<SqlBool>`EXISTS (SELECT 1 FROM channel_messages m, json_each(m.bodies) b
+        WHERE m.conversation_id = conversations.id AND json_extract(b.value, '$.type') = 'txt'
+          AND instr(parley_lower(json_extract(b.value, '$.msg')), ${folded}) > 0)`
+    : sql<SqlBool>`EXISTS (SELECT 1 FROM channel_messages m, jsonb_array_elements(m.bodies::jsonb) b
+        WHERE m.conversation_id = conversations.id AND b->>'type' = 'txt'
+          AND strpos(lower(b->>'msg'), ${folded}::text) > 0)`;
+}
 
-/** The conversation has the label `label` (`labels`), its customer has it as a tag (`tags`), or either. */
-function hasLabel(engine: Engine, tenantId: number, label: string, half: LabelHalf): Expression<SqlBool> {
-  const labelled = sql<SqlBool>`conversations.id IN (SELECT l.conversation_id FROM conversation_labels l WHERE l.tenant_id = ${tenantId} AND l.label = ${label})`;
-  const tagged =
-    engine === 'sqlite'
-      ? sql<SqlBool>`conversations.visitor_id IN (SELECT v.id FROM rest_channels r JOIN channel_visitors v ON v.channel_id = r.id, json_each(v.tags) t
-          WHERE r.tenant_id = ${tenantId} AND v.tags <> '[]' AND t.value = ${label})`
-      : sql<SqlBool>`conversations.visitor_id IN (SELECT v.id FROM channel_visitors v WHERE v.tags::jsonb @> jsonb_build_array(${label}::text))`;
-  if (half === 'labels') return labelled;
-  if (half === 'tags') return tagged;
-  return sql<SqlBool>`(${labelled} OR ${tagged})`;
+/** The conversation has the label `label`, or its customer has it as a tag. */
+function hasLabel(engine: Engine, label: string): Expression<SqlBool> {
+  const labelled = sql<SqlBool>`EXISTS (SELECT 1 FROM conversation_labels l WHERE l.conversation_id = conversations.id AND l.label = ${label})`;
+  return engine === 'sqlite'
+    ? sql<SqlBool>`(${labelled} OR EXISTS (SELECT 1 FROM channel_visitors v, json_each(v.tags) t WHERE v.id = conversations.visitor_id AND t.value = ${label}))`
+    : sql<SqlBool>`(${labelled} OR EXISTS (SELECT 1 FROM channel_visitors v WHERE v.id = conversations.visitor_id AND v.tags::jsonb @> jsonb_build_array(${label}::text)))`;
 }
 
 /** The conversations of the tenant that pass the filter, in the agent's view: the WHERE of the list and the counts. */
-function filtered(db: Kysely<Database>, engine: Engine, tenantId: number, filter: ConversationFilter, half: LabelHalf = 'either') {
+function filtered(db: Kysely<Database>, engine: Engine, tenantId: number, filter: ConversationFilter) {
   let q = db.selectFrom('conversations').where('tenant_id', '=', tenantId);
   if (filter.state) q = q.where('state', '=', filter.state);
   if (filter.queueId !== undefined) q = q.where('queue_id', '=', filter.queueId);
@@ -47,8 +48,8 @@ function filtered(db: Kysely<Database>, engine: Engine, tenantId: number, filter
       ? q.where((eb) => eb.or([eb('agent_id', '=', visible.agentId), eb('queue_id', 'in', visible.queueIds)]))
       : q.where('agent_id', '=', visible.agentId);
   }
-  if (filter.label !== undefined) q = q.where(hasLabel(engine, tenantId, filter.label, half));
-  if (filter.text !== undefined) q = q.where(hasMessageText(engine, filter.text));
+  if (filter.label !== undefined) q = q.where(hasLabel(engine, filter.label));
+  if (filter.text !== undefined) q = q.where(hasText(engine, filter.text));
   return q;
 }
 
@@ -78,32 +79,6 @@ function ordered<O>(q: SelectQueryBuilder<Database, 'conversations', O>, order: 
   }
 }
 
-/** `a` comes before `b` in `order` (the ORDER BY of `ordered`, in JavaScript). */
-function compare(order: ConversationOrder, a: ConversationListPosition, b: ConversationListPosition): number {
-  switch (order) {
-    case 'queue':
-      return Number(b.vip) - Number(a.vip) || a.queuedAt - b.queuedAt || a.id - b.id;
-    case 'waited':
-      return a.queuedAt - b.queuedAt || a.id - b.id;
-    case 'newest':
-      return b.id - a.id;
-    case 'recent':
-      return b.updatedAt - a.updatedAt || b.id - a.id;
-  }
-}
-
-async function listPage(db: Kysely<Database>, engine: Engine, tenantId: number, filter: ConversationFilter, page: ConversationPageRequest, half?: LabelHalf) {
-  const q = filtered(db, engine, tenantId, filter, half).select(['id', 'vip', 'queued_at', 'updated_at']);
-  const rows = await ordered(q, page.order, page.after).limit(limitParam(page.limit)).execute();
-  return rows.map((r) => ({ id: r.id, vip: r.vip === 1, queuedAt: r.queued_at, updatedAt: r.updated_at }));
-}
-
-/**
- * One page of positions. With a `label`, the page of the labelled conversations and the page of
- * the tagged customers' conversations are read apart and merged: each half then goes through its
- * own index, where one query with an OR of the two would make the planner walk every conversation
- * of the tenant looking for a label that few or none carry.
- */
 export async function listConversations(
   db: Kysely<Database>,
   engine: Engine,
@@ -111,11 +86,9 @@ export async function listConversations(
   filter: ConversationFilter,
   page: ConversationPageRequest,
 ): Promise<ConversationListPosition[]> {
-  if (filter.label === undefined) return listPage(db, engine, tenantId, filter, page);
-  const labelled = await listPage(db, engine, tenantId, filter, page, 'labels');
-  const tagged = await listPage(db, engine, tenantId, filter, page, 'tags');
-  const byId = new Map([...labelled, ...tagged].map((p) => [p.id, p]));
-  return [...byId.values()].sort((a, b) => compare(page.order, a, b)).slice(0, page.limit);
+  const q = filtered(db, engine, tenantId, filter).select(['id', 'vip', 'queued_at', 'updated_at']);
+  const rows = await ordered(q, page.order, page.after).limit(limitParam(page.limit)).execute();
+  return rows.map((r) => ({ id: r.id, vip: r.vip === 1, queuedAt: r.queued_at, updatedAt: r.updated_at }));
 }
 
 /** The inbox's counts: one pass over the open conversations the filter keeps (the `conversations_queue` index leads with tenant and state). */

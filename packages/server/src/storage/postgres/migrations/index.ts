@@ -35,8 +35,6 @@ import { operatorEvents } from './108-operator-events.js';
 import { storeKeyExpiry } from './109-store-key-expiry.js';
 import { reportTimes } from './114-report-times.js';
 import { imPendingFanoutTable } from './115-im-pending-fanout-table.js';
-import { conversationsLatest } from './118-conversations-latest.js';
-import { messageTextIndex } from './119-message-text-index.js';
 import { imGroupLists } from './120-im-group-lists.js';
 import { imGroupNotes } from './121-im-group-notes.js';
 import { imGroupInvites } from './122-im-group-invites.js';
@@ -44,4 +42,4 @@ import { imContactRemarks } from './123-im-contact-remarks.js';
 import { imConversationPins } from './124-im-conversation-pins.js';
 
 /** PostgreSQL migrations, in order. Append; never edit a released one. */
-export const postgresMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin, callbackResendOutcome, instances, imPendingFanout, foreignKeyIndexes, imLiveReceivers, imOriginsAttributes, imContacts, imFiles, imHistory, imConversationMarks, imOnlineOnly, imGroupReads, conversationEvents, receiptsRatings, queueAutomation, agentTools, secretOverlap, callbackRedrive, presendRules, callbackDeliveries, imGroupSettings, imGroupRequests, operatorEvents, storeKeyExpiry, reportTimes, imPendingFanoutTable, conversationsLatest, messageTextIndex, imGroupLists, imGroupNotes, imGroupInvites, imContactRemarks, imConversationPins];
+export const postgresMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin, callbackResendOutcome, instances, imPendingFanout, foreignKeyIndexes, imLiveReceivers, imOriginsAttributes, imContacts, imFiles, imHistory, imConversationMarks, imOnlineOnly, imGroupReads, conversationEvents, receiptsRatings, queueAutomation, agentTools, secretOverlap, callbackRedrive, presendRules, callbackDeliveries, imGroupSettings, imGroupRequests, operatorEvents, storeKeyExpiry, reportTimes, imPendingFanoutTable, imGroupLists, imGroupNotes, imGroupInvites, imContactRemarks, imConversationPins];
