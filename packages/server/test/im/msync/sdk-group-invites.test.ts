@@ -11,8 +11,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../../helpers/app.js';
 import { assertNoForeignRequests, SDK_PACKAGES, type SdkClient } from '../../helpers/easemob-sdk.js';
 import { ENGINES } from '../../helpers/engines.js';
-import { waitFor } from '../../helpers/im.js';
 import { msyncWorld, type MsyncWorld } from '../../helpers/msync.js';
+import { errorsOf, groupEvents } from '../../helpers/sdk-groups.js';
 
 const CASES = ENGINES.flatMap((engine) => SDK_PACKAGES.map((sdkPackage) => [engine, sdkPackage] as const));
 
@@ -27,12 +27,6 @@ describe.each(CASES)('group invitations held for confirmation on %s with %s', (e
   afterAll(async () => w?.close());
   afterEach(() => assertNoForeignRequests());
 
-  const groupEvents = (client: SdkClient, operation: string, groupId: string, from?: string) =>
-    waitFor(
-      () => client.of('groupEvent').filter((e: Any) => e.operation === operation && e.id === groupId && (from === undefined || e.from === from)),
-      (list) => list.length >= 1,
-    );
-  const errorsOf = (client: SdkClient) => client.sdk.default?.statusCode ?? client.sdk.statusCode;
   const members = async (owner: SdkClient, groupId: string) => (await owner.conn.listGroupMembers({ groupId, pageNum: 1, pageSize: 20 })).data;
 
   it('an invitation waits for the invitee: accepted it makes them a member, declined (by an invitee offline when invited) it adds nobody', async () => {

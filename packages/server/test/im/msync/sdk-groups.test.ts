@@ -12,8 +12,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertNoForeignRequests, SDK_PACKAGES, type SdkClient } from '../../helpers/easemob-sdk.js';
 import { ENGINES } from '../../helpers/engines.js';
-import { waitFor } from '../../helpers/im.js';
 import { msyncWorld, type MsyncWorld } from '../../helpers/msync.js';
+import { errorsOf, groupEvents } from '../../helpers/sdk-groups.js';
 
 const CASES = ENGINES.flatMap((engine) => SDK_PACKAGES.map((sdkPackage) => [engine, sdkPackage] as const));
 
@@ -28,13 +28,6 @@ describe.each(CASES)('groups from the user side on %s with %s', (engine, sdkPack
   afterAll(async () => w?.close());
   afterEach(() => assertNoForeignRequests());
 
-  /** The `onGroupEvent`s of a client with this operation on this group (from `from`, when given), once there is one. */
-  const groupEvents = (client: SdkClient, operation: string, groupId: string, from?: string) =>
-    waitFor(
-      () => client.of('groupEvent').filter((e: Any) => e.operation === operation && e.id === groupId && (from === undefined || e.from === from)),
-      (list) => list.length >= 1,
-    );
-  const errorsOf = (client: SdkClient) => client.sdk.default?.statusCode ?? client.sdk.statusCode;
   const create = async (owner: SdkClient, data: Record<string, unknown>): Promise<string> => {
     const created = await owner.conn.createGroup({ data: { desc: '', members: [], public: true, approval: false, allowinvites: false, inviteNeedConfirm: false, maxusers: 200, ...data } });
     return created.data.groupid as string;
