@@ -133,6 +133,13 @@ describe.each(ENGINES)('conversation marks with the Easemob Web SDK on %s', (eng
     const noMark = await search('limit=10');
     expect(noMark.status).toBe(400);
     expect(noMark.body.error_description).toContain('mark');
+    const infinite = await search('mark=mark_1&limit=Infinity');
+    expect(infinite.status).toBe(400);
+    expect(infinite.body.error_description).toContain('limit');
+    // Text no database may store is refused before anything is written, on both engines.
+    const nul = await mark('dan', { mark: 'mark_2', targets: [{ type: 'chat', to: 'a\u0000b' }] }, 'POST', token);
+    expect(nul.status).toBe(400);
+    expect(nul.body).toMatchObject({ error: 'illegal_argument' });
   });
 
   it('another user’s marks are refused; the app token may mark for any user', async () => {
