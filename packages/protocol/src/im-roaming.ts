@@ -52,7 +52,7 @@ export const ConversationInfo = Type.Object({
   unread_num: Type.Integer(),
   is_top: Type.Boolean(),
   update_top_status_time: Type.Integer(),
-  marks: Type.Array(Type.Integer()),
+  marks: Type.Array(Type.String(), { description: 'The user\'s Easemob marks on the conversation: `mark_0` … `mark_19`' }),
   meta: Type.Object({ id: Type.String(), from: Type.String(), to: Type.String(), timestamp: Type.Integer(), payload: Type.String() }),
 });
 
@@ -71,7 +71,7 @@ export const ConversationListResult = Type.Object(
             unread_num: 2,
             is_top: false,
             update_top_status_time: 0,
-            marks: [],
+            marks: ['mark_0'],
             meta: { id: '1767225600000001', from: 'ben', to: 'ann', timestamp: 1767225600000, payload: '{"bodies":[{"type":"txt","msg":"hi"}],"ext":{},"from":"ben","to":"ann","type":"chat"}' },
           },
         ],
@@ -115,3 +115,33 @@ export const PinConversationResult = Type.Object(
   { examples: [{ is_top: true, update_top_status_time: 1767225600000 }] },
 );
 export type PinConversationResult = Static<typeof PinConversationResult>;
+
+/** A conversation a mark call names: the peer or group and its type (the SDK sends `chat` or `groupchat`). */
+const MarkTarget = Type.Object({ type: ConversationType, to: Type.String({ minLength: 1, maxLength: 128 }) });
+
+/** `addConversationMark` / `removeConversationMark`'s body: one mark, on up to 20 conversations. */
+export const MarkConversationRequest = Type.Object(
+  {
+    mark: Type.String({ maxLength: 16, description: '`mark_0` … `mark_19`' }),
+    targets: Type.Array(MarkTarget, { minItems: 1, maxItems: 20 }),
+  },
+  { examples: [{ mark: 'mark_0', targets: [{ type: 'chat', to: 'ben' }, { type: 'groupchat', to: '1767225600000001' }] }] },
+);
+export type MarkConversationRequest = Static<typeof MarkConversationRequest>;
+
+/** A mark call's answer: the conversations it left alone (none: every one named is marked or unmarked). */
+export const MarkConversationResult = Type.Object(
+  { ignore: Type.Array(MarkTarget) },
+  { examples: [{ ignore: [] }] },
+);
+export type MarkConversationResult = Static<typeof MarkConversationResult>;
+
+/** `getServerConversationsByFilter`'s query: the mark, and the list's paging. */
+export const MarkSearchQuery = Type.Object({
+  mark: Type.String({ maxLength: 16, description: '`mark_0` … `mark_19`' }),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  cursor: Type.Optional(Type.String({ maxLength: 64 })),
+  need_mark: Type.Optional(Type.Boolean()),
+  needEmptySession: Type.Optional(Type.Boolean()),
+});
+export type MarkSearchQuery = Static<typeof MarkSearchQuery>;

@@ -3,11 +3,13 @@
  * one-to-one conversations and groups, latest message first, each with its last message and the
  * number of messages the user has not read. It is read from the stored messages (nothing more is
  * written per message); the user's marks say what was read (CHANNEL_ACK), what was deleted from
- * the list (shown again by a later message), whose history was cleared with it, and which are
- * pinned (`pinConversation`: shown as pinned, and alone in the pinned list).
+ * the list (shown again by a later message), whose history was cleared with it, which are
+ * pinned (`pinConversation`: shown as pinned, and alone in the pinned list) and which Easemob marks
+ * the user put on each (`addConversationMark`: shown in the list, and a mark's list alone).
  */
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
+import { hasMark } from './conversation-mark-set.js';
 import type { ImApp, StoredMessage } from './ports.js';
 
 export type ConversationKind = 'chat' | 'group';
@@ -24,6 +26,8 @@ export interface ConversationMarks {
   clearedMsgId: string;
   /** When the user pinned it (ms), 0 when not pinned. */
   pinnedAt: number;
+  /** The user's Easemob marks on it (bit n: `mark_n`; conversation-mark-set.ts), 0 when none. */
+  markSet: number;
 }
 
 export interface ImConversationsRepository {
@@ -37,6 +41,8 @@ export interface ImConversationsRepository {
   latestOf(appId: string, username: string, ref: ConversationRef): Promise<string>;
   /** Sets the given marks of one conversation (others kept). */
   mark(appId: string, username: string, ref: ConversationRef, marks: Partial<ConversationMarks>): Promise<void>;
+  /** Adds (`on`) or removes one Easemob mark on each of the (distinct) conversations, all or none. */
+  setMark(appId: string, username: string, refs: readonly ConversationRef[], mark: number, on: boolean): Promise<void>;
 }
 
 export interface ConversationEntry extends ConversationRef {
@@ -44,6 +50,14 @@ export interface ConversationEntry extends ConversationRef {
   last: StoredMessage;
   /** When the user pinned it (ms), 0 when not pinned. */
   pinnedAt: number;
+  /** The user's Easemob marks on it (bit set), 0 when none. */
+  markSet: number;
+}
+
+/** Which conversations a list holds: all, the pinned ones, or those carrying one mark. */
+export interface ConversationFilter {
+  pinned?: boolean;
+  mark?: number;
 }
 
 export interface ConversationPage {
@@ -82,12 +96,16 @@ export class ImConversations {
     private readonly retentionMs: number,
   ) {}
 
-  /** A page of the list, latest first; `pinnedOnly`: of the pinned conversations only. */
-  async list(app: ImApp, username: string, limit: number, cursor: string | undefined, pinnedOnly = false): Promise<ConversationPage> {
+  /** A page of the list, latest first; `only`: of the pinned conversations, or of one mark's, only. */
+  async list(app: ImApp, username: string, limit: number, cursor: string | undefined, only: ConversationFilter = {}): Promise<ConversationPage> {
     if (cursor !== undefined && !CURSOR.test(cursor)) throw new AppError('illegal_argument', { detail: `cursor: ${cursor.slice(0, 40)} does not decode` });
     const since = this.clock.now() - this.retentionMs;
     const [all, marks] = await Promise.all([this.repo.latest(app.id, username), this.repo.marks(app.id, username)]);
-    const latest = pinnedOnly ? all.filter((c) => (marks.get(markKey(c))?.pinnedAt ?? 0) > 0) : all;
+    const latest = all.filter((c) => {
+      const mark = marks.get(markKey(c));
+      if (only.pinned === true && !((mark?.pinnedAt ?? 0) > 0)) return false;
+      return only.mark === undefined || hasMark(mark?.markSet ?? 0, only.mark);
+    });
     const { page, more } = visiblePage(latest, marks, cursor, Math.min(Math.max(limit, 1), CONVERSATIONS_MAX_PAGE));
     const messages = new Map((await this.repo.messages(app.id, page.map((c) => c.lastMsgId))).map((m) => [m.msgId, m]));
     const afterOf = (c: ConversationRef) => {
@@ -101,7 +119,7 @@ export class ImConversations {
       const last = messages.get(c.lastMsgId);
       // A conversation whose latest message is past the history period (or was removed) is not listed.
       const mark = marks.get(markKey(c));
-      if (last && last.timestamp >= since && later(c.lastMsgId, mark?.clearedMsgId ?? '0')) entries.push({ kind: c.kind, peer: c.peer, unread: counts[i] ?? 0, last, pinnedAt: mark?.pinnedAt ?? 0 });
+      if (last && last.timestamp >= since && later(c.lastMsgId, mark?.clearedMsgId ?? '0')) entries.push({ kind: c.kind, peer: c.peer, unread: counts[i] ?? 0, last, pinnedAt: mark?.pinnedAt ?? 0, markSet: mark?.markSet ?? 0 });
     });
     return { entries, cursor: more ? (page.at(-1)?.lastMsgId ?? '') : '' };
   }
@@ -122,6 +140,12 @@ export class ImConversations {
     const pinnedAt = pinned ? this.clock.now() : 0;
     await this.repo.mark(app.id, username, ref, { pinnedAt });
     return pinnedAt;
+  }
+
+  /** Adds (`on`) or removes one Easemob mark on each conversation for the user, in one write. */
+  async setMark(app: ImApp, username: string, refs: readonly ConversationRef[], mark: number, on: boolean): Promise<void> {
+    const distinct = [...new Map(refs.map((r) => [markKey(r), r])).values()];
+    await this.repo.setMark(app.id, username, distinct, mark, on);
   }
 
   /** Deletes the conversation from the user's list (a later message shows it again); `clearHistory` also ends its history for them. */

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { ConversationMarks, ConversationRef, ImConversationsRepository } from '../../modules/im/conversations.js';
+import { markBit } from '../../modules/im/conversation-mark-set.js';
 import { markKey } from '../../modules/im/conversations.js';
 import type { Database } from '../schema.js';
 import { MESSAGE_COLUMNS, storedMessageOf } from './im-message-row.js';
@@ -61,7 +62,7 @@ export function kyselyImConversations(db: Kysely<Database>): ImConversationsRepo
     async marks(appId, username) {
       const rows = await db.selectFrom('im_conversation_marks').selectAll().where('app_id', '=', appId).where('username', '=', username).execute();
       return new Map<string, ConversationMarks>(
-        rows.map((r) => [markKey({ kind: r.kind, peer: r.peer }), { readMsgId: id(r.read_msg_id), hiddenMsgId: id(r.hidden_msg_id), clearedMsgId: id(r.cleared_msg_id), pinnedAt: Number(r.pinned_at) }]),
+        rows.map((r) => [markKey({ kind: r.kind, peer: r.peer }), { readMsgId: id(r.read_msg_id), hiddenMsgId: id(r.hidden_msg_id), clearedMsgId: id(r.cleared_msg_id), pinnedAt: Number(r.pinned_at), markSet: Number(r.mark_set) }]),
       );
     },
     async messages(appId, msgIds) {
@@ -121,6 +122,17 @@ export function kyselyImConversations(db: Kysely<Database>): ImConversationsRepo
         .insertInto('im_conversation_marks')
         .values({ app_id: appId, username, kind: ref.kind, peer: ref.peer, ...values })
         .onConflict((oc) => oc.columns(['app_id', 'username', 'kind', 'peer']).doUpdateSet(values))
+        .execute();
+    },
+    async setMark(appId, username, refs, mark, on) {
+      if (refs.length === 0) return;
+      // One statement for every conversation (all or none), the bit set or cleared in place.
+      const bit = markBit(mark);
+      const set = on ? sql<number>`im_conversation_marks.mark_set | ${sql.lit(bit)}` : sql<number>`im_conversation_marks.mark_set & ${sql.lit(~bit)}`;
+      await db
+        .insertInto('im_conversation_marks')
+        .values(refs.map((ref) => ({ app_id: appId, username, kind: ref.kind, peer: ref.peer, mark_set: on ? bit : 0 })))
+        .onConflict((oc) => oc.columns(['app_id', 'username', 'kind', 'peer']).doUpdateSet({ mark_set: set }))
         .execute();
     },
   };

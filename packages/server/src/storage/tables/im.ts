@@ -187,6 +187,8 @@ export interface ImConversationMarksTable {
   cleared_msg_id: Generated<number>;
   /** When the user pinned the conversation (ms), 0 when not pinned. */
   pinned_at: Generated<number>;
+  /** The user's Easemob marks on it (migration 125): bit n set for `mark_n`, 0 when none. */
+  mark_set: Generated<number>;
 }
 
 export interface ImTables {

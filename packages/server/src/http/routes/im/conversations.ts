@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { ConversationInfo} from '@parley/protocol';
 import {
   ConversationListQuery,
   ConversationListResult,
@@ -11,41 +10,20 @@ import {
   UnpinConversationQuery,
 } from '@parley/protocol';
 import { Type } from 'typebox';
-import { AppError } from '../../../kernel/errors.js';
-import type { ConversationEntry, ConversationRef } from '../../../modules/im/conversations.js';
 import { imAction, imData } from '../../../modules/im/envelope.js';
 import type { ImModule } from '../../../modules/im/index.js';
 import { IM_ADMIN_ERRORS, IM_TOKEN, imErrors } from '../../openapi.js';
+import { markRoutes } from './conversation-marks.js';
+import { channelInfo, refOf } from './conversation-wire.js';
 import { imAppOf } from './context.js';
 
 const tags = ['im'];
 
-/** A conversation as the SDK's `getServerConversations` parses it. */
-function channelInfo(c: ConversationEntry): ConversationInfo {
-  const type = c.kind === 'chat' ? 'chat' : 'groupchat';
-  const { last } = c;
-  const payload = JSON.stringify({ bodies: last.payload.bodies, ext: last.payload.ext, from: last.from, to: last.to, type });
-  return {
-    session_to: c.peer,
-    session_type: type,
-    unread_num: c.unread,
-    is_top: c.pinnedAt > 0,
-    update_top_status_time: c.pinnedAt,
-    marks: [],
-    meta: { id: last.msgId, from: last.from, to: last.to, timestamp: last.timestamp, payload },
-  };
-}
-
-function refOf(type: 'chat' | 'groupChat' | 'groupchat', peer: string): ConversationRef {
-  if (type === 'chat') return { kind: 'chat', peer: peer.toLowerCase() };
-  if (!/^\d{1,20}$/.test(peer)) throw new AppError('illegal_argument', { detail: `to: "${peer.slice(0, 40)}" is not a group id` });
-  return { kind: 'group', peer };
-}
-
 /**
  * Contract 6.8, the SDK's server conversations: `GET /sdk/user/{u}/user_channels/list` (the user's
  * own token, or the app token; `is_top=true`: the pinned ones), `DELETE /user/{u}/user_channel`
- * (`deleteConversation`) and `POST|DELETE /sdk/user/{u}/user_channel/top` (`pinConversation`).
+ * (`deleteConversation`), `POST|DELETE /sdk/user/{u}/user_channel/top` (`pinConversation`) and the
+ * conversation marks (conversation-marks.ts).
  */
 export const imConversationRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> = async (app, { im }) => {
   app.get(
@@ -64,7 +42,7 @@ export const imConversationRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> =
     async (request) => {
       const imApp = imAppOf(request);
       const me = request.params.username.trim().toLowerCase();
-      const page = await im.conversations.list(imApp, me, request.query.limit ?? 20, request.query.cursor || undefined, request.query.is_top === true);
+      const page = await im.conversations.list(imApp, me, request.query.limit ?? 20, request.query.cursor || undefined, { pinned: request.query.is_top === true });
       return imData(request, imApp, { cursor: page.cursor, channel_infos: page.entries.map(channelInfo) });
     },
   );
@@ -93,6 +71,7 @@ export const imConversationRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> =
   );
 
   pinRoutes(app, im);
+  markRoutes(app, im);
 };
 
 /** `pinConversation`: `POST|DELETE /sdk/user/{u}/user_channel/top`. */
