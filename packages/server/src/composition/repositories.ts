@@ -44,7 +44,7 @@ export function accountsRepository(storage: Storage) {
 /** The repositories of the modules, and the unit of work whose transactions hold their writes and jobs. */
 export function storageRepositories(storage: Storage, secrets: SecretBox, jobs: JobQueueAdapter) {
   const { db } = storage;
-  // A single writer (SQLite, whose migration 040 keeps the conversation epoch) may remember known
+  // A single writer (SQLite, whose migration 129 logs the changes of conversations) may remember known
   // customers' open conversations, and needs no per-tenant lock around a media upload's quota check.
   const singleWriter = !storage.capabilities.multiWriter;
   const imMessages = kyselyImMessages(db);

@@ -5,7 +5,7 @@
 import type { AccountsTables } from './tables/accounts.js';
 import type { CallbacksTables } from './tables/callbacks.js';
 import type { ChannelTables } from './tables/channel.js';
-import type { ConversationEpochTables } from './tables/conversation-epoch.js';
+import type { ConversationChangesTables } from './tables/conversation-changes.js';
 import type { ImSdkTables } from './tables/im-sdk.js';
 import type { ImTables } from './tables/im.js';
 import type { InstancesTables } from './tables/instances.js';
@@ -20,6 +20,6 @@ export interface MigrationsTable {
   applied_at: number;
 }
 
-export interface Database extends AccountsTables, JobsTables, ChannelTables, ConversationEpochTables, ImTables, ImSdkTables, CallbacksTables, InstancesTables, PresendTables, DeliveryLogTables, OperationsTables {
+export interface Database extends AccountsTables, JobsTables, ChannelTables, ConversationChangesTables, ImTables, ImSdkTables, CallbacksTables, InstancesTables, PresendTables, DeliveryLogTables, OperationsTables {
   parley_migrations: MigrationsTable;
 }

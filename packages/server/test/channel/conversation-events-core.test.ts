@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildEventPush, estimatedWaitSeconds } from '../../src/modules/channel/conversation-events.js';
+import { buildEventPush, estimatedWaitSeconds, positionNoticeDue } from '../../src/modules/channel/conversation-events.js';
 import { isBehind } from '../../src/modules/channel/integrator-events.js';
 import { typingDue, TYPING_INTERVAL_MS } from '../../src/modules/channel/typing.js';
 
@@ -24,6 +24,18 @@ describe('conversation event core', () => {
     expect(isBehind({ id: 1, vip: false, queuedAt: 200 }, pivot)).toBe(true);
     expect(isBehind({ id: 9, vip: true, queuedAt: 900 }, pivot)).toBe(false);
     expect(isBehind({ id: 1, vip: false, queuedAt: 1 }, { id: 9, vip: true, queuedAt: 900 })).toBe(true);
+  });
+
+  it('tells the first ten places every move, and further back once per block of ten places crossed', () => {
+    const movedUp = (after: number) => positionNoticeDue(after + 1, after);
+    const told = Array.from({ length: 100 }, (_, i) => i + 1).filter(movedUp);
+    expect(told).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100]);
+    // Moved back by a VIP: 10 → 11 and 20 → 21 leave their block, 14 → 15 does not.
+    expect(positionNoticeDue(10, 11)).toBe(true);
+    expect(positionNoticeDue(20, 21)).toBe(true);
+    expect(positionNoticeDue(14, 15)).toBe(false);
+    expect(positionNoticeDue(3, 4)).toBe(true);
+    expect(positionNoticeDue(7, 7)).toBe(false);
   });
 
   it('lets one typing signal through per interval', () => {

@@ -143,6 +143,20 @@ describe.each(ENGINES)('conversation events for the integrator on %s', (engine) 
     expect((await api(tenant.adminToken, 'GET', `/rest/channels/${quiet.channelId}/deliveries`)).body.entities).toEqual([]);
   });
 
+  it('tells a long line moving up: every one of the first ten places, and further back those entering another block of ten', async () => {
+    const { assoc } = await setup(['position_changed']);
+    const sent = [];
+    for (let i = 0; i < 25; i++) sent.push(await sendCustomerMessage(t.app, assoc, { from: `l${i}-${n}` }));
+    expect((await api(tenant.adminToken, 'POST', `/conversations/${sent[0]!.conversation_id}/close`)).status).toBe(200);
+    await settle();
+    const got = (await receiver.waitFor(11)).map((r) => JSON.parse(r.body) as { to: string; position: number });
+    // l1…l10 are now places 1–10; l20 went from 21 to 20; l11…l19 and l21…l24 stayed in their block.
+    expect(got.map((b) => [b.to, b.position]).sort((a, b) => Number(a[1]) - Number(b[1]))).toEqual([
+      ...Array.from({ length: 10 }, (_, i) => [`l${i + 1}-${n}`, i + 1]),
+      [`l20-${n}`, 20],
+    ]);
+  });
+
   it('pushes transferred with the new agent, and queued when handed back to a queue', async () => {
     const { queueId, queueName, agent, assoc } = await setup(['transferred', 'queued'], 5);
     const other = await createAgent(t.app, tenant.adminToken, tenant.tenantId, { queueIds: [queueId], maxSessions: 5, nickname: 'Bo' });

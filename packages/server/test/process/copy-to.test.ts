@@ -107,7 +107,7 @@ describe.skipIf(!ENGINES.includes('postgres'))('copy-to PostgreSQL', () => {
     expect(resumed.stderr).not.toContain('parley admin:');
     expect(resumed.code).toBe(0);
     expect(resumed.stderr).toMatch(/resuming an interrupted copy/);
-    expect(resumed.stderr).toMatch(/conversation_epoch skipped \(SQLite only\)/);
+    expect(resumed.stderr).toMatch(/conversation_changes skipped \(SQLite only\)/);
     const lines = resumed.stdout.trim().split('\n');
     expect(lines.at(-1)).toMatch(/^Copied .* \(schema \d+, resumed\) into the PostgreSQL database: \d+ rows in [\d.]+ s\./);
 

@@ -30,3 +30,21 @@ export function estimatedWaitSeconds(position: number, meanHandleMs: number | nu
   if (meanHandleMs === null || agents <= 0) return null;
   return Math.max(0, Math.round((position * meanHandleMs) / agents / 1000));
 }
+
+/** Every place up to this one is told each move of its line (position 1 is the next served). */
+export const POSITION_NOTICE_HEAD = 10;
+/** Beyond the head, a waiting conversation is told once per this many places it moves. */
+export const POSITION_NOTICE_STEP = 10;
+
+/**
+ * Whether a waiting conversation whose place went from `before` to `after` (one conversation
+ * left the line ahead of it, or joined ahead of it) hears `position_changed`: always within the
+ * first POSITION_NOTICE_HEAD places, and further back only when it crosses into another block of
+ * POSITION_NOTICE_STEP places (to 30 from 31, to 21 from 20). A line of 100 moving up one place
+ * is then 19 pushes, not 100, and a customer far back still sees it move.
+ */
+export function positionNoticeDue(before: number, after: number): boolean {
+  if (before === after) return false;
+  if (after <= POSITION_NOTICE_HEAD) return true;
+  return Math.floor((before - 1) / POSITION_NOTICE_STEP) !== Math.floor((after - 1) / POSITION_NOTICE_STEP);
+}

@@ -10,7 +10,7 @@ import type { ClosedBy, IntegratorEventName } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
 import type { UnitOfWork } from '../../kernel/unit-of-work.js';
 import type { JobQueue, NewJob } from '../jobs/ports.js';
-import { buildEventPush, estimatedWaitSeconds, eventAgent, type PendingEvent } from './conversation-events.js';
+import { buildEventPush, estimatedWaitSeconds, eventAgent, positionNoticeDue, type PendingEvent } from './conversation-events.js';
 import type { ConversationEventsRepository } from './event-ports.js';
 import type { AssociationsRepository, Conversation, RoutingDirectory } from './ports.js';
 import { CHANNEL_PUSH_QUEUE, pushOrderingKey, type PushJob } from './push.js';
@@ -102,12 +102,18 @@ export class IntegratorEvents {
   /**
    * `position_changed` for the waiting conversations of a queue behind `pivot`: the one that left
    * the line (accepted, moved, closed) or that entered it ahead of others (a VIP). Those ahead of
-   * it keep their position and hear nothing. One transaction writes them all: a queue of 100
-   * waiting conversations moving up is one commit, not 100 one after the other.
+   * it keep their position and hear nothing; of those behind it, the ones `positionNoticeDue`
+   * names (the head of the line, and further back one notice per block of places crossed). One
+   * transaction writes them all: a queue moving up is one commit, not one per conversation.
    */
   async positionsChanged(queueId: number, pivot: Pick<Conversation, 'id' | 'vip' | 'queuedAt'>): Promise<void> {
     const line = await this.repo.waitingLine(queueId, POSITION_LINE_LIMIT);
-    const behind = line.map((conv, index) => ({ conv, position: index + 1 })).filter(({ conv }) => conv.id !== pivot.id && isBehind(conv, pivot));
+    // The pivot still in its place joined the line ahead of the others (they moved back a place);
+    // gone, or queued again at the back, it left its place (those behind it moved up one).
+    const shift = line.some((conv) => conv.id === pivot.id && conv.queuedAt === pivot.queuedAt) ? -1 : 1;
+    const behind = line
+      .map((conv, index) => ({ conv, position: index + 1 }))
+      .filter(({ conv, position }) => conv.id !== pivot.id && isBehind(conv, pivot) && positionNoticeDue(position + shift, position));
     if (behind.length === 0) return;
     const stats = await this.repo.queueStats(queueId);
     const settings = new Map<number, Promise<readonly IntegratorEventName[]>>();
