@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Modules } from './modules.js';
 
-/** Expired tokens and media, swept by whichever instance holds the task (config.workers only). */
+/** Expired tokens, media, IM messages and operator events, swept by whichever instance holds the task (config.workers only). */
 export function schedulePeriodicTasks({ config, coordination, accounts, im, channel, operations }: Modules): void {
   if (!config.workers) return;
   coordination.singletons.every('accounts.purge-tokens', 10 * 60_000, async () => {
@@ -19,6 +19,9 @@ export function schedulePeriodicTasks({ config, coordination, accounts, im, chan
   });
   coordination.singletons.every('im.files-retention', 60 * 60_000, async () => {
     await im.files.sweepExpired();
+  });
+  coordination.singletons.every('im.history-retention', 60 * 60_000, async () => {
+    await im.retention.sweep();
   });
   coordination.singletons.every('operations.retention', 60 * 60_000, async () => {
     await operations.sweep();

@@ -16,8 +16,8 @@ interface ForeignKey {
   parent: string;
 }
 
-/** Parents that are never deleted: nothing deletes a tenant or an IM message. */
-const NEVER_DELETED = new Set(['deliveries(tenant_id) -> tenants', 'im_offline(app_id,msg_id) -> im_messages']);
+/** Parents that are never deleted: nothing deletes a tenant. (IM messages are: recall, history retention.) */
+const NEVER_DELETED = new Set(['deliveries(tenant_id) -> tenants']);
 
 async function sqliteKeys(db: Kysely<Database>): Promise<{ keys: ForeignKey[]; indexes: Map<string, string[][]> }> {
   const tables = (await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`.execute(db)).rows.map((r) => r.name);

@@ -30,6 +30,7 @@ import { GroupRolesService, type ImGroupRolesRepository } from './group-roles.js
 import { groupNotifier } from './group-notices.js';
 import { ImGroupsService } from './groups.js';
 import { ImHistory, type ImHistoryRepository } from './history.js';
+import { HistoryRetention } from './history-retention.js';
 import { LiveDeliveries } from './live-deliveries.js';
 import { ImMessagesService } from './messages.js';
 import { EditsService } from './edits.js';
@@ -95,6 +96,8 @@ export interface ImModule {
   files: ImFiles;
   /** History roaming; `history.remove` takes messages out of history and the offline store (recall). */
   history: ImHistory;
+  /** Deletes messages older than PARLEY_IM_HISTORY_DAYS (periodic, one instance; tests call it after moving the clock). */
+  retention: HistoryRetention;
   /** The server conversation list: last message, unread count, read marks, deletes. */
   conversations: ImConversations;
   /** Outbound buffer bound and socket caps, shared by every socket protocol. */
@@ -243,7 +246,8 @@ export function createImModule(options: ImModuleOptions): ImModule {
     return removed;
   };
 
-  return { apps, users, groups, membership, invites, groupRoles, groupMutes, moderation, origins, attributes, contacts, messages, receipts, recalls, edits, statuses, events, offline, fanout, drains, presence, files, history, conversations, sockets, removeUser };
+  const retention = new HistoryRetention(appsRepo, uow, clock, options.historyMs);
+  return { apps, users, groups, membership, invites, groupRoles, groupMutes, moderation, origins, attributes, contacts, messages, receipts, recalls, edits, statuses, events, offline, fanout, drains, presence, files, history, retention, conversations, sockets, removeUser };
 }
 
 /**

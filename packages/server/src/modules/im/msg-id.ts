@@ -35,3 +35,6 @@ export class IdGenerator {
 
 /** The ms part of an id: when it was issued. */
 export const idTime = (id: string): number => Math.floor(Number(id) / SEQUENCE_BITS);
+
+/** The first id issued at `ms`: every id below it was issued before. */
+export const firstIdAt = (ms: number): string => String(Math.max(0, ms) * SEQUENCE_BITS);

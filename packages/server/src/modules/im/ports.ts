@@ -232,6 +232,11 @@ export interface ImMessageWrites {
   deleteEvents(appId: string, username: string, ids: readonly string[]): Promise<void>;
   /** Forgets the user's kept events stored before `cutoff` (expired). */
   deleteEventsBefore(appId: string, username: string, cutoff: number): Promise<void>;
+  /**
+   * History retention: deletes up to `limit` of the app's oldest messages with a msg_id below
+   * `beforeMsgId`, with their offline rows, readers and pending fan-out; answers how many.
+   */
+  deleteMessagesBefore(appId: string, beforeMsgId: string, limit: number): Promise<number>;
 }
 
 /** What an IM transaction holds: its message writes, its contact writes and its jobs. */

@@ -9,7 +9,7 @@ import { MESSAGE_COLUMNS, storedMessageOf } from './im-message-row.js';
 import type { Database } from '../schema.js';
 
 type Reads = Pick<ImMessagesRepository, 'findMessage' | 'groupReaders' | 'countGroupReaders' | 'readEvents' | 'countEvents'>;
-type Writes = Pick<ImMessageWrites, 'addGroupRead' | 'removeMessage' | 'storeEvents' | 'deleteEvents' | 'deleteEventsBefore' | 'editMessage'>;
+type Writes = Pick<ImMessageWrites, 'addGroupRead' | 'removeMessage' | 'storeEvents' | 'deleteEvents' | 'deleteEventsBefore' | 'editMessage' | 'deleteMessagesBefore'>;
 
 export function messageChangeReads(db: Kysely<Database>): Reads {
   return {
@@ -103,6 +103,22 @@ export function messageChangeWrites(trx: Kysely<Database>): Writes {
     },
     async deleteEventsBefore(appId, username, cutoff) {
       await trx.deleteFrom('im_pending_events').where('app_id', '=', appId).where('username', '=', username).where('created_at', '<', cutoff).execute();
+    },
+    async deleteMessagesBefore(appId, beforeMsgId, limit) {
+      // The batch's last id bounds one range delete of the primary key; the offline rows, readers
+      // and pending fan-out go with their messages (ON DELETE CASCADE).
+      const oldest = await trx
+        .selectFrom('im_messages')
+        .select('msg_id')
+        .where('app_id', '=', appId)
+        .where('msg_id', '<', Number(beforeMsgId))
+        .orderBy('msg_id')
+        .limit(limitParam(limit))
+        .execute();
+      const last = oldest.at(-1);
+      if (!last) return 0;
+      const deleted = await trx.deleteFrom('im_messages').where('app_id', '=', appId).where('msg_id', '<=', Number(last.msg_id)).executeTakeFirst();
+      return Number(deleted.numDeletedRows);
     },
   };
 }

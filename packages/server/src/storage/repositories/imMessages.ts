@@ -97,7 +97,7 @@ function fanoutReads(db: Kysely<Database>, q: ReturnType<typeof hotQueries>) {
 }
 
 /** Accepting and fanning out, in the transaction `trx`: the precompiled statements, in chunks. */
-function messageWrites(trx: Kysely<Database>, q: ReturnType<typeof hotQueries>): Omit<ImMessageWrites, 'addGroupRead' | 'removeMessage' | 'storeEvents' | 'deleteEvents' | 'deleteEventsBefore' | 'editMessage'> {
+function messageWrites(trx: Kysely<Database>, q: ReturnType<typeof hotQueries>): Omit<ImMessageWrites, 'addGroupRead' | 'removeMessage' | 'storeEvents' | 'deleteEvents' | 'deleteEventsBefore' | 'editMessage' | 'deleteMessagesBefore'> {
   return {
     async insertMessages(messages) {
       for (const chunk of chunks(messages, CHUNK)) {
