@@ -29,9 +29,7 @@ import { mediaDir } from '../modules/media/store.js';
 import { createOperations } from '../modules/operations/index.js';
 import { promImMetrics } from '../modules/im/metrics.js';
 import { RedisPresence } from '../modules/im/redis-presence.js';
-import type { OutboundSender } from '../modules/outbound/ports.js';
-import { UndiciOutboundSender } from '../modules/outbound/sender.js';
-import { ThreadedOutboundSender } from '../modules/outbound/threaded.js';
+import { createOutboundSenders, sendersOf, type OutboundSenders } from '../modules/outbound/senders.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 import type { Storage } from '../storage/index.js';
 import type { StorageTransaction } from '../storage/repositories/transaction.js';
@@ -52,8 +50,11 @@ export interface Foundation {
   log: FastifyBaseLogger;
 }
 
-/** The services of `app.parley`, and the IM presence (started and stopped with the app). */
-export type Modules = Parley & { presence: RedisPresence | undefined };
+/**
+ * The services of `app.parley`, the IM presence (started and stopped with the app) and the
+ * outbound senders (closed with it; `outbound` is their background sender).
+ */
+export type Modules = Parley & { presence: RedisPresence | undefined; senders: OutboundSenders };
 
 export async function buildModules(base: Foundation): Promise<Modules> {
   const { config, deps, clock, storage, redis, metrics, log } = base;
@@ -63,9 +64,10 @@ export async function buildModules(base: Foundation): Promise<Modules> {
   const repositories = storageRepositories(storage, secrets, jobs);
   const { uow } = repositories;
   const { accounts, passwords, bootstrap } = await buildAccounts(base, uow);
-  const outbound = deps.outbound ?? outboundSender(config, log);
+  const senders = deps.outbound ? sendersOf(deps.outbound, deps.outbound) : outboundSenders(config, log);
+  const outbound = senders.background;
   const operations = createOperations({ repo: repositories.operations, uow, jobs, outbound, clock, logger: log });
-  const callbacks = buildCallbacks(base, { uow, repositories, coordination, jobs, outbound, alerts: operations.events });
+  const callbacks = buildCallbacks(base, { uow, repositories, coordination, jobs, senders, alerts: operations.events });
   // Jobs taken over from a dead instance may be on a rule queue this instance never worked.
   membership.onTakeOver((queues) => queues.forEach((queue) => callbacks.delivery.adoptQueue(queue)));
   const presence = redisPresence(base, coordination);
@@ -119,7 +121,7 @@ export async function buildModules(base: Foundation): Promise<Modules> {
   });
   // Deleting an agent puts their open conversations back in their queues, in the same transaction.
   accounts.admin.onAgentRemoval((tx, tenantId, agentId) => channel.conversations.requeueAgent(tx, tenantId, agentId));
-  return { config, clock, storage, metrics, redis, uow, accounts, passwords, bootstrap, jobs, outbound, coordination, membership, channel, im, imDemoApp, callbacks, operations, presence };
+  return { config, clock, storage, metrics, redis, uow, accounts, passwords, bootstrap, jobs, outbound, senders, coordination, membership, channel, im, imDemoApp, callbacks, operations, presence };
 }
 
 /** Pub/sub, run-once tasks and settings versions: on Redis when it is configured, else in this process. */
@@ -137,12 +139,12 @@ function buildCallbacks(
     repositories: ReturnType<typeof storageRepositories>;
     coordination: Modules['coordination'];
     jobs: Modules['jobs'];
-    outbound: Modules['outbound'];
+    senders: OutboundSenders;
     alerts: Modules['operations']['events'];
   },
 ): Modules['callbacks'] {
   const { config, clock, redis, metrics, log } = base;
-  const { uow, repositories, coordination, jobs, outbound, alerts } = parts;
+  const { uow, repositories, coordination, jobs, senders, alerts } = parts;
   return createCallbacks({
     uow,
     repo: repositories.callbacks,
@@ -151,7 +153,9 @@ function buildCallbacks(
     config: config.callbacks,
     clock,
     jobs,
-    outbound,
+    outbound: senders.background,
+    // A send waits for its pre-send checks: they go from this thread, not through the worker's.
+    presendOutbound: senders.inline,
     metrics,
     logger: log,
     settings: coordination.settings,
@@ -208,16 +212,15 @@ async function buildAccounts({ config, clock, storage }: Foundation, uow: UnitOf
   return { accounts, passwords, bootstrap };
 }
 
-/** The sender for customer-controlled URLs: on a worker thread, or in process. */
-function outboundSender(config: Config, log: FastifyBaseLogger): OutboundSender {
-  const options = {
+/** The senders for customer-controlled URLs: background requests on a worker thread (or in process), pre-send checks in process. */
+function outboundSenders(config: Config, log: FastifyBaseLogger): OutboundSenders {
+  return createOutboundSenders({
     allowPrivate: config.allowPrivateCallbacks,
     connectionsPerOrigin: config.outboundConnectionsPerOrigin,
     connectionsPerKey: config.outboundConnectionsPerKey,
-  };
-  return config.outboundThread
-    ? new ThreadedOutboundSender(options, (error) => log.error({ err: error }, 'outbound worker thread failed; the next request starts a new one'))
-    : new UndiciOutboundSender(options);
+    thread: config.outboundThread,
+    onWorkerError: (error) => log.error({ err: error }, 'outbound worker thread failed; the next request starts a new one'),
+  });
 }
 
 /** Sockets on another instance are reached through Redis; one instance keeps them in process. */
