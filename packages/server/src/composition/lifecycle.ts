@@ -27,7 +27,7 @@ export function schedulePeriodicTasks({ config, coordination, accounts, im, chan
 
 /** Starts the workers when the app is ready and closes everything when it closes. */
 export function registerLifecycle(app: FastifyInstance, modules: Modules, ownsStorage: boolean): void {
-  const { config, presence, callbacks, operations, jobs, coordination, membership, senders, storage, redis } = modules;
+  const { config, presence, callbacks, operations, jobs, coordination, membership, outbound, storage, redis } = modules;
   // Workers start once every module has registered its queues.
   app.addHook('onReady', async () => {
     if (config.allowPrivateCallbacks) {
@@ -51,7 +51,7 @@ export function registerLifecycle(app: FastifyInstance, modules: Modules, ownsSt
     await callbacks.stop();
     // Events raised by the last bans are written before storage closes.
     await operations.flush();
-    await senders.close();
+    await outbound.close();
     if (ownsStorage) await storage.close();
     if (redis) redis.disconnect();
   });

@@ -29,7 +29,9 @@ import { mediaDir } from '../modules/media/store.js';
 import { createOperations } from '../modules/operations/index.js';
 import { promImMetrics } from '../modules/im/metrics.js';
 import { RedisPresence } from '../modules/im/redis-presence.js';
-import { createOutboundSenders, sendersOf, type OutboundSenders } from '../modules/outbound/senders.js';
+import type { OutboundSender } from '../modules/outbound/ports.js';
+import { UndiciOutboundSender } from '../modules/outbound/sender.js';
+import { ThreadedOutboundSender } from '../modules/outbound/threaded.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.js';
 import type { Storage } from '../storage/index.js';
 import type { StorageTransaction } from '../storage/repositories/transaction.js';
@@ -50,11 +52,8 @@ export interface Foundation {
   log: FastifyBaseLogger;
 }
 
-/**
- * The services of `app.parley`, the IM presence (started and stopped with the app) and the
- * outbound senders (closed with it; `outbound` is their background sender).
- */
-export type Modules = Parley & { presence: RedisPresence | undefined; senders: OutboundSenders };
+/** The services of `app.parley`, and the IM presence (started and stopped with the app). */
+export type Modules = Parley & { presence: RedisPresence | undefined };
 
 export async function buildModules(base: Foundation): Promise<Modules> {
   const { config, deps, clock, storage, redis, metrics, log } = base;
@@ -64,10 +63,9 @@ export async function buildModules(base: Foundation): Promise<Modules> {
   const repositories = storageRepositories(storage, secrets, jobs);
   const { uow } = repositories;
   const { accounts, passwords, bootstrap } = await buildAccounts(base, uow);
-  const senders = deps.outbound ? sendersOf(deps.outbound, deps.outbound) : outboundSenders(config, log);
-  const outbound = senders.background;
+  const outbound = deps.outbound ?? outboundSender(config, log);
   const operations = createOperations({ repo: repositories.operations, uow, jobs, outbound, clock, logger: log });
-  const callbacks = buildCallbacks(base, { uow, repositories, coordination, jobs, senders, alerts: operations.events });
+  const callbacks = buildCallbacks(base, { uow, repositories, coordination, jobs, outbound, alerts: operations.events });
   // Jobs taken over from a dead instance may be on a rule queue this instance never worked.
   membership.onTakeOver((queues) => queues.forEach((queue) => callbacks.delivery.adoptQueue(queue)));
   const presence = redisPresence(base, coordination);
@@ -121,7 +119,7 @@ export async function buildModules(base: Foundation): Promise<Modules> {
   });
   // Deleting an agent puts their open conversations back in their queues, in the same transaction.
   accounts.admin.onAgentRemoval((tx, tenantId, agentId) => channel.conversations.requeueAgent(tx, tenantId, agentId));
-  return { config, clock, storage, metrics, redis, uow, accounts, passwords, bootstrap, jobs, outbound, senders, coordination, membership, channel, im, imDemoApp, callbacks, operations, presence };
+  return { config, clock, storage, metrics, redis, uow, accounts, passwords, bootstrap, jobs, outbound, coordination, membership, channel, im, imDemoApp, callbacks, operations, presence };
 }
 
 /** Pub/sub, run-once tasks and settings versions: on Redis when it is configured, else in this process. */
@@ -139,12 +137,12 @@ function buildCallbacks(
     repositories: ReturnType<typeof storageRepositories>;
     coordination: Modules['coordination'];
     jobs: Modules['jobs'];
-    senders: OutboundSenders;
+    outbound: Modules['outbound'];
     alerts: Modules['operations']['events'];
   },
 ): Modules['callbacks'] {
   const { config, clock, redis, metrics, log } = base;
-  const { uow, repositories, coordination, jobs, senders, alerts } = parts;
+  const { uow, repositories, coordination, jobs, outbound, alerts } = parts;
   return createCallbacks({
     uow,
     repo: repositories.callbacks,
@@ -153,9 +151,7 @@ function buildCallbacks(
     config: config.callbacks,
     clock,
     jobs,
-    outbound: senders.background,
-    // A send waits for its pre-send checks: they go from this thread, not through the worker's.
-    presendOutbound: senders.inline,
+    outbound,
     metrics,
     logger: log,
     settings: coordination.settings,
@@ -212,15 +208,16 @@ async function buildAccounts({ config, clock, storage }: Foundation, uow: UnitOf
   return { accounts, passwords, bootstrap };
 }
 
-/** The senders for customer-controlled URLs: background requests on a worker thread (or in process), pre-send checks in process. */
-function outboundSenders(config: Config, log: FastifyBaseLogger): OutboundSenders {
-  return createOutboundSenders({
+/** The sender for customer-controlled URLs: on a worker thread, or in process. */
+function outboundSender(config: Config, log: FastifyBaseLogger): OutboundSender {
+  const options = {
     allowPrivate: config.allowPrivateCallbacks,
     connectionsPerOrigin: config.outboundConnectionsPerOrigin,
     connectionsPerKey: config.outboundConnectionsPerKey,
-    thread: config.outboundThread,
-    onWorkerError: (error) => log.error({ err: error }, 'outbound worker thread failed; the next request starts a new one'),
-  });
+  };
+  return config.outboundThread
+    ? new ThreadedOutboundSender(options, (error) => log.error({ err: error }, 'outbound worker thread failed; the next request starts a new one'))
+    : new UndiciOutboundSender(options);
 }
 
 /** Sockets on another instance are reached through Redis; one instance keeps them in process. */

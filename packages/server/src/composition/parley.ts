@@ -53,10 +53,7 @@ export interface Parley {
   uow: UnitOfWork<StorageTransaction>;
   /** Durable hand-off for work after a request; workers start when the app is ready. */
   jobs: JobQueue & { notifyAll(): void };
-  /**
-   * The sender for customer-controlled URLs nobody waits for inline (callbacks, reply pushes): on
-   * the worker thread by default. Pre-send checks have an in-process one (outbound/senders.ts).
-   */
+  /** The shared sender for customer-controlled URLs. */
   outbound: OutboundSender;
   /** Pub/sub and run-once tasks across instances (in-process, or Redis when REDIS_URL is set). */
   coordination: Coordination;

@@ -66,8 +66,6 @@ export interface CallbacksDeps {
   clock: Clock;
   jobs: JobQueue;
   outbound: OutboundSender;
-  /** The pre-send checks' sender (a send waits for them); default `outbound`. */
-  presendOutbound?: OutboundSender;
   metrics: Registry;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   /** Read-your-writes of rules and switches across instances; without it, this process only. */
@@ -100,7 +98,7 @@ export function createCallbacks(deps: CallbacksDeps): CallbacksModule {
   );
   const hook = new CallbacksPostSendHook(directory, jobs, delivery);
   const operations = new CallbacksOperationHook(directory, jobs, delivery);
-  const presend = createPresend({ repo: deps.presendRepo, clock, outbound: deps.presendOutbound ?? outbound, ruleCacheMs: config.ruleCacheMs, metrics: deps.metrics, ...(deps.settings ? { settings: deps.settings } : {}) });
+  const presend = createPresend({ repo: deps.presendRepo, clock, outbound, ruleCacheMs: config.ruleCacheMs, metrics: deps.metrics, ...(deps.settings ? { settings: deps.settings } : {}) });
   const service = new CallbacksService({ uow, repo, directory, bans, jobs, outbound, clock, retentionMs: config.storeRetentionMs, dateKeyZone: config.dateKeyZone, attemptTimeoutMs: config.attemptTimeoutMs });
 
   const redriving = redriveOnUnban(events, service, logger);

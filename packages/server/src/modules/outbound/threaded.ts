@@ -41,8 +41,6 @@ export class ThreadedOutboundSender implements OutboundSender {
   private closed = false;
   /** Settles when the current worker has loaded (or has stopped). */
   private ready: Promise<void> = Promise.resolve();
-  /** Requests handed to a worker so far (tests and diagnostics). */
-  handedOver = 0;
 
   constructor(
     private readonly options: UndiciSenderOptions,
@@ -92,7 +90,6 @@ export class ThreadedOutboundSender implements OutboundSender {
     const worker = this.ensureWorker();
     const message: WorkerCall = calls.map((call) => [call.id, call.request]);
     for (const call of calls) this.inFlight.set(call.id, call);
-    this.handedOver += calls.length;
     worker.ref();
     worker.postMessage(message);
   }

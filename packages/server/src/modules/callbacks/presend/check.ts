@@ -89,9 +89,9 @@ export class PresendCheck implements PreSendHook {
 }
 
 /**
- * The exchange's own deadline runs where the request is sent, which may be another thread whose
- * answer comes back through that thread's messages. The sender waits on this thread's timer too, so
- * a busy sender never makes it wait past the rule's timeout; the exchange is still aborted there.
+ * The exchange's own deadline runs where the request is sent (a worker thread): its answer comes
+ * back through that thread's messages. The sender waits on this thread's timer instead, so a busy
+ * worker never makes it wait past the rule's timeout; the exchange is still aborted there.
  */
 function withDeadline(timeoutMs: number, exchange: Promise<OutboundResult>): Promise<OutboundResult> {
   // One promise and one timer per check (no race of two promises and a `finally` on every message).
