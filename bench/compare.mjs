@@ -13,6 +13,10 @@
  * gives each figure's median per side and new ÷ old. With BENCH_PG_ADMIN_URL set (e.g.
  * postgres://postgres@127.0.0.1:5432/postgres) every run gets a fresh PostgreSQL database as its
  * BENCH_DATABASE_URL, dropped after it: the two builds may be at different schema versions.
+ * BENCH_OLD_ENV and BENCH_NEW_ENV (`NAME=value` pairs separated by spaces) are added to one side's
+ * environment only, and so reach its Parley child: with the same root on both sides they compare
+ * two settings of one build, e.g. BENCH_NEW_ENV=PARLEY_OUTBOUND_CONNECTIONS_PER_KEY=48.
+ * BENCH_COMPARE_VERBOSE=1 repeats every line each run printed under its pair's line.
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -47,12 +51,24 @@ if (!oldRoot || !newRoot || !figures) {
 }
 const pairs = Math.max(1, Number(pairsArg ?? 3));
 
-async function run(root) {
+/** `A=1 B=2` as an object (BENCH_OLD_ENV, BENCH_NEW_ENV). */
+function sideEnv(raw) {
+  const pairs = (raw ?? '').split(/\s+/).filter(Boolean).map((pair) => {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new Error(`BENCH_OLD_ENV / BENCH_NEW_ENV: "${pair}" is not NAME=value`);
+    return [pair.slice(0, at), pair.slice(at + 1)];
+  });
+  return Object.fromEntries(pairs);
+}
+const SIDE_ENV = { old: sideEnv(process.env.BENCH_OLD_ENV), new: sideEnv(process.env.BENCH_NEW_ENV) };
+
+async function run(side) {
+  const root = side === 'old' ? oldRoot : newRoot;
   const adminUrl = process.env.BENCH_PG_ADMIN_URL;
   const database = adminUrl ? await createBenchDatabase(adminUrl) : undefined;
   try {
     // bench:callbacks reads DATABASE_URL (its drain runs in the bench process), the others BENCH_DATABASE_URL.
-    const env = database ? { ...process.env, BENCH_DATABASE_URL: database.url, ...(bench === 'callbacks' ? { DATABASE_URL: database.url } : {}) } : process.env;
+    const env = { ...process.env, ...SIDE_ENV[side], ...(database ? { BENCH_DATABASE_URL: database.url, ...(bench === 'callbacks' ? { DATABASE_URL: database.url } : {}) } : {}) };
     return await runIn(root, env);
   } finally {
     await database?.drop();
@@ -79,17 +95,18 @@ const results = { old: [], new: [] };
 for (let i = 0; i < pairs; i++) {
   const order = i % 2 === 0 ? ['old', 'new'] : ['new', 'old'];
   for (const side of order) {
-    const out = await run(side === 'old' ? oldRoot : newRoot);
+    const out = await run(side);
     const row = Object.fromEntries(figures.map((f) => [f.name, Number(f.re.exec(out)?.[1] ?? NaN)]));
     results[side].push(row);
     const speed = /machine speed (\d+) ms/.exec(out)?.[1];
     console.log(`pair ${i + 1} ${side.padEnd(3)} ${figures.map((f) => `${f.name} ${row[f.name]}`).join(', ')}${speed ? ` (machine speed ${speed} ms)` : ''}`);
     // The bench's CPU per record (steadier than its rates on a shared machine), as it printed it.
-    for (const line of out.split('\n')) if (line.includes('CPU per record')) console.log(`    ${line}`);
+    // BENCH_COMPARE_VERBOSE=1: everything the bench printed (e.g. the pre-send rounds' CPU by thread).
+    for (const line of out.split('\n')) if (line.includes('CPU per record') || (process.env.BENCH_COMPARE_VERBOSE === '1' && line.trim())) console.log(`    ${line}`);
   }
 }
 
-console.log(`\n${bench}: medians of ${pairs} alternating pairs (old ${oldRoot}, new ${newRoot})`);
+console.log(`\n${bench}: medians of ${pairs} alternating pairs (old ${oldRoot}${process.env.BENCH_OLD_ENV ? ` with ${process.env.BENCH_OLD_ENV}` : ''}, new ${newRoot}${process.env.BENCH_NEW_ENV ? ` with ${process.env.BENCH_NEW_ENV}` : ''})`);
 for (const f of figures) {
   const o = median(results.old.map((r) => r[f.name]).filter(Number.isFinite));
   const n = median(results.new.map((r) => r[f.name]).filter(Number.isFinite));
