@@ -13,7 +13,7 @@ import type { ConversationCountsRow, ConversationFilter, ConversationListPositio
 import { limitParam } from '../precompiled.js';
 import type { Database } from '../schema.js';
 import type { Engine } from '../types.js';
-import { hasMessageText, indexedTo } from './text-search.js';
+import { hasMessageText, readWatermark } from './text-search.js';
 
 /** Which half of the `label` filter a query asks: the conversation's labels, its customer's tags, or either. */
 export type LabelHalf = 'labels' | 'tags' | 'either';
@@ -31,8 +31,14 @@ function hasLabel(engine: Engine, tenantId: number, label: string, half: LabelHa
   return sql<SqlBool>`(${labelled} OR ${tagged})`;
 }
 
+/** A query's view of the search index: its watermark (text-search.ts `readWatermark`), read once per list or count. */
+interface Search {
+  watermark: number;
+  half?: LabelHalf;
+}
+
 /** The conversations of the tenant that pass the filter, in the agent's view: the WHERE of the list and the counts. */
-export function filtered(db: Kysely<Database>, engine: Engine, tenantId: number, filter: ConversationFilter, half: LabelHalf = 'either') {
+function filtered(db: Kysely<Database>, engine: Engine, tenantId: number, filter: ConversationFilter, search: Search) {
   let q = db.selectFrom('conversations').where('tenant_id', '=', tenantId);
   if (filter.state) q = q.where('state', '=', filter.state);
   if (filter.queueId !== undefined) q = q.where('queue_id', '=', filter.queueId);
@@ -50,13 +56,13 @@ export function filtered(db: Kysely<Database>, engine: Engine, tenantId: number,
       ? q.where((eb) => eb.or([eb('agent_id', '=', visible.agentId), eb('queue_id', 'in', visible.queueIds)]))
       : q.where('agent_id', '=', visible.agentId);
   }
-  if (filter.label !== undefined) q = q.where(hasLabel(engine, tenantId, filter.label, half));
-  if (filter.text !== undefined) q = q.where(hasMessageText(engine, filter.text));
+  if (filter.label !== undefined) q = q.where(hasLabel(engine, tenantId, filter.label, search.half ?? 'either'));
+  if (filter.text !== undefined) q = q.where(hasMessageText(engine, filter.text, search.watermark));
   return q;
 }
 
 /** Rows after `after` in `order`, and the ORDER BY of that order. */
-export function ordered<O>(q: SelectQueryBuilder<Database, 'conversations', O>, order: ConversationOrder, after: ConversationListPosition | undefined): SelectQueryBuilder<Database, 'conversations', O> {
+function ordered<O>(q: SelectQueryBuilder<Database, 'conversations', O>, order: ConversationOrder, after: ConversationListPosition | undefined): SelectQueryBuilder<Database, 'conversations', O> {
   switch (order) {
     case 'queue':
       if (after) {
@@ -82,7 +88,7 @@ export function ordered<O>(q: SelectQueryBuilder<Database, 'conversations', O>, 
 }
 
 /** `a` comes before `b` in `order` (the ORDER BY of `ordered`, in JavaScript). */
-export function compare(order: ConversationOrder, a: ConversationListPosition, b: ConversationListPosition): number {
+function compare(order: ConversationOrder, a: ConversationListPosition, b: ConversationListPosition): number {
   switch (order) {
     case 'queue':
       return Number(b.vip) - Number(a.vip) || a.queuedAt - b.queuedAt || a.id - b.id;
@@ -96,20 +102,20 @@ export function compare(order: ConversationOrder, a: ConversationListPosition, b
 }
 
 /** Merges pages read apart into one page of `limit` in `order`, each conversation once. */
-export function mergePages(order: ConversationOrder, limit: number, pages: ConversationListPosition[][]): ConversationListPosition[] {
+function mergePages(order: ConversationOrder, limit: number, pages: ConversationListPosition[][]): ConversationListPosition[] {
   const byId = new Map(pages.flat().map((p) => [p.id, p]));
   return [...byId.values()].sort((a, b) => compare(order, a, b)).slice(0, limit);
 }
 
-export const toPosition = (r: { id: number; vip: number; queued_at: number; updated_at: number }): ConversationListPosition => ({
+const toPosition = (r: { id: number; vip: number; queued_at: number; updated_at: number }): ConversationListPosition => ({
   id: r.id,
   vip: r.vip === 1,
   queuedAt: r.queued_at,
   updatedAt: r.updated_at,
 });
 
-async function listPage(db: Kysely<Database>, engine: Engine, tenantId: number, filter: ConversationFilter, page: ConversationPageRequest, half?: LabelHalf) {
-  const q = filtered(db, engine, tenantId, filter, half).select(['id', 'vip', 'queued_at', 'updated_at']);
+async function listPage(db: Kysely<Database>, engine: Engine, tenantId: number, filter: ConversationFilter, page: ConversationPageRequest, search: Search) {
+  const q = filtered(db, engine, tenantId, filter, search).select(['id', 'vip', 'queued_at', 'updated_at']);
   const rows = await ordered(q, page.order, page.after).limit(limitParam(page.limit)).execute();
   return rows.map(toPosition);
 }
@@ -121,9 +127,9 @@ function servedByLatestIndexes(filter: ConversationFilter, page: ConversationPag
 }
 
 /** Closed conversations whose latest activity is not their `closed_at`: marked by the indexer, or with a message past its watermark. */
-const lateActivity = (tenantId: number) =>
+const lateActivity = (tenantId: number, watermark: number) =>
   sql<SqlBool>`conversations.id IN (SELECT a.conversation_id FROM conversation_late_activity a WHERE a.tenant_id = ${tenantId}
-    UNION SELECT m.conversation_id FROM channel_messages m WHERE m.id > ${indexedTo})`;
+    UNION SELECT m.conversation_id FROM channel_messages m WHERE m.id > ${watermark})`;
 
 /**
  * The latest-activity order without an index on `updated_at` (the send path moves it with every
@@ -135,19 +141,19 @@ const lateActivity = (tenantId: number) =>
  *   `conversation_late_activity`, or with a message past its watermark (not indexed yet).
  * Each conversation is in one of these with its own `updated_at`, so the merge is the exact order.
  */
-async function latestByIndexes(db: Kysely<Database>, engine: Engine, tenantId: number, filter: ConversationFilter, page: ConversationPageRequest) {
+async function latestByIndexes(db: Kysely<Database>, engine: Engine, tenantId: number, filter: ConversationFilter, page: ConversationPageRequest, search: Search) {
   const pages: Array<Promise<ConversationListPosition[]>> = [];
   const columns = ['id', 'vip', 'queued_at', 'updated_at'] as const;
   const limit = limitParam(page.limit);
   if (filter.state === undefined) {
-    const open = filtered(db, engine, tenantId, filter).where('state', 'in', ['waiting', 'processing']).select(columns);
+    const open = filtered(db, engine, tenantId, filter, search).where('state', 'in', ['waiting', 'processing']).select(columns);
     pages.push(ordered(open, 'recent', page.after).limit(limit).execute().then((rows) => rows.map(toPosition)));
   }
-  let closed = filtered(db, engine, tenantId, filter).where('state', '=', 'closed').where(sql<SqlBool>`conversations.updated_at = conversations.closed_at`);
+  let closed = filtered(db, engine, tenantId, filter, search).where('state', '=', 'closed').where(sql<SqlBool>`conversations.updated_at = conversations.closed_at`);
   const after = page.after;
   if (after) closed = closed.where((eb) => eb.or([eb('closed_at', '<', after.updatedAt), eb.and([eb('closed_at', '=', after.updatedAt), eb('id', '<', after.id)])]));
   pages.push(closed.select(columns).orderBy('closed_at', 'desc').orderBy('id', 'desc').limit(limit).execute().then((rows) => rows.map(toPosition)));
-  const late = filtered(db, engine, tenantId, filter).where('state', '=', 'closed').where(lateActivity(tenantId)).select(columns);
+  const late = filtered(db, engine, tenantId, filter, search).where('state', '=', 'closed').where(lateActivity(tenantId, search.watermark)).select(columns);
   pages.push(ordered(late, 'recent', page.after).limit(limit).execute().then((rows) => rows.map(toPosition)));
   return mergePages('recent', page.limit, await Promise.all(pages));
 }
@@ -166,18 +172,21 @@ export async function listConversations(
   filter: ConversationFilter,
   page: ConversationPageRequest,
 ): Promise<ConversationListPosition[]> {
+  const latest = servedByLatestIndexes(filter, page);
+  const watermark = filter.text !== undefined || latest ? await readWatermark(db) : 0;
   if (filter.label !== undefined) {
-    const labelled = await listPage(db, engine, tenantId, filter, page, 'labels');
-    const tagged = await listPage(db, engine, tenantId, filter, page, 'tags');
+    const labelled = await listPage(db, engine, tenantId, filter, page, { watermark, half: 'labels' });
+    const tagged = await listPage(db, engine, tenantId, filter, page, { watermark, half: 'tags' });
     return mergePages(page.order, page.limit, [labelled, tagged]);
   }
-  if (servedByLatestIndexes(filter, page)) return latestByIndexes(db, engine, tenantId, filter, page);
-  return listPage(db, engine, tenantId, filter, page);
+  if (latest) return latestByIndexes(db, engine, tenantId, filter, page, { watermark });
+  return listPage(db, engine, tenantId, filter, page, { watermark });
 }
 
 /** The inbox's counts: one pass over the open conversations the filter keeps (the `conversations_queue` index leads with tenant and state). */
 export async function countConversations(db: Kysely<Database>, engine: Engine, tenantId: number, filter: ConversationFilter, me: number): Promise<ConversationCountsRow> {
-  const row = await filtered(db, engine, tenantId, filter)
+  const watermark = filter.text !== undefined ? await readWatermark(db) : 0;
+  const row = await filtered(db, engine, tenantId, filter, { watermark })
     .where('state', 'in', ['waiting', 'processing'])
     .select([
       sql<number | string | null>`SUM(CASE WHEN state = 'waiting' THEN 1 ELSE 0 END)`.as('waiting'),

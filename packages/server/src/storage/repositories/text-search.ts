@@ -14,15 +14,24 @@
  * with a line feed, so a needle holding one, and on SQLite a needle shorter than 3 characters (too
  * short for a trigram), read the messages instead.
  */
-import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import type { Database } from '../schema.js';
 import type { Engine } from '../types.js';
 
 export function containsFolded(engine: Engine, column: string, folded: string): RawBuilder<SqlBool> {
   return engine === 'sqlite' ? sql<SqlBool>`instr(parley_lower(${sql.ref(column)}), ${folded}) > 0` : sql<SqlBool>`strpos(lower(${sql.ref(column)}), ${folded}::text) > 0`;
 }
 
-/** The message id the text index has read up to (migration 126). */
-export const indexedTo = sql<number>`(SELECT s.indexed_to FROM channel_message_search s WHERE s.id = 1)`;
+/**
+ * The message id the text index has read up to (migration 126), read before the query that uses
+ * it: as a value, the planner sees that few messages lie past it (as a subquery, PostgreSQL guesses
+ * a third of the table and plans, and JIT-compiles, for that). An older value is as good, only
+ * slower: the index and the scan past it overlap.
+ */
+export async function readWatermark(db: Kysely<Database>): Promise<number> {
+  const row = await sql<{ indexed_to: number }>`SELECT indexed_to FROM channel_message_search WHERE id = 1`.execute(db);
+  return Number(row.rows[0]?.indexed_to ?? 0);
+}
 
 /** Some `txt` body of message `m` contains `folded`: read from the stored JSON. */
 function bodyContains(engine: Engine, folded: string): RawBuilder<SqlBool> {
@@ -42,10 +51,10 @@ export const ftsPhrase = (folded: string): string => `"${folded.replaceAll('"', 
 /** A LIKE pattern (escape `\`) for "contains `folded`". */
 export const likeContains = (folded: string): string => `%${folded.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-/** Some `txt` body of one of the conversation's messages contains `folded` (already lower-case). */
-export function hasMessageText(engine: Engine, folded: string): RawBuilder<SqlBool> {
+/** Some `txt` body of one of the conversation's messages contains `folded` (already lower-case); `watermark` from `readWatermark`. */
+export function hasMessageText(engine: Engine, folded: string, watermark: number): RawBuilder<SqlBool> {
   if (folded.includes('\n') || (engine === 'sqlite' && [...folded].length < 3)) return scanMessageText(engine, folded);
-  const fresh = sql`SELECT m.conversation_id FROM channel_messages m WHERE m.id > ${indexedTo} AND ${bodyContains(engine, folded)}`;
+  const fresh = sql`SELECT m.conversation_id FROM channel_messages m WHERE m.id > ${watermark} AND ${bodyContains(engine, folded)}`;
   if (engine === 'sqlite') {
     return sql<SqlBool>`conversations.id IN (SELECT m.conversation_id FROM channel_messages m
       WHERE m.id IN (SELECT rowid FROM channel_message_text WHERE channel_message_text MATCH ${ftsPhrase(folded)})
