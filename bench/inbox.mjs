@@ -144,7 +144,7 @@ async function seedPostgres(world, url) {
 
 /**
  * Waits until the conversation search's background indexer has read every seeded message (its
- * watermark, `channel_message_search.indexed_to`, reaches the last message id); seconds taken, or
+ * watermark, `indexed_to` of `channel_message_fts_state` (SQLite) or `channel_message_text_state`, reaches the last message id); seconds taken, or
  * null on a build without the indexer. The searches are measured on the index, not on the catch-up.
  */
 async function waitForIndexer(pgUrl) {
@@ -153,13 +153,12 @@ async function waitForIndexer(pgUrl) {
   const client = pgUrl ? new pg.Client({ connectionString: pgUrl }) : undefined;
   await client?.connect();
   const read = async (query) => (sqlite ? sqlite.prepare(query).get() : (await client.query(query)).rows[0]);
+  const table = pgUrl ? 'channel_message_text_state' : 'channel_message_fts_state';
   try {
-    const exists = await read(
-      pgUrl ? `SELECT to_regclass('channel_message_search') IS NOT NULL AS n` : `SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'channel_message_search'`,
-    );
+    const exists = await read(pgUrl ? `SELECT to_regclass('${table}') IS NOT NULL AS n` : `SELECT COUNT(*) AS n FROM sqlite_master WHERE name = '${table}'`);
     if (!exists?.n) return null;
     for (;;) {
-      const row = await read('SELECT (SELECT indexed_to FROM channel_message_search) AS mark, (SELECT MAX(id) FROM channel_messages) AS last');
+      const row = await read(`SELECT COALESCE((SELECT indexed_to FROM ${table}), 0) AS mark, (SELECT MAX(id) FROM channel_messages) AS last`);
       if (Number(row.mark) >= Number(row.last)) return (performance.now() - started) / 1000;
       if (performance.now() - started > 600_000) throw new Error(`the text index did not catch up in 10 minutes (${row.mark} of ${row.last})`);
       await new Promise((resolve) => setTimeout(resolve, 200));

@@ -60,7 +60,7 @@ describe.each(ENGINES)('conversation list search on %s', (engine) => {
     expect(await watermark()).toBe(await lastMessageId());
     await check();
   }
-  const watermark = async () => Number((await sql<{ n: number }>`SELECT indexed_to AS n FROM channel_message_search`.execute(t.app.parley.storage.db)).rows[0]?.n);
+  const watermark = async () => Number((await sql<{ n: number }>`SELECT indexed_to AS n FROM ${sql.table(engine === 'sqlite' ? 'channel_message_fts_state' : 'channel_message_text_state')}`.execute(t.app.parley.storage.db)).rows[0]?.n ?? 0);
   const lastMessageId = async () => Number((await sql<{ n: number }>`SELECT MAX(id) AS n FROM channel_messages`.execute(t.app.parley.storage.db)).rows[0]?.n);
   const messageId = async (msgId: string) => Number((await sql<{ id: number }>`SELECT id FROM channel_messages WHERE msg_id = ${msgId}`.execute(t.app.parley.storage.db)).rows[0]?.id);
   /** The message ids the engine's text index holds for `needle` (read from the index itself). */
@@ -68,7 +68,7 @@ describe.each(ENGINES)('conversation list search on %s', (engine) => {
     const db = t.app.parley.storage.db;
     const rows =
       engine === 'sqlite'
-        ? (await sql<{ id: number }>`SELECT rowid AS id FROM channel_message_text WHERE channel_message_text MATCH ${`"${needle}"`}`.execute(db)).rows
+        ? (await sql<{ id: number }>`SELECT rowid AS id FROM channel_message_fts WHERE channel_message_fts MATCH ${`"${needle}"`}`.execute(db)).rows
         : (await sql<{ id: number }>`SELECT message_id AS id FROM channel_message_text WHERE text LIKE ${`%${needle}%`}`.execute(db)).rows;
     return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
   }

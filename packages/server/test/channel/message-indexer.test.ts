@@ -56,7 +56,7 @@ describe.each(ENGINES)('the conversation search indexer on %s', (engine) => {
   const api = (w: World, token: string, method: 'GET' | 'POST', path: string, body?: unknown) =>
     call(t.app, token, method, `/api/tenants/${w.tenantId}/conversations${path}`, body);
   const open = async (w: World, from: string, text: string) => (await sendCustomerMessage(t.app, w.assoc, { from, text, ext: { queue_name: 'sales' } })).conversation_id;
-  const watermark = async () => Number((await sql<{ n: number }>`SELECT indexed_to AS n FROM channel_message_search`.execute(db())).rows[0]?.n);
+  const watermark = async () => Number((await sql<{ n: number }>`SELECT indexed_to AS n FROM ${sql.table(engine === 'sqlite' ? 'channel_message_fts_state' : 'channel_message_text_state')}`.execute(db())).rows[0]?.n ?? 0);
   const lastMessageId = async () => Number((await sql<{ n: number }>`SELECT MAX(id) AS n FROM channel_messages`.execute(db())).rows[0]?.n);
   async function close(w: World, id: number): Promise<void> {
     expect((await api(w, w.agent.token, 'POST', `/${id}/accept`)).status).toBe(200);

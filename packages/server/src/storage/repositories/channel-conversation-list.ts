@@ -173,7 +173,7 @@ export async function listConversations(
   page: ConversationPageRequest,
 ): Promise<ConversationListPosition[]> {
   const latest = servedByLatestIndexes(filter, page);
-  const watermark = filter.text !== undefined || latest ? await readWatermark(db) : 0;
+  const watermark = filter.text !== undefined || latest ? await readWatermark(db, engine) : 0;
   if (filter.label !== undefined) {
     const labelled = await listPage(db, engine, tenantId, filter, page, { watermark, half: 'labels' });
     const tagged = await listPage(db, engine, tenantId, filter, page, { watermark, half: 'tags' });
@@ -185,7 +185,7 @@ export async function listConversations(
 
 /** The inbox's counts: one pass over the open conversations the filter keeps (the `conversations_queue` index leads with tenant and state). */
 export async function countConversations(db: Kysely<Database>, engine: Engine, tenantId: number, filter: ConversationFilter, me: number): Promise<ConversationCountsRow> {
-  const watermark = filter.text !== undefined ? await readWatermark(db) : 0;
+  const watermark = filter.text !== undefined ? await readWatermark(db, engine) : 0;
   const row = await filtered(db, engine, tenantId, filter, { watermark })
     .where('state', 'in', ['waiting', 'processing'])
     .select([

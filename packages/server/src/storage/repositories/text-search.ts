@@ -8,7 +8,7 @@
  * messages' folded text (migration 126) up to its watermark, which the background indexer
  * (channel-message-search.ts) moves, and scans the few messages past the watermark directly, so
  * a message is found the moment it is stored. SQLite's index is the FTS5 table
- * `channel_message_text` (trigram tokenizer: a phrase of 3 characters or more is a substring
+ * `channel_message_fts` (trigram tokenizer: a phrase of 3 characters or more is a substring
  * match); PostgreSQL's is the table `channel_message_text` searched with `LIKE` (served by a
  * `pg_trgm` GIN index when the extension could be created). Both keep a message's bodies apart
  * with a line feed, so a needle holding one, and on SQLite a needle shorter than 3 characters (too
@@ -22,14 +22,17 @@ export function containsFolded(engine: Engine, column: string, folded: string): 
   return engine === 'sqlite' ? sql<SqlBool>`instr(parley_lower(${sql.ref(column)}), ${folded}) > 0` : sql<SqlBool>`strpos(lower(${sql.ref(column)}), ${folded}::text) > 0`;
 }
 
+/** The table of the text index's watermark: each engine's own (migration 126). */
+export const watermarkTable = (engine: Engine) => sql.table(engine === 'sqlite' ? 'channel_message_fts_state' : 'channel_message_text_state');
+
 /**
- * The message id the text index has read up to (migration 126), read before the query that uses
+ * The message id the text index has read up to (migration 126; 0 before its first step), read before the query that uses
  * it: as a value, the planner sees that few messages lie past it (as a subquery, PostgreSQL guesses
  * a third of the table and plans, and JIT-compiles, for that). An older value is as good, only
  * slower: the index and the scan past it overlap.
  */
-export async function readWatermark(db: Kysely<Database>): Promise<number> {
-  const row = await sql<{ indexed_to: number }>`SELECT indexed_to FROM channel_message_search WHERE id = 1`.execute(db);
+export async function readWatermark(db: Kysely<Database>, engine: Engine): Promise<number> {
+  const row = await sql<{ indexed_to: number }>`SELECT indexed_to FROM ${watermarkTable(engine)} WHERE id = 1`.execute(db);
   return Number(row.rows[0]?.indexed_to ?? 0);
 }
 
@@ -57,7 +60,7 @@ export function hasMessageText(engine: Engine, folded: string, watermark: number
   const fresh = sql`SELECT m.conversation_id FROM channel_messages m WHERE m.id > ${watermark} AND ${bodyContains(engine, folded)}`;
   if (engine === 'sqlite') {
     return sql<SqlBool>`conversations.id IN (SELECT m.conversation_id FROM channel_messages m
-      WHERE m.id IN (SELECT rowid FROM channel_message_text WHERE channel_message_text MATCH ${ftsPhrase(folded)})
+      WHERE m.id IN (SELECT rowid FROM channel_message_fts WHERE channel_message_fts MATCH ${ftsPhrase(folded)})
       UNION ${fresh})`;
   }
   return sql<SqlBool>`conversations.id IN (SELECT t.conversation_id FROM channel_message_text t WHERE t.text LIKE ${likeContains(folded)} UNION ${fresh})`;

@@ -13,8 +13,10 @@ import type { Migration } from '../../types.js';
  *   owner may create it; where it cannot be created, the migration goes on without the index and
  *   the search reads this table in full: the same answers, slower. A message's deletion (cascades
  *   included) removes its row.
- * - `channel_message_search`: one row, `indexed_to`: every message with an id up to it has been
- *   read by the indexer; the search scans the messages past it directly.
+ * - `channel_message_text_state`: one row (none before the indexer's first step: 0), `indexed_to`:
+ *   every message with an id up to it has been read by the indexer; the search scans the messages
+ *   past it directly. No row is written here, so a restore or `copy-to` fills these tables from
+ *   its source alone (a copy from SQLite leaves them empty: the indexer reads every message).
  * - `conversation_late_activity`: closed conversations whose `updated_at` moved after they closed.
  */
 export const messageSearch: Migration = {
@@ -39,8 +41,7 @@ export const messageSearch: Migration = {
         CREATE INDEX channel_message_text_trgm ON channel_message_text USING gin (text gin_trgm_ops);
       END IF;
     END $$`,
-    `CREATE TABLE channel_message_search (id INTEGER PRIMARY KEY CHECK (id = 1), indexed_to BIGINT NOT NULL)`,
-    `INSERT INTO channel_message_search (id, indexed_to) VALUES (1, 0)`,
+    `CREATE TABLE channel_message_text_state (id INTEGER PRIMARY KEY CHECK (id = 1), indexed_to BIGINT NOT NULL)`,
     `CREATE TABLE conversation_late_activity (
       tenant_id BIGINT NOT NULL,
       conversation_id BIGINT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
