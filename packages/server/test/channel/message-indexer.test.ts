@@ -76,9 +76,9 @@ describe.each(ENGINES)('the conversation search indexer on %s', (engine) => {
     return ids;
   }
   /** The latest-activity order read straight from `updated_at`. */
-  async function byUpdatedAt(w: World, state?: string): Promise<number[]> {
+  async function byUpdatedAt(w: World, state?: string, range?: [number, number]): Promise<number[]> {
     const rows = await sql<{ id: number }>`SELECT id FROM conversations WHERE tenant_id = ${w.tenantId} ${state ? sql`AND state = ${state}` : sql``}
-      ORDER BY updated_at DESC, id DESC`.execute(db());
+      ${range ? sql`AND updated_at BETWEEN ${range[0]} AND ${range[1]}` : sql``} ORDER BY updated_at DESC, id DESC`.execute(db());
     return rows.rows.map((r) => Number(r.id));
   }
 
@@ -129,6 +129,10 @@ describe.each(ENGINES)('the conversation search indexer on %s', (engine) => {
     const expected = await byUpdatedAt(w);
     expect(expected[0]).toBe(convs[1]);
     const expectedClosed = await byUpdatedAt(w, 'closed');
+    const times = (await sql<{ t: number }>`SELECT updated_at AS t FROM conversations WHERE tenant_id = ${w.tenantId} AND state = 'closed' ORDER BY updated_at`.execute(db())).rows.map((r) => Number(r.t));
+    const range: [number, number] = [times[1]!, times[2]!];
+    const expectedInRange = await byUpdatedAt(w, undefined, range);
+    expect(expectedInRange.length).toBeGreaterThan(1);
     for (const indexed of [false, true]) {
       if (indexed) await t.app.parley.channel.indexer.run();
       expect(await watermark() === (await lastMessageId())).toBe(indexed);
@@ -137,6 +141,7 @@ describe.each(ENGINES)('the conversation search indexer on %s', (engine) => {
       expect(await listAll(w, 'state=closed&sort=latest', 100)).toEqual(expectedClosed);
       expect(await listAll(w, 'state=closed&sort=latest', 1)).toEqual(expectedClosed);
       expect(await listAll(w, 'state=closed&sort=newest', 3)).toEqual([...expectedClosed].sort((a, b) => b - a));
+      expect(await listAll(w, `sort=latest&from=${range[0]}&to=${range[1]}`, 1)).toEqual(expectedInRange);
     }
     const late = await sql<{ id: number }>`SELECT conversation_id AS id FROM conversation_late_activity WHERE tenant_id = ${w.tenantId}`.execute(db());
     expect(late.rows.map((r) => Number(r.id))).toEqual([convs[1]]);

@@ -150,6 +150,9 @@ async function latestByIndexes(db: Kysely<Database>, engine: Engine, tenantId: n
     pages.push(ordered(open, 'recent', page.after).limit(limit).execute().then((rows) => rows.map(toPosition)));
   }
   let closed = filtered(db, engine, tenantId, filter, search).where('state', '=', 'closed').where(sql<SqlBool>`conversations.updated_at = conversations.closed_at`);
+  // There `updated_at` is `closed_at`: the time bounds become the index's range too.
+  if (filter.updatedFrom !== undefined) closed = closed.where('closed_at', '>=', filter.updatedFrom);
+  if (filter.updatedTo !== undefined) closed = closed.where('closed_at', '<=', filter.updatedTo);
   const after = page.after;
   if (after) closed = closed.where((eb) => eb.or([eb('closed_at', '<', after.updatedAt), eb.and([eb('closed_at', '=', after.updatedAt), eb('id', '<', after.id)])]));
   pages.push(closed.select(columns).orderBy('closed_at', 'desc').orderBy('id', 'desc').limit(limit).execute().then((rows) => rows.map(toPosition)));
