@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Modules } from './modules.js';
 
-/** Expired tokens, media, IM messages and operator events, swept by whichever instance holds the task (config.workers only). */
+/** Expired tokens, media, IM messages and operator events swept, the conversation search's index kept, by whichever instance holds the task (config.workers only). */
 export function schedulePeriodicTasks({ config, coordination, accounts, im, channel, operations }: Modules): void {
   if (!config.workers) return;
   coordination.singletons.every('accounts.purge-tokens', 10 * 60_000, async () => {
@@ -26,6 +26,11 @@ export function schedulePeriodicTasks({ config, coordination, accounts, im, chan
   coordination.singletons.every('operations.retention', 60 * 60_000, async () => {
     await operations.sweep();
   });
+  if (config.searchIndexIntervalMs > 0) {
+    coordination.singletons.every('channel.message-index', config.searchIndexIntervalMs, async () => {
+      await channel.indexer.run();
+    });
+  }
 }
 
 /** Starts the workers when the app is ready and closes everything when it closes. */

@@ -18,6 +18,7 @@ import { kyselyAutomationRepository } from '../storage/repositories/channel-auto
 import { kyselyAgentToolsRepository } from '../storage/repositories/channel-agent-tools.js';
 import { kyselyReportsRepository, kyselySupervisorRepository } from '../storage/repositories/channel-reports.js';
 import { kyselyMediaRepository } from '../storage/repositories/channel-media.js';
+import { kyselyMessageSearchIndex } from '../storage/repositories/channel-message-search.js';
 import { kyselyOperationsRepository } from '../storage/repositories/operations.js';
 import { kyselyImFilesRepository } from '../storage/repositories/im-files.js';
 import { kyselyImHistory } from '../storage/repositories/im-history.js';
@@ -84,6 +85,7 @@ export function storageRepositories(storage: Storage, secrets: SecretBox, jobs: 
       supervisor: kyselySupervisorRepository(db),
       reports: kyselyReportsRepository(db),
       media: kyselyMediaRepository(db, { lockTenant: !singleWriter }),
+      messageSearch: kyselyMessageSearchIndex(db, storage.capabilities.engine),
     },
   };
 }

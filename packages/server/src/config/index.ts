@@ -118,6 +118,12 @@ export interface Config {
    */
   readonly workers: boolean;
   /**
+   * How often the conversation search's background indexer runs, ms (PARLEY_SEARCH_INDEX_INTERVAL_MS,
+   * modules/channel/message-indexer.ts); 0 runs none here (the search still finds every message,
+   * reading the ones past the index's watermark directly). Only with `workers`.
+   */
+  readonly searchIndexIntervalMs: number;
+  /**
    * Instances' heartbeat (modules/cluster): written every `heartbeatMs` (PARLEY_HEARTBEAT_MS); an
    * instance whose beat has not moved for `deadAfterMs` (PARLEY_INSTANCE_DEAD_AFTER_MS) is dead
    * and its leased jobs are released to the others.
@@ -328,6 +334,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     msyncProvisionTimeoutMs: int(env, 'PARLEY_MSYNC_PROVISION_TIMEOUT_MS', 10_000, 100, 600_000),
     msyncPendingPerIp: int(env, 'PARLEY_MSYNC_PENDING_PER_IP', 32, 1, 100_000),
     workers: bool(env, 'PARLEY_WORKERS', true),
+    searchIndexIntervalMs: int(env, 'PARLEY_SEARCH_INDEX_INTERVAL_MS', 1_000, 0, 3_600_000),
     cluster: Object.freeze({
       heartbeatMs: int(env, 'PARLEY_HEARTBEAT_MS', 1_000, 100, 60_000),
       deadAfterMs: int(env, 'PARLEY_INSTANCE_DEAD_AFTER_MS', 3_000, 300, 600_000),

@@ -14,6 +14,8 @@ import { runParley, startParley } from '../helpers/process.js';
 
 const ADMIN_JS = fileURLToPath(new URL('../../dist/admin-cli.js', import.meta.url));
 const BOOKKEEPING = new Set(['parley_migrations', 'parley_copy_state']);
+/** PostgreSQL's own tables of the conversation search's index (migration 126): SQLite has none, the copy leaves them empty and the indexer fills them. */
+const POSTGRES_ONLY = new Set(['channel_message_text', 'channel_message_text_state']);
 
 /** Runs copy-to and kills it (SIGKILL) once it has written some batches of a table but not all. */
 function copyKilledMidway(env: Record<string, string>, url: string): Promise<string> {
@@ -108,6 +110,7 @@ describe.skipIf(!ENGINES.includes('postgres'))('copy-to PostgreSQL', () => {
     expect(resumed.code).toBe(0);
     expect(resumed.stderr).toMatch(/resuming an interrupted copy/);
     expect(resumed.stderr).toMatch(/conversation_changes skipped \(SQLite only\)/);
+    expect(resumed.stderr).toMatch(/channel_message_text left empty \(PostgreSQL only\)/);
     const lines = resumed.stdout.trim().split('\n');
     expect(lines.at(-1)).toMatch(/^Copied .* \(schema \d+, resumed\) into the PostgreSQL database: \d+ rows in [\d.]+ s\./);
 
@@ -118,7 +121,7 @@ describe.skipIf(!ENGINES.includes('postgres'))('copy-to PostgreSQL', () => {
     expect(to).not.toHaveProperty('parley_copy_state');
     for (const [table, n] of Object.entries(to)) {
       if (BOOKKEEPING.has(table)) continue;
-      expect(n, table).toBe(from[table]);
+      expect(n, table).toBe(POSTGRES_ONLY.has(table) ? 0 : from[table]);
       expect(printed[table], table).toBe(String(n));
     }
     for (const table of ['tenants', 'users', 'rest_channels', 'conversations', 'channel_messages', 'channel_media', 'im_apps', 'im_users', 'im_messages', 'im_offline', 'callback_rules']) {

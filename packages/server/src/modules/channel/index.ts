@@ -42,6 +42,8 @@ import type { AgentToolsRepository } from './agent-tools-ports.js';
 import { Reports } from './reports.js';
 import { Supervisor } from './supervisor.js';
 import type { ReportsRepository, SupervisorRepository } from './report-ports.js';
+import { MessageIndexer } from './message-indexer.js';
+import type { MessageSearchIndex } from './message-search-ports.js';
 
 export interface ChannelModule {
   associations: AssociationsService;
@@ -61,6 +63,8 @@ export interface ChannelModule {
   events: ChannelEventBus;
   media: ChannelMedia;
   pusher: ReplyPusher;
+  /** The conversation search's background indexer (run periodically by the composition root; tests call `run`). */
+  indexer: MessageIndexer;
 }
 
 /** The channel's storage ports; app.ts builds the concrete repositories for the engine in use. */
@@ -75,6 +79,7 @@ export interface ChannelRepositories {
   supervisor: SupervisorRepository;
   reports: ReportsRepository;
   media: MediaRepository;
+  messageSearch: MessageSearchIndex;
 }
 
 export interface ChannelDeps {
@@ -137,5 +142,6 @@ export function createChannelModule(deps: ChannelDeps): ChannelModule {
     events,
     media: new ChannelMedia(deps.repositories.media, mediaDir(deps.dataDir), deps.publicUrl, deps.clock, deps.media ?? DEFAULT_MEDIA_LIMITS),
     pusher,
+    indexer: new MessageIndexer(deps.repositories.messageSearch, deps.clock),
   };
 }

@@ -143,7 +143,10 @@ async function copyTables(raw: RawSqlite, client: pg.Client, batchRows: number, 
     const from = sourceTables.get(target.name);
     const total = from ? sqliteCount(raw, target.name) : 0;
     counts.push([target.name, total]);
-    if (!from) continue;
+    if (!from) {
+      progress(`copy-to: ${target.name} left empty (PostgreSQL only)`);
+      continue;
+    }
     const missing = target.columns.filter((c) => !from.columns.includes(c));
     if (missing.length > 0) throw new Refused(`table ${target.name} has columns ${missing.join(', ')} in PostgreSQL but not in SQLite; the two schemas differ`);
     const row = state.get(target.name);

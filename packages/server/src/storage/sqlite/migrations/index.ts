@@ -42,8 +42,10 @@ import { imGroupInvites } from './122-im-group-invites.js';
 import { imContactRemarks } from './123-im-contact-remarks.js';
 import { imConversationPins } from './124-im-conversation-pins.js';
 import { imConversationMarkSets } from './125-im-conversation-mark-sets.js';
+import { messageSearch } from './126-message-search.js';
+import { conversationsClosed } from './127-conversations-closed.js';
 import { conversationChanges } from './129-conversation-changes.js';
 import { imOfflineMessageIndex } from './132-im-offline-message-index.js';
 
 /** SQLite migrations, in order. Append; never edit a released one. */
-export const sqliteMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, conversationEpoch, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin, callbackResendOutcome, instances, imPendingFanout, foreignKeyIndexes, imLiveReceivers, imOriginsAttributes, imContacts, imFiles, imHistory, imConversationMarks, imOnlineOnly, imGroupReads, conversationEvents, receiptsRatings, queueAutomation, agentTools, secretOverlap, callbackRedrive, presendRules, callbackDeliveries, imGroupSettings, imGroupRequests, operatorEvents, storeKeyExpiry, reportTimes, imPendingFanoutTable, imGroupLists, imGroupNotes, imGroupInvites, imContactRemarks, imConversationPins, imConversationMarkSets, conversationChanges, imOfflineMessageIndex];
+export const sqliteMigrations: readonly Migration[] = [accounts, jobs, channel, im, callbacks, conversationEpoch, mediaRetention, callbackStoreSize, associationNames, conversationCustomer, imAdmin, callbackResendOutcome, instances, imPendingFanout, foreignKeyIndexes, imLiveReceivers, imOriginsAttributes, imContacts, imFiles, imHistory, imConversationMarks, imOnlineOnly, imGroupReads, conversationEvents, receiptsRatings, queueAutomation, agentTools, secretOverlap, callbackRedrive, presendRules, callbackDeliveries, imGroupSettings, imGroupRequests, operatorEvents, storeKeyExpiry, reportTimes, imPendingFanoutTable, imGroupLists, imGroupNotes, imGroupInvites, imContactRemarks, imConversationPins, imConversationMarkSets, messageSearch, conversationsClosed, conversationChanges, imOfflineMessageIndex];
