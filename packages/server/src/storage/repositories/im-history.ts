@@ -2,7 +2,7 @@ import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { HistoryQuery, ImHistoryRepository } from '../../modules/im/history.js';
 import type { Database } from '../schema.js';
 import type { Engine } from '../types.js';
-import { MESSAGE_COLUMNS, storedMessageOf, type MessageRow } from './im-message-row.js';
+import { CHAT, MESSAGE_COLUMNS, storedMessageOf, type MessageRow } from './im-message-row.js';
 
 type MessagesQuery = SelectQueryBuilder<Database, 'im_messages', MessageRow>;
 
@@ -32,11 +32,11 @@ export function kyselyImHistory(db: Kysely<Database>, engine: Engine): ImHistory
     async page(q) {
       const c = q.conversation;
       if (c.kind === 'group') {
-        let base = select().where('app_id', '=', q.appId).where('receiver', '=', c.groupId).where('chat_type', '!=', 'chat');
+        let base = select().where('app_id', '=', q.appId).where('receiver', '=', c.groupId).where('chat_type', '<>', CHAT);
         if (c.sender !== undefined) base = base.where('sender', '=', c.sender);
         return (await filtered(base, q).execute()).map(storedMessageOf);
       }
-      const half = (from: string, to: string) => filtered(select().where('app_id', '=', q.appId).where('sender', '=', from).where('receiver', '=', to).where('chat_type', '=', 'chat'), q).execute();
+      const half = (from: string, to: string) => filtered(select().where('app_id', '=', q.appId).where('sender', '=', from).where('receiver', '=', to).where('chat_type', '=', CHAT), q).execute();
       const [sent, received] = await Promise.all([half(c.me, c.peer), c.me === c.peer ? Promise.resolve([]) : half(c.peer, c.me)]);
       const sign = q.direction === 'up' ? -1 : 1;
       return [...sent, ...received]
