@@ -54,7 +54,8 @@ async function latestConversations(db: Kysely<Database>, appId: string, username
 /**
  * The conversation list read from im_messages (migration 83's indexes): a user's one-to-one peers
  * are the groups of `(sender, receiver)` ranges both ways, a group's latest message one index seek
- * per group; unread counts are index ranges after the read mark.
+ * per group; unread counts are index ranges after the read mark. Every query names its chat type
+ * (`CHAT`): on PostgreSQL those indexes are partial by it (migration 131).
  */
 export function kyselyImConversations(db: Kysely<Database>): ImConversationsRepository {
   return {

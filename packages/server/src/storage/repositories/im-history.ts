@@ -15,7 +15,8 @@ const firstBodyType = (engine: Engine) =>
  * History pages (migration 83 keeps them index range scans): a one-to-one page is two ranges of
  * `(app_id, sender, receiver, msg_id)`, one per direction of the pair, merged; a group's is one
  * range of `(app_id, receiver, msg_id)`. Time and type filters are checked on the rows the range
- * walks, in msg_id order (msg_ids grow with time).
+ * walks, in msg_id order (msg_ids grow with time). On PostgreSQL those indexes are partial by chat
+ * type (migration 131), so each query names its chat type (`CHAT`).
  */
 export function kyselyImHistory(db: Kysely<Database>, engine: Engine): ImHistoryRepository {
   const filtered = (base: MessagesQuery, q: HistoryQuery): MessagesQuery => {
