@@ -3,7 +3,7 @@ import type { ConversationMarks, ConversationRef, ImConversationsRepository } fr
 import { markBit } from '../../modules/im/conversation-mark-set.js';
 import { markKey } from '../../modules/im/conversations.js';
 import type { Database } from '../schema.js';
-import { MESSAGE_COLUMNS, storedMessageOf } from './im-message-row.js';
+import { CHAT, MESSAGE_COLUMNS, storedMessageOf } from './im-message-row.js';
 
 const id = (v: number | string | bigint | null | undefined): string => String(v ?? 0);
 
@@ -14,7 +14,7 @@ async function latestConversations(db: Kysely<Database>, appId: string, username
     .select(['receiver as peer', (eb) => eb.fn.max('msg_id').as('last')])
     .where('app_id', '=', appId)
     .where('sender', '=', username)
-    .where('chat_type', '=', 'chat')
+    .where('chat_type', '=', CHAT)
     .groupBy('receiver')
     .execute();
   // The user's received messages, grouped by sender here: a GROUP BY sender in SQL lets SQLite's
@@ -25,14 +25,14 @@ async function latestConversations(db: Kysely<Database>, appId: string, username
     .select(['sender as peer', 'msg_id as last'])
     .where('app_id', '=', appId)
     .where('receiver', '=', username)
-    .where('chat_type', '=', 'chat')
+    .where('chat_type', '=', CHAT)
     .execute();
   const groups = db
     .selectFrom('im_members as m')
     .innerJoin('im_groups as g', 'g.id', 'm.group_id')
     .select([
       'm.group_id as peer',
-      sql<number | string | null>`(SELECT MAX(x.msg_id) FROM im_messages x WHERE x.app_id = m.app_id AND x.receiver = m.group_id)`.as('last'),
+      sql<number | string | null>`(SELECT MAX(x.msg_id) FROM im_messages x WHERE x.app_id = m.app_id AND x.receiver = m.group_id AND x.chat_type <> 'chat')`.as('last'),
     ])
     .where('m.app_id', '=', appId)
     .where('m.username', '=', username)
@@ -54,7 +54,8 @@ async function latestConversations(db: Kysely<Database>, appId: string, username
 /**
  * The conversation list read from im_messages (migration 83's indexes): a user's one-to-one peers
  * are the groups of `(sender, receiver)` ranges both ways, a group's latest message one index seek
- * per group; unread counts are index ranges after the read mark.
+ * per group; unread counts are index ranges after the read mark. Every query names its chat type
+ * (`CHAT`): on PostgreSQL those indexes are partial by it (migration 131).
  */
 export function kyselyImConversations(db: Kysely<Database>): ImConversationsRepository {
   return {
@@ -85,7 +86,7 @@ export function kyselyImConversations(db: Kysely<Database>): ImConversationsRepo
           .where('app_id', '=', appId)
           .where('msg_id', '>', Number(c.afterMsgId) as never)
           .where('timestamp', '>=', since);
-        return c.kind === 'chat' ? query.where('sender', '=', c.peer).where('receiver', '=', username).where('chat_type', '=', 'chat') : query.where('receiver', '=', c.peer).where('sender', '!=', username);
+        return c.kind === 'chat' ? query.where('sender', '=', c.peer).where('receiver', '=', username).where('chat_type', '=', CHAT) : query.where('receiver', '=', c.peer).where('chat_type', '<>', CHAT).where('sender', '!=', username);
       };
       const [first, ...rest] = items.map(count);
       const rows = await rest.reduce((union, query) => union.unionAll(query), first!).execute();
@@ -101,9 +102,10 @@ export function kyselyImConversations(db: Kysely<Database>): ImConversationsRepo
           .where('app_id', '=', appId)
           .where('sender', '=', from)
           .where('receiver', '=', to)
+          .where('chat_type', '=', CHAT)
           .executeTakeFirst();
       if (ref.kind === 'group') {
-        const row = await db.selectFrom('im_messages').select((eb) => eb.fn.max('msg_id').as('last')).where('app_id', '=', appId).where('receiver', '=', ref.peer).executeTakeFirst();
+        const row = await db.selectFrom('im_messages').select((eb) => eb.fn.max('msg_id').as('last')).where('app_id', '=', appId).where('receiver', '=', ref.peer).where('chat_type', '<>', CHAT).executeTakeFirst();
         return id(row?.last);
       }
       const [a, b] = await Promise.all([max(username, ref.peer), max(ref.peer, username)]);

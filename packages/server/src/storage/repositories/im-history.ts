@@ -2,7 +2,7 @@ import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { HistoryQuery, ImHistoryRepository } from '../../modules/im/history.js';
 import type { Database } from '../schema.js';
 import type { Engine } from '../types.js';
-import { MESSAGE_COLUMNS, storedMessageOf, type MessageRow } from './im-message-row.js';
+import { CHAT, MESSAGE_COLUMNS, storedMessageOf, type MessageRow } from './im-message-row.js';
 
 type MessagesQuery = SelectQueryBuilder<Database, 'im_messages', MessageRow>;
 
@@ -15,7 +15,8 @@ const firstBodyType = (engine: Engine) =>
  * History pages (migration 83 keeps them index range scans): a one-to-one page is two ranges of
  * `(app_id, sender, receiver, msg_id)`, one per direction of the pair, merged; a group's is one
  * range of `(app_id, receiver, msg_id)`. Time and type filters are checked on the rows the range
- * walks, in msg_id order (msg_ids grow with time).
+ * walks, in msg_id order (msg_ids grow with time). On PostgreSQL those indexes are partial by chat
+ * type (migration 131), so each query names its chat type (`CHAT`).
  */
 export function kyselyImHistory(db: Kysely<Database>, engine: Engine): ImHistoryRepository {
   const filtered = (base: MessagesQuery, q: HistoryQuery): MessagesQuery => {
@@ -32,11 +33,11 @@ export function kyselyImHistory(db: Kysely<Database>, engine: Engine): ImHistory
     async page(q) {
       const c = q.conversation;
       if (c.kind === 'group') {
-        let base = select().where('app_id', '=', q.appId).where('receiver', '=', c.groupId).where('chat_type', '!=', 'chat');
+        let base = select().where('app_id', '=', q.appId).where('receiver', '=', c.groupId).where('chat_type', '<>', CHAT);
         if (c.sender !== undefined) base = base.where('sender', '=', c.sender);
         return (await filtered(base, q).execute()).map(storedMessageOf);
       }
-      const half = (from: string, to: string) => filtered(select().where('app_id', '=', q.appId).where('sender', '=', from).where('receiver', '=', to).where('chat_type', '=', 'chat'), q).execute();
+      const half = (from: string, to: string) => filtered(select().where('app_id', '=', q.appId).where('sender', '=', from).where('receiver', '=', to).where('chat_type', '=', CHAT), q).execute();
       const [sent, received] = await Promise.all([half(c.me, c.peer), c.me === c.peer ? Promise.resolve([]) : half(c.peer, c.me)]);
       const sign = q.direction === 'up' ? -1 : 1;
       return [...sent, ...received]

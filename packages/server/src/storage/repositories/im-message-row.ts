@@ -3,9 +3,16 @@
  * conversation list, recall and edit): the columns read and the one mapping to `StoredMessage`. The
  * drain's reads (imMessages.ts) map the live-delivery columns as well.
  */
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { StoredMessage } from '../../modules/im/ports.js';
 import type { ImMessagesTable } from '../tables/im.js';
+
+/**
+ * The chat type `chat` written into the SQL as a literal: the history and list reads compare with it
+ * (`= CHAT` one-to-one, `<> CHAT` a group's or room's), and on PostgreSQL that comparison is what lets
+ * them use the partial indexes of migration 131 whatever plan the statement gets.
+ */
+export const CHAT = sql.lit<'chat'>('chat');
 
 /** The columns a `StoredMessage` is read from. */
 export const MESSAGE_COLUMNS = ['app_id', 'msg_id', 'sender', 'receiver', 'chat_type', 'source', 'timestamp', 'payload'] as const;
