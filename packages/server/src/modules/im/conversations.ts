@@ -85,7 +85,13 @@ export const markKey = (ref: ConversationRef): string => `${ref.kind} ${ref.peer
 export const CONVERSATIONS_MAX_PAGE = 50;
 const CURSOR = /^\d{1,19}$/;
 
-const later = (a: string, b: string): boolean => BigInt(a) > BigInt(b);
+/**
+ * Whether msg_id `a` is later than `b`: both decimal without leading zeros (as stored ids print), so
+ * the longer is the larger and equal lengths compare as text, with no BigInt per comparison (a list
+ * sorts every conversation of the user).
+ */
+export const laterMsgId = (a: string, b: string): boolean => (a.length === b.length ? a > b : a.length > b.length);
+const later = laterMsgId;
 
 /** The visible conversations, latest first, of one page after `cursor` (pure). */
 export function visiblePage(
@@ -94,12 +100,13 @@ export function visiblePage(
   cursor: string | undefined,
   limit: number,
 ): { page: Array<ConversationRef & { lastMsgId: string }>; more: boolean } {
+  const after = cursor === undefined ? undefined : BigInt(cursor).toString();
   const visible = latest
     .filter((c) => {
       const mark = marks.get(markKey(c));
       return !mark || later(c.lastMsgId, mark.hiddenMsgId);
     })
-    .filter((c) => cursor === undefined || later(cursor, c.lastMsgId))
+    .filter((c) => after === undefined || later(after, c.lastMsgId))
     .sort((a, b) => (later(a.lastMsgId, b.lastMsgId) ? -1 : 1));
   return { page: visible.slice(0, limit), more: visible.length > limit };
 }

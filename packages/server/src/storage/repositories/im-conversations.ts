@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { ConversationMarks, ConversationOverview, ConversationRef, ImConversationsRepository, PageItem } from '../../modules/im/conversations.js';
 import { markBit } from '../../modules/im/conversation-mark-set.js';
-import { markKey } from '../../modules/im/conversations.js';
+import { laterMsgId, markKey } from '../../modules/im/conversations.js';
 import type { Database } from '../schema.js';
 import { storedMessageOf, type MessageRow } from './im-message-row.js';
 
@@ -53,7 +53,7 @@ async function overview(db: Kysely<Database>, appId: string, username: string): 
     } else {
       const last = id(row.last_id);
       const known = chats.get(row.peer);
-      if (known === undefined || BigInt(last) > BigInt(known)) chats.set(row.peer, last);
+      if (known === undefined || laterMsgId(last, known)) chats.set(row.peer, last);
     }
   }
   return { latest: [...[...chats].map(([peer, lastMsgId]) => ({ kind: 'chat' as const, peer, lastMsgId })), ...groups], marks };
