@@ -11,8 +11,9 @@ const COLUMNS = 'app_id, msg_id, sender, receiver, chat_type, source, timestamp,
 
 const NIL = 'CAST(NULL AS BIGINT)';
 const NONE = `${NIL} AS read_msg_id, ${NIL} AS hidden_msg_id, ${NIL} AS cleared_msg_id, ${NIL} AS pinned_at, ${NIL} AS mark_set`;
-const OVERVIEW = `SELECT 'c' AS src, 'chat' AS kind, receiver AS peer, MAX(msg_id) AS last_id, ${NONE} FROM im_messages WHERE app_id = $1 AND sender = $2 AND chat_type = 'chat' GROUP BY receiver
-  UNION ALL SELECT 'c', 'chat', sender, msg_id, ${NONE} FROM im_messages WHERE app_id = $3 AND receiver = $4 AND chat_type = 'chat'
+/** The conversations-and-marks statement; PostgreSQL groups the received side in SQL, SQLite in the server. */
+const overview = (kind) => `SELECT 'c' AS src, 'chat' AS kind, receiver AS peer, MAX(msg_id) AS last_id, ${NONE} FROM im_messages WHERE app_id = $1 AND sender = $2 AND chat_type = 'chat' GROUP BY receiver
+  UNION ALL SELECT 'c', 'chat', sender, ${kind === 'sqlite' ? 'msg_id' : 'MAX(msg_id)'}, ${NONE} FROM im_messages WHERE app_id = $3 AND receiver = $4 AND chat_type = 'chat'${kind === 'sqlite' ? '' : ' GROUP BY sender'}
   UNION ALL SELECT 'g', 'group', m.group_id, (SELECT MAX(x.msg_id) FROM im_messages x WHERE x.app_id = m.app_id AND x.receiver = m.group_id), ${NONE} FROM im_members m JOIN im_groups g ON g.id = m.group_id WHERE m.app_id = $5 AND m.username = $6 AND g.kind = 'group'
   UNION ALL SELECT 'm', kind, peer, ${NIL}, read_msg_id, hidden_msg_id, cleared_msg_id, pinned_at, mark_set FROM im_conversation_marks WHERE app_id = $7 AND username = $8`;
 
@@ -35,10 +36,10 @@ function pageQuery(appId, lister, since, rows) {
 }
 
 /** [title, SQL with $1… placeholders, parameters] of each query but the page's (the SQL of the repositories). */
-function queries(appId, me, peer, lister, since) {
+function queries(kind, appId, me, peer, lister, since) {
   return [
     ['history: one direction of the pair, latest 20', `SELECT ${COLUMNS} FROM im_messages WHERE app_id = $1 AND sender = $2 AND receiver = $3 AND chat_type = 'chat' AND timestamp >= $4 ORDER BY msg_id DESC LIMIT 20`, [appId, me, peer, since]],
-    ['list: the user\'s conversations and marks (one statement)', OVERVIEW, [appId, lister, appId, lister, appId, lister, appId, lister]],
+    ['list: the user\'s conversations and marks (one statement)', overview(kind), [appId, lister, appId, lister, appId, lister, appId, lister]],
   ];
 }
 
@@ -49,8 +50,8 @@ export async function explainReads(db, org, { me, peer, lister }) {
     const sqlite = new Database(db.file, { readonly: true, timeout: 30_000 });
     try {
       const appId = sqlite.prepare(`SELECT id FROM im_apps WHERE org_name = ? AND app_name = 'im'`).get(org).id;
-      const rows = sqlite.prepare(OVERVIEW.replace(/\$\d+/g, '?')).all(appId, lister, appId, lister, appId, lister, appId, lister);
-      for (const [title, text, params] of [...queries(appId, me, peer, lister, since), pageQuery(appId, lister, since, rows)]) {
+      const rows = sqlite.prepare(overview('sqlite').replace(/\$\d+/g, '?')).all(appId, lister, appId, lister, appId, lister, appId, lister);
+      for (const [title, text, params] of [...queries(db.kind, appId, me, peer, lister, since), pageQuery(appId, lister, since, rows)]) {
         const rows = sqlite.prepare(`EXPLAIN QUERY PLAN ${text.replace(/\$\d+/g, '?')}`).all(...params);
         out.push(`${title}:\n${rows.map((r) => `    ${r.detail}`).join('\n')}`);
       }
@@ -63,8 +64,8 @@ export async function explainReads(db, org, { me, peer, lister }) {
   await client.connect();
   try {
     const appId = (await client.query(`SELECT id FROM im_apps WHERE org_name = $1 AND app_name = 'im'`, [org])).rows[0].id;
-    const { rows } = await client.query(OVERVIEW, [appId, lister, appId, lister, appId, lister, appId, lister]);
-    for (const [title, text, params] of [...queries(appId, me, peer, lister, since), pageQuery(appId, lister, since, rows)]) {
+    const { rows } = await client.query(overview('pg'), [appId, lister, appId, lister, appId, lister, appId, lister]);
+    for (const [title, text, params] of [...queries(db.kind, appId, me, peer, lister, since), pageQuery(appId, lister, since, rows)]) {
       const rows = (await client.query(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, params)).rows;
       out.push(`${title}:\n${rows.map((r) => `    ${r['QUERY PLAN']}`).join('\n')}`);
     }

@@ -80,7 +80,7 @@ describe.each(ENGINES)('conversation list storage on %s', (engine) => {
 
   it('reads the conversations (peers both ways, groups with messages) and every mark in one statement', async () => {
     const counter = statementCounter();
-    const { latest, marks } = await kyselyImConversations(storage.db.withPlugin(counter)).overview(APP.id, 'alice');
+    const { latest, marks } = await kyselyImConversations(storage.db.withPlugin(counter), engine).overview(APP.id, 'alice');
     expect(counter.count).toBe(1);
     expect([...latest].sort((a, b) => a.peer.localeCompare(b.peer))).toEqual([
       { kind: 'chat', peer: 'bob', lastMsgId: '3' },
@@ -99,7 +99,7 @@ describe.each(ENGINES)('conversation list storage on %s', (engine) => {
   it("reads a page's last messages and unread counts in one statement, in the items' order", async () => {
     const counter = statementCounter();
     const since = clock.now() - DAY;
-    const found = await kyselyImConversations(storage.db.withPlugin(counter)).page(
+    const found = await kyselyImConversations(storage.db.withPlugin(counter), engine).page(
       APP.id,
       'alice',
       [
@@ -118,12 +118,12 @@ describe.each(ENGINES)('conversation list storage on %s', (engine) => {
       [undefined, undefined, 0],
       ['4', { type: 'txt', msg: 'm4' }, 0],
     ]);
-    expect(await kyselyImConversations(storage.db).page(APP.id, 'alice', [], since)).toEqual([]);
+    expect(await kyselyImConversations(storage.db, engine).page(APP.id, 'alice', [], since)).toEqual([]);
   });
 
   it('lists a page in two statements: conversations with marks, then last messages with unread counts', async () => {
     const counter = statementCounter();
-    const conversations = new ImConversations(kyselyImConversations(storage.db.withPlugin(counter)), clock, 30 * DAY);
+    const conversations = new ImConversations(kyselyImConversations(storage.db.withPlugin(counter), engine), clock, 30 * DAY);
     const page = await conversations.list(IM_APP, 'alice', 50, undefined);
     expect(counter.count).toBe(2);
     expect(page.entries.map((e) => [e.kind, e.peer, e.last.msgId, e.unread, e.pinnedAt, e.markSet])).toEqual([

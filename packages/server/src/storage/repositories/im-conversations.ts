@@ -3,6 +3,7 @@ import type { ConversationMarks, ConversationOverview, ConversationRef, ImConver
 import { markBit } from '../../modules/im/conversation-mark-set.js';
 import { laterMsgId, markKey } from '../../modules/im/conversations.js';
 import type { Database } from '../schema.js';
+import type { Engine } from '../types.js';
 import { storedMessageOf, type MessageRow } from './im-message-row.js';
 
 const id = (v: number | string | bigint | null | undefined): string => String(v ?? 0);
@@ -23,19 +24,21 @@ interface OverviewRow {
 /**
  * Every one-to-one peer and group of the user with the msg_id of its latest message, and the user's
  * marks, in one statement (one round trip): a `UNION ALL` of index ranges, the columns a branch
- * has no use for NULL. The received side is the user's rows, grouped by sender here: a GROUP BY
- * sender in SQL lets SQLite's planner walk the whole app in `im_messages_pair` order (sender first)
- * instead of the user's range of `im_messages_receiver`.
+ * has no use for NULL. On SQLite the received side is the user's rows, grouped by sender here: a
+ * GROUP BY sender in SQL lets SQLite's planner walk the whole app in `im_messages_pair` order
+ * (sender first) instead of the user's range of `im_messages_receiver`. PostgreSQL reads that range
+ * either way, so it groups them itself and sends one row per peer.
  */
-async function overview(db: Kysely<Database>, appId: string, username: string): Promise<ConversationOverview> {
+async function overview(db: Kysely<Database>, engine: Engine, appId: string, username: string): Promise<ConversationOverview> {
   const nil = sql`CAST(NULL AS BIGINT)`;
+  const [received, grouped] = engine === 'postgres' ? [sql`MAX(msg_id)`, sql` GROUP BY sender`] : [sql`msg_id`, sql``];
   const none = sql`${nil} AS read_msg_id, ${nil} AS hidden_msg_id, ${nil} AS cleared_msg_id, ${nil} AS pinned_at, ${nil} AS mark_set`;
   const { rows } = await sql<OverviewRow>`
     SELECT 'c' AS src, 'chat' AS kind, receiver AS peer, MAX(msg_id) AS last_id, ${none}
       FROM im_messages WHERE app_id = ${appId} AND sender = ${username} AND chat_type = 'chat' GROUP BY receiver
     UNION ALL
-    SELECT 'c', 'chat', sender, msg_id, ${none}
-      FROM im_messages WHERE app_id = ${appId} AND receiver = ${username} AND chat_type = 'chat'
+    SELECT 'c', 'chat', sender, ${received}, ${none}
+      FROM im_messages WHERE app_id = ${appId} AND receiver = ${username} AND chat_type = 'chat'${grouped}
     UNION ALL
     SELECT 'g', 'group', m.group_id, (SELECT MAX(x.msg_id) FROM im_messages x WHERE x.app_id = m.app_id AND x.receiver = m.group_id), ${none}
       FROM im_members m JOIN im_groups g ON g.id = m.group_id WHERE m.app_id = ${appId} AND m.username = ${username} AND g.kind = 'group'
@@ -86,9 +89,9 @@ async function pageOf(db: Kysely<Database>, appId: string, username: string, ite
  * are the groups of `(sender, receiver)` ranges both ways, a group's latest message one index seek
  * per group; unread counts are index ranges after the read mark.
  */
-export function kyselyImConversations(db: Kysely<Database>): ImConversationsRepository {
+export function kyselyImConversations(db: Kysely<Database>, engine: Engine): ImConversationsRepository {
   return {
-    overview: (appId, username) => overview(db, appId, username),
+    overview: (appId, username) => overview(db, engine, appId, username),
     async marks(appId, username) {
       const rows = await db.selectFrom('im_conversation_marks').selectAll().where('app_id', '=', appId).where('username', '=', username).execute();
       return new Map<string, ConversationMarks>(
