@@ -31,7 +31,7 @@ function pageQuery(appId, lister, since, rows) {
       THEN (SELECT COUNT(*) FROM im_messages u WHERE u.app_id = ${p(appId)} AND u.sender = t.peer AND u.receiver = ${p(lister)} AND u.chat_type = 'chat' AND u.msg_id > t.read_after AND u.timestamp >= ${p(since)})
       ELSE (SELECT COUNT(*) FROM im_messages u WHERE u.app_id = ${p(appId)} AND u.receiver = t.peer AND u.msg_id > t.read_after AND u.sender <> ${p(lister)} AND u.timestamp >= ${p(since)})
     END AS n
-  FROM t JOIN im_messages m ON m.app_id = ${p(appId)} AND m.msg_id = t.last_id`;
+  FROM t CROSS JOIN im_messages m WHERE m.app_id = ${p(appId)} AND m.msg_id = t.last_id`;
   return [`list: the page's ${items.length} last messages and unread counts (one statement)`, text, params];
 }
 

@@ -66,7 +66,9 @@ async function overview(db: Kysely<Database>, engine: Engine, appId: string, use
  * Each page item's last message and unread count in one statement: the items as a VALUES list
  * joined to their last message by primary key, the count an index range after the item's read
  * mark (`im_messages_pair` for a peer's messages to the user, `im_messages_receiver` for a group's
- * messages from others). One plan for the page on PostgreSQL, not one per item.
+ * messages from others). One plan for the page on PostgreSQL, not one per item. `CROSS JOIN` keeps
+ * the items the outer loop on SQLite: with a plain join of 50 items its planner scans the app's
+ * messages and probes an automatic index on the items instead.
  */
 async function pageOf(db: Kysely<Database>, appId: string, username: string, items: readonly PageItem[], since: number) {
   if (items.length === 0) return [];
@@ -78,7 +80,7 @@ async function pageOf(db: Kysely<Database>, appId: string, username: string, ite
         THEN (SELECT COUNT(*) FROM im_messages u WHERE u.app_id = ${appId} AND u.sender = t.peer AND u.receiver = ${username} AND u.chat_type = 'chat' AND u.msg_id > t.read_after AND u.timestamp >= ${since})
         ELSE (SELECT COUNT(*) FROM im_messages u WHERE u.app_id = ${appId} AND u.receiver = t.peer AND u.msg_id > t.read_after AND u.sender <> ${username} AND u.timestamp >= ${since})
       END AS n
-    FROM t JOIN im_messages m ON m.app_id = ${appId} AND m.msg_id = t.last_id`.execute(db);
+    FROM t CROSS JOIN im_messages m WHERE m.app_id = ${appId} AND m.msg_id = t.last_id`.execute(db);
   const out = items.map(() => ({ last: undefined as ReturnType<typeof storedMessageOf> | undefined, unread: 0 }));
   for (const row of rows) out[Number(row.i)] = { last: storedMessageOf(row), unread: Number(row.n) };
   return out;
