@@ -69,7 +69,7 @@ export function storageRepositories(storage: Storage, secrets: SecretBox, jobs: 
       origins: kyselyImOriginsRepository(db),
       files: kyselyImFilesRepository(db, { lockApp: !singleWriter }),
       history: kyselyImHistory(db, storage.capabilities.engine),
-      conversations: kyselyImConversations(db),
+      conversations: kyselyImConversations(db, storage.capabilities.engine),
       attributes: kyselyImAttributesRepository(db),
       contacts: kyselyImContactsRepository(db),
       invites: kyselyImGroupInvitesRepository(db),

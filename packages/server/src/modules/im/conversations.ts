@@ -30,13 +30,28 @@ export interface ConversationMarks {
   markSet: number;
 }
 
+/** A conversation of a page, with where the user's unread messages start. */
+export interface PageItem extends ConversationRef {
+  lastMsgId: string;
+  /** Messages after this one (read or cleared up to it) are unread. */
+  afterMsgId: string;
+}
+
+/** Every conversation of the user with the msg_id of its latest message, and the user's marks. */
+export interface ConversationOverview {
+  latest: Array<ConversationRef & { lastMsgId: string }>;
+  marks: Map<string, ConversationMarks>;
+}
+
 export interface ImConversationsRepository {
-  /** Every conversation of the user with the msg_id of its latest message (groups: those they belong to). */
-  latest(appId: string, username: string): Promise<Array<ConversationRef & { lastMsgId: string }>>;
+  /** Every conversation of the user (groups: those they belong to) and the user's marks, read together. */
+  overview(appId: string, username: string): Promise<ConversationOverview>;
   marks(appId: string, username: string): Promise<Map<string, ConversationMarks>>;
-  messages(appId: string, msgIds: readonly string[]): Promise<StoredMessage[]>;
-  /** Messages others sent in each conversation after `afterMsgId` and at or after `since`. */
-  unread(appId: string, username: string, items: ReadonlyArray<ConversationRef & { afterMsgId: string }>, since: number): Promise<number[]>;
+  /**
+   * Each item's last message (undefined when it is gone) and the number of messages others sent in
+   * it after `afterMsgId` and at or after `since`, in the items' order.
+   */
+  page(appId: string, username: string, items: readonly PageItem[], since: number): Promise<Array<{ last: StoredMessage | undefined; unread: number }>>;
   /** The latest msg_id of one conversation ('0' when it has none). */
   latestOf(appId: string, username: string, ref: ConversationRef): Promise<string>;
   /** Sets the given marks of one conversation (others kept). */
@@ -70,7 +85,13 @@ export const markKey = (ref: ConversationRef): string => `${ref.kind} ${ref.peer
 export const CONVERSATIONS_MAX_PAGE = 50;
 const CURSOR = /^\d{1,19}$/;
 
-const later = (a: string, b: string): boolean => BigInt(a) > BigInt(b);
+/**
+ * Whether msg_id `a` is later than `b`: both decimal without leading zeros (as stored ids print), so
+ * the longer is the larger and equal lengths compare as text, with no BigInt per comparison (a list
+ * sorts every conversation of the user).
+ */
+export const laterMsgId = (a: string, b: string): boolean => (a.length === b.length ? a > b : a.length > b.length);
+const later = laterMsgId;
 
 /** The visible conversations, latest first, of one page after `cursor` (pure). */
 export function visiblePage(
@@ -79,12 +100,13 @@ export function visiblePage(
   cursor: string | undefined,
   limit: number,
 ): { page: Array<ConversationRef & { lastMsgId: string }>; more: boolean } {
+  const after = cursor === undefined ? undefined : BigInt(cursor).toString();
   const visible = latest
     .filter((c) => {
       const mark = marks.get(markKey(c));
       return !mark || later(c.lastMsgId, mark.hiddenMsgId);
     })
-    .filter((c) => cursor === undefined || later(cursor, c.lastMsgId))
+    .filter((c) => after === undefined || later(after, c.lastMsgId))
     .sort((a, b) => (later(a.lastMsgId, b.lastMsgId) ? -1 : 1));
   return { page: visible.slice(0, limit), more: visible.length > limit };
 }
@@ -100,26 +122,25 @@ export class ImConversations {
   async list(app: ImApp, username: string, limit: number, cursor: string | undefined, only: ConversationFilter = {}): Promise<ConversationPage> {
     if (cursor !== undefined && !CURSOR.test(cursor)) throw new AppError('illegal_argument', { detail: `cursor: ${cursor.slice(0, 40)} does not decode` });
     const since = this.clock.now() - this.retentionMs;
-    const [all, marks] = await Promise.all([this.repo.latest(app.id, username), this.repo.marks(app.id, username)]);
+    const { latest: all, marks } = await this.repo.overview(app.id, username);
     const latest = all.filter((c) => {
       const mark = marks.get(markKey(c));
       if (only.pinned === true && !((mark?.pinnedAt ?? 0) > 0)) return false;
       return only.mark === undefined || hasMark(mark?.markSet ?? 0, only.mark);
     });
     const { page, more } = visiblePage(latest, marks, cursor, Math.min(Math.max(limit, 1), CONVERSATIONS_MAX_PAGE));
-    const messages = new Map((await this.repo.messages(app.id, page.map((c) => c.lastMsgId))).map((m) => [m.msgId, m]));
     const afterOf = (c: ConversationRef) => {
       const mark = marks.get(markKey(c));
       if (!mark) return '0';
       return [mark.readMsgId, mark.clearedMsgId].reduce((a, b) => (later(a, b) ? a : b));
     };
-    const counts = await this.repo.unread(app.id, username, page.map((c) => ({ kind: c.kind, peer: c.peer, afterMsgId: afterOf(c) })), since);
+    const found = await this.repo.page(app.id, username, page.map((c) => ({ ...c, afterMsgId: afterOf(c) })), since);
     const entries: ConversationEntry[] = [];
     page.forEach((c, i) => {
-      const last = messages.get(c.lastMsgId);
+      const { last, unread } = found[i] ?? { last: undefined, unread: 0 };
       // A conversation whose latest message is past the history period (or was removed) is not listed.
       const mark = marks.get(markKey(c));
-      if (last && last.timestamp >= since && later(c.lastMsgId, mark?.clearedMsgId ?? '0')) entries.push({ kind: c.kind, peer: c.peer, unread: counts[i] ?? 0, last, pinnedAt: mark?.pinnedAt ?? 0, markSet: mark?.markSet ?? 0 });
+      if (last && last.timestamp >= since && later(c.lastMsgId, mark?.clearedMsgId ?? '0')) entries.push({ kind: c.kind, peer: c.peer, unread, last, pinnedAt: mark?.pinnedAt ?? 0, markSet: mark?.markSet ?? 0 });
     });
     return { entries, cursor: more ? (page.at(-1)?.lastMsgId ?? '') : '' };
   }
