@@ -43,6 +43,8 @@ const baseEnv = {
   PARLEY_SEED_DEMO: 'false',
   PARLEY_ALLOW_PRIVATE_CALLBACKS: 'true',
   PARLEY_API_RATE_LIMIT: '1000000',
+  // The seeded backlog is indexed in seconds, not at the service's default pace (250 messages a run).
+  PARLEY_SEARCH_INDEX_BATCH: process.env.PARLEY_SEARCH_INDEX_BATCH ?? '20000',
 };
 
 /** The tenant, its skill groups, agents and association, made through the API. */

@@ -109,6 +109,7 @@ export async function buildModules(base: Foundation): Promise<Modules> {
     media: config.media,
     metrics,
     pushConcurrency: config.pushConcurrency,
+    searchIndexBatch: config.searchIndexBatch,
     settings: coordination.settings,
     // Live events reach agents on every instance when instances coordinate through Redis.
     ...(coordination.kind === 'redis' ? { events: pubsubEventBus(coordination.pubsub) } : {}),

@@ -124,6 +124,11 @@ export interface Config {
    */
   readonly searchIndexIntervalMs: number;
   /**
+   * Messages the indexer reads per run, in one transaction (PARLEY_SEARCH_INDEX_BATCH): at most this
+   * many a run, so at most batch ÷ interval a second are indexed; a burst beyond waits for later runs.
+   */
+  readonly searchIndexBatch: number;
+  /**
    * Instances' heartbeat (modules/cluster): written every `heartbeatMs` (PARLEY_HEARTBEAT_MS); an
    * instance whose beat has not moved for `deadAfterMs` (PARLEY_INSTANCE_DEAD_AFTER_MS) is dead
    * and its leased jobs are released to the others.
@@ -335,6 +340,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     msyncPendingPerIp: int(env, 'PARLEY_MSYNC_PENDING_PER_IP', 32, 1, 100_000),
     workers: bool(env, 'PARLEY_WORKERS', true),
     searchIndexIntervalMs: int(env, 'PARLEY_SEARCH_INDEX_INTERVAL_MS', 1_000, 0, 3_600_000),
+    searchIndexBatch: int(env, 'PARLEY_SEARCH_INDEX_BATCH', 250, 1, 100_000),
     cluster: Object.freeze({
       heartbeatMs: int(env, 'PARLEY_HEARTBEAT_MS', 1_000, 100, 60_000),
       deadAfterMs: int(env, 'PARLEY_INSTANCE_DEAD_AFTER_MS', 3_000, 300, 600_000),

@@ -105,6 +105,8 @@ export interface ChannelDeps {
   pushConcurrency?: number;
   /** Operator events (contract 6.7): a reply push out of retries raises `delivery.exhausted` for the tenant. */
   alerts?: OperatorAlerts<ChannelTransaction>;
+  /** Messages the search's indexer reads per run, one transaction (default 250). */
+  searchIndexBatch?: number;
 }
 
 const DEFAULT_MEDIA_LIMITS: MediaLimits = { quotaBytes: 1024 * 1024 * 1024, retentionMs: 90 * 24 * 3_600_000 };
@@ -142,6 +144,8 @@ export function createChannelModule(deps: ChannelDeps): ChannelModule {
     events,
     media: new ChannelMedia(deps.repositories.media, mediaDir(deps.dataDir), deps.publicUrl, deps.clock, deps.media ?? DEFAULT_MEDIA_LIMITS),
     pusher,
-    indexer: new MessageIndexer(deps.repositories.messageSearch, deps.clock),
+    // One batch per run: the indexer's share of the single writer and of the CPU stays bounded under
+    // a send-message load; a burst past it is found by the search's scan past the watermark.
+    indexer: new MessageIndexer(deps.repositories.messageSearch, deps.clock, { batch: deps.searchIndexBatch ?? 250, maxSteps: 1 }),
   };
 }
