@@ -10,8 +10,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MessageIndexer, reachable } from '../../src/modules/channel/message-indexer.js';
 import { kyselyMessageSearchIndex } from '../../src/storage/repositories/channel-message-search.js';
-import { ADMIN, call, createTenant, createTestApp, login, type TestApp } from '../helpers/app.js';
-import { createAgent, createAssociation, createQueue, sendCustomerMessage, type TestAgent, type TestAssociation } from '../helpers/channel.js';
+import { ADMIN, call, createTestApp, login, type TestApp } from '../helpers/app.js';
+import { createSalesWorld, sendCustomerMessage, type SalesWorld } from '../helpers/channel.js';
 import type { FakeClock } from '../helpers/clock.js';
 import { ENGINES } from '../helpers/engines.js';
 
@@ -39,19 +39,8 @@ describe.each(ENGINES)('the conversation search indexer on %s', (engine) => {
   });
   afterAll(async () => t?.close());
 
-  interface World {
-    tenantId: number;
-    adminToken: string;
-    assoc: TestAssociation;
-    agent: TestAgent;
-  }
-  async function world(): Promise<World> {
-    const tenant = await createTenant(t.app, root, `Indexer${++n}`);
-    const sales = await createQueue(t.app, tenant.adminToken, tenant.tenantId, 'sales');
-    const assoc = await createAssociation(t.app, tenant.adminToken, tenant.tenantId, 'http://127.0.0.1:9/hook');
-    const agent = await createAgent(t.app, tenant.adminToken, tenant.tenantId, { queueIds: [sales] });
-    return { ...tenant, assoc, agent };
-  }
+  type World = SalesWorld;
+  const world = (): Promise<World> => createSalesWorld(t.app, root, `Indexer${++n}`);
   const db = () => t.app.parley.storage.db;
   const api = (w: World, token: string, method: 'GET' | 'POST', path: string, body?: unknown) =>
     call(t.app, token, method, `/api/tenants/${w.tenantId}/conversations${path}`, body);

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { sendMessageAuthorization, signSendMessage } from '@parley/protocol';
-import { call, login } from './app.js';
+import { call, createTenant, login } from './app.js';
 
 export interface TestAssociation {
   tenantId: number;
@@ -166,4 +166,20 @@ export async function conversation(app: FastifyInstance, token: string, tenantId
   const res = await call(app, token, 'GET', `/api/tenants/${tenantId}/conversations/${id}`);
   if (res.status !== 200) throw new Error(`read conversation failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.entity;
+}
+
+/** A tenant with one skill group (`sales`), an association pushing nowhere, and one agent of the group (offline). */
+export interface SalesWorld {
+  tenantId: number;
+  adminToken: string;
+  assoc: TestAssociation;
+  agent: TestAgent;
+}
+
+export async function createSalesWorld(app: FastifyInstance, root: string, name: string): Promise<SalesWorld> {
+  const tenant = await createTenant(app, root, name);
+  const sales = await createQueue(app, tenant.adminToken, tenant.tenantId, 'sales');
+  const assoc = await createAssociation(app, tenant.adminToken, tenant.tenantId, 'http://127.0.0.1:9/hook');
+  const agent = await createAgent(app, tenant.adminToken, tenant.tenantId, { queueIds: [sales] });
+  return { tenantId: tenant.tenantId, adminToken: tenant.adminToken, assoc, agent };
 }
