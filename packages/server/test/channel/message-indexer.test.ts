@@ -85,7 +85,7 @@ describe.each(ENGINES)('the conversation search indexer on %s', (engine) => {
 
     await sendCustomerMessage(t.app, w.assoc, { from: 'c-once', text: 'second words', msg_id: 'once-2' });
     await sendCustomerMessage(t.app, w.assoc, { from: 'c-once', text: 'third words', msg_id: 'once-3' });
-    const fresh = new MessageIndexer(store, clock, { batch: 1 });
+    const fresh = new MessageIndexer(store, clock, { batch: 1, maxSteps: 2 });
     expect(await fresh.run()).toBe(2);
     expect(await watermark()).toBe(await lastMessageId());
     const indexedWords = await t.app.parley.channel.indexer.run();

@@ -146,6 +146,6 @@ export function createChannelModule(deps: ChannelDeps): ChannelModule {
     pusher,
     // One batch per run: the indexer's share of the single writer and of the CPU stays bounded under
     // a send-message load; a burst past it is found by the search's scan past the watermark.
-    indexer: new MessageIndexer(deps.repositories.messageSearch, deps.clock, { batch: deps.searchIndexBatch ?? 250, maxSteps: 1 }),
+    indexer: new MessageIndexer(deps.repositories.messageSearch, deps.clock, { batch: deps.searchIndexBatch }),
   };
 }

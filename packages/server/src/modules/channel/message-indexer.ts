@@ -15,12 +15,18 @@
 import type { Clock } from '../../kernel/clock.js';
 import type { MessageSearchIndex, PendingMessage } from './message-search-ports.js';
 
+/** Messages read per step by default (PARLEY_SEARCH_INDEX_BATCH's default). */
+export const INDEX_BATCH = 250;
+
 export interface MessageIndexerOptions {
-  /** Messages read per step (one transaction). */
+  /** Messages read per step (one transaction); INDEX_BATCH by default. */
   batch?: number;
   /** How old the message after a gap in the ids must be before the watermark passes the gap, ms. */
   graceMs?: number;
-  /** Steps per run at most; the next run goes on. */
+  /**
+   * Steps per run at most (1 by default); the next run goes on. One step a run holds SQLite's
+   * writer briefly and takes a bounded share of the CPU beside the send-message path.
+   */
   maxSteps?: number;
 }
 
@@ -45,9 +51,9 @@ export class MessageIndexer {
     private readonly clock: Clock,
     options: MessageIndexerOptions = {},
   ) {
-    this.batch = options.batch ?? 1_000;
+    this.batch = options.batch ?? INDEX_BATCH;
     this.graceMs = options.graceMs ?? 10_000;
-    this.maxSteps = options.maxSteps ?? 50;
+    this.maxSteps = options.maxSteps ?? 1;
   }
 
   /**
