@@ -7,39 +7,25 @@
  * indexer is off here (PARLEY_SEARCH_INDEX_INTERVAL_MS=0): the tests run it.
  */
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, call, createTestApp, login, type TestApp } from '../helpers/app.js';
-import { createSalesWorld, sendCustomerMessage, type SalesWorld } from '../helpers/channel.js';
-import type { FakeClock } from '../helpers/clock.js';
+import { describe, expect, it } from 'vitest';
+import { sendCustomerMessage, type SalesWorld } from '../helpers/channel.js';
 import { ENGINES } from '../helpers/engines.js';
+import { searchSuite } from '../helpers/search-suite.js';
 
 describe.each(ENGINES)('conversation list search on %s', (engine) => {
-  let t: TestApp;
-  let clock: FakeClock;
-  let root: string;
-  let n = 0;
-
-  beforeAll(async () => {
-    t = await createTestApp(engine, { env: { PARLEY_API_RATE_LIMIT: '100000', PARLEY_SEARCH_INDEX_INTERVAL_MS: '0' } });
-    clock = t.clock as FakeClock;
-    root = await login(t.app, ADMIN.username, ADMIN.password);
-  });
-  afterAll(async () => t?.close());
-
+  const s = searchSuite(engine, 'Search');
+  const { world, api, watermark, lastMessageId } = s;
   type World = SalesWorld;
-  const world = (): Promise<World> => createSalesWorld(t.app, root, `Search${++n}`);
-  const api = (w: World, token: string, method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown) =>
-    call(t.app, token, method, `/api/tenants/${w.tenantId}/conversations${path}`, body);
   const ids = (res: { body: { entities: Array<{ id: number }> } }) => res.body.entities.map((c) => c.id);
   const open = async (w: World, from: string, text: string, tags?: string[]) =>
-    (await sendCustomerMessage(t.app, w.assoc, { from, text, ext: { queue_name: 'sales', ...(tags ? { visitor: { tags } } : {}) } })).conversation_id;
+    (await sendCustomerMessage(s.t.app, w.assoc, { from, text, ext: { queue_name: 'sales', ...(tags ? { visitor: { tags } } : {}) } })).conversation_id;
   async function search(w: World, query: string): Promise<number[]> {
     const res = await api(w, w.adminToken, 'GET', `?${query}`);
     expect(res.status, `${query}: ${JSON.stringify(res.body)}`).toBe(200);
     return ids(res);
   }
   const q = (w: World, needle: string) => search(w, `q=${encodeURIComponent(needle)}`);
-  const runIndexer = () => t.app.parley.channel.indexer.run();
+  const runIndexer = () => s.t.app.parley.channel.indexer.run();
   /** Runs `check` before the indexer ran over the messages stored so far, and again after. */
   async function beforeAndAfterIndexing(check: () => Promise<void>): Promise<void> {
     expect(await watermark()).toBeLessThan(await lastMessageId());
@@ -48,12 +34,10 @@ describe.each(ENGINES)('conversation list search on %s', (engine) => {
     expect(await watermark()).toBe(await lastMessageId());
     await check();
   }
-  const watermark = async () => Number((await sql<{ n: number }>`SELECT indexed_to AS n FROM ${sql.table(engine === 'sqlite' ? 'channel_message_fts_state' : 'channel_message_text_state')}`.execute(t.app.parley.storage.db)).rows[0]?.n ?? 0);
-  const lastMessageId = async () => Number((await sql<{ n: number }>`SELECT MAX(id) AS n FROM channel_messages`.execute(t.app.parley.storage.db)).rows[0]?.n);
-  const messageId = async (msgId: string) => Number((await sql<{ id: number }>`SELECT id FROM channel_messages WHERE msg_id = ${msgId}`.execute(t.app.parley.storage.db)).rows[0]?.id);
+  const messageId = async (msgId: string) => Number((await sql<{ id: number }>`SELECT id FROM channel_messages WHERE msg_id = ${msgId}`.execute(s.t.app.parley.storage.db)).rows[0]?.id);
   /** The message ids the engine's text index holds for `needle` (read from the index itself). */
   async function indexed(needle: string): Promise<number[]> {
-    const db = t.app.parley.storage.db;
+    const db = s.t.app.parley.storage.db;
     const rows =
       engine === 'sqlite'
         ? (await sql<{ id: number }>`SELECT rowid AS id FROM channel_message_fts WHERE channel_message_fts MATCH ${`"${needle}"`}`.execute(db)).rows
@@ -62,7 +46,7 @@ describe.each(ENGINES)('conversation list search on %s', (engine) => {
   }
   /** Accepts, replies `reply` and closes: the conversation ends in the history. */
   const firstMsgId = async (conversationId: number) =>
-    (await sql<{ msg_id: string }>`SELECT msg_id FROM channel_messages WHERE conversation_id = ${conversationId} ORDER BY id LIMIT 1`.execute(t.app.parley.storage.db)).rows[0]?.msg_id;
+    (await sql<{ msg_id: string }>`SELECT msg_id FROM channel_messages WHERE conversation_id = ${conversationId} ORDER BY id LIMIT 1`.execute(s.t.app.parley.storage.db)).rows[0]?.msg_id;
   async function closeWith(w: World, id: number, reply: string): Promise<void> {
     expect((await api(w, w.agent.token, 'POST', `/${id}/accept`)).status).toBe(200);
     expect((await api(w, w.agent.token, 'POST', `/${id}/messages`, { bodies: [{ type: 'txt', msg: reply }] })).status).toBe(200);
@@ -73,11 +57,11 @@ describe.each(ENGINES)('conversation list search on %s', (engine) => {
     const w = await world();
     const kettle = await open(w, 'c-kettle', 'My Kettle whistles all night');
     await closeWith(w, kettle, 'Please DESCALE it once a month');
-    clock.advance(3_600_000);
+    s.clock.advance(3_600_000);
     const others: number[] = [];
     for (let i = 0; i < 5; i++) {
       others.push(await open(w, `c-other-${i}`, `Question ${i} about my order`));
-      clock.advance(60_000);
+      s.clock.advance(60_000);
     }
 
     await beforeAndAfterIndexing(async () => {
@@ -98,9 +82,9 @@ describe.each(ENGINES)('conversation list search on %s', (engine) => {
   it('takes needles the index cannot: shorter than 3 characters, with LIKE or FTS syntax, with a line feed, in other scripts', async () => {
     const w = await world();
     const percent = await open(w, 'c-percent', '100% sure: "free_shipping" OR NOT?');
-    clock.advance(60_000);
+    s.clock.advance(60_000);
     const plain = await open(w, 'c-plain', 'ok then 1005 sure free shipping');
-    clock.advance(60_000);
+    s.clock.advance(60_000);
     const greek = await open(w, 'c-greek', 'ΟΔΟΣ Σοφίας 5');
 
     await beforeAndAfterIndexing(async () => {
@@ -123,7 +107,7 @@ describe.each(ENGINES)('conversation list search on %s', (engine) => {
     await runIndexer();
     expect(await q(w, 'refund')).toEqual([]);
 
-    await sendCustomerMessage(t.app, w.assoc, { from: 'c-steps', text: 'I want a REFUND now', msg_id: 'steps-2' });
+    await sendCustomerMessage(s.t.app, w.assoc, { from: 'c-steps', text: 'I want a REFUND now', msg_id: 'steps-2' });
     const refund = await messageId('steps-2');
     expect(await watermark()).toBeLessThan(refund);
     expect(await indexed('refund')).not.toContain(refund);
@@ -132,7 +116,7 @@ describe.each(ENGINES)('conversation list search on %s', (engine) => {
     expect(await indexed('refund')).toContain(refund);
     expect(await q(w, 'refund')).toEqual([id]);
 
-    const db = t.app.parley.storage.db;
+    const db = s.t.app.parley.storage.db;
     await sql`DELETE FROM channel_messages WHERE id = ${refund}`.execute(db);
     expect(await indexed('refund')).not.toContain(refund);
     expect(await q(w, 'refund')).toEqual([]);
@@ -154,11 +138,11 @@ describe.each(ENGINES)('conversation list search on %s', (engine) => {
       const a = await open(w, `c-label-${i}`, 'where is it');
       expect((await api(w, w.adminToken, 'PUT', `/${a}/labels`, { labels: ['late', 'refund'] })).status).toBe(200);
       labelled.push(a);
-      clock.advance(60_000);
+      s.clock.advance(60_000);
       tagged.push(await open(w, `c-tag-${i}`, 'where is it', ['late']));
-      clock.advance(60_000);
+      s.clock.advance(60_000);
       await open(w, `c-none-${i}`, 'where is it', ['early']);
-      clock.advance(60_000);
+      s.clock.advance(60_000);
     }
     // A conversation both labelled and tagged is listed once.
     expect((await api(w, w.adminToken, 'PUT', `/${tagged[1]}/labels`, { labels: ['late'] })).status).toBe(200);

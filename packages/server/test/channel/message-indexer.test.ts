@@ -7,13 +7,12 @@
  * order and a message written to a closed conversation, before the indexer ran and after.
  */
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MessageIndexer, reachable } from '../../src/modules/channel/message-indexer.js';
 import { kyselyMessageSearchIndex } from '../../src/storage/repositories/channel-message-search.js';
-import { ADMIN, call, createTestApp, login, type TestApp } from '../helpers/app.js';
-import { createSalesWorld, sendCustomerMessage, type SalesWorld } from '../helpers/channel.js';
-import type { FakeClock } from '../helpers/clock.js';
+import { sendCustomerMessage, type SalesWorld } from '../helpers/channel.js';
 import { ENGINES } from '../helpers/engines.js';
+import { searchSuite } from '../helpers/search-suite.js';
 
 describe('the indexer watermark over gaps in the ids', () => {
   const m = (id: number, createdAt: number) => ({ id, createdAt });
@@ -27,29 +26,14 @@ describe('the indexer watermark over gaps in the ids', () => {
 });
 
 describe.each(ENGINES)('the conversation search indexer on %s', (engine) => {
-  let t: TestApp;
-  let clock: FakeClock;
-  let root: string;
-  let n = 0;
-
-  beforeAll(async () => {
-    t = await createTestApp(engine, { env: { PARLEY_API_RATE_LIMIT: '100000', PARLEY_SEARCH_INDEX_INTERVAL_MS: '0' } });
-    clock = t.clock as FakeClock;
-    root = await login(t.app, ADMIN.username, ADMIN.password);
-  });
-  afterAll(async () => t?.close());
-
+  const s = searchSuite(engine, 'Indexer');
+  const { world, api, watermark, lastMessageId } = s;
   type World = SalesWorld;
-  const world = (): Promise<World> => createSalesWorld(t.app, root, `Indexer${++n}`);
-  const db = () => t.app.parley.storage.db;
-  const api = (w: World, token: string, method: 'GET' | 'POST', path: string, body?: unknown) =>
-    call(t.app, token, method, `/api/tenants/${w.tenantId}/conversations${path}`, body);
-  const open = async (w: World, from: string, text: string) => (await sendCustomerMessage(t.app, w.assoc, { from, text, ext: { queue_name: 'sales' } })).conversation_id;
-  const watermark = async () => Number((await sql<{ n: number }>`SELECT indexed_to AS n FROM ${sql.table(engine === 'sqlite' ? 'channel_message_fts_state' : 'channel_message_text_state')}`.execute(db())).rows[0]?.n ?? 0);
-  const lastMessageId = async () => Number((await sql<{ n: number }>`SELECT MAX(id) AS n FROM channel_messages`.execute(db())).rows[0]?.n);
+  const db = () => s.t.app.parley.storage.db;
+  const open = async (w: World, from: string, text: string) => (await sendCustomerMessage(s.t.app, w.assoc, { from, text, ext: { queue_name: 'sales' } })).conversation_id;
   async function close(w: World, id: number): Promise<void> {
     expect((await api(w, w.agent.token, 'POST', `/${id}/accept`)).status).toBe(200);
-    clock.advance(1_000);
+    s.clock.advance(1_000);
     expect((await api(w, w.agent.token, 'POST', `/${id}/close`)).status).toBe(200);
   }
   /** Every page of the list, `limit` a page, followed by its cursor. */
@@ -74,21 +58,21 @@ describe.each(ENGINES)('the conversation search indexer on %s', (engine) => {
   it('indexes once: a second run passes nothing, a stale step is refused, a new indexer resumes from the stored watermark', async () => {
     const w = await world();
     await open(w, 'c-once', 'first words');
-    await t.app.parley.channel.indexer.run();
+    await s.t.app.parley.channel.indexer.run();
     const mark = await watermark();
     expect(mark).toBe(await lastMessageId());
-    expect(await t.app.parley.channel.indexer.run()).toBe(0);
+    expect(await s.t.app.parley.channel.indexer.run()).toBe(0);
 
     const store = kyselyMessageSearchIndex(db(), engine);
     expect(await store.advance(mark - 1, mark)).toBe(false);
     expect(await watermark()).toBe(mark);
 
-    await sendCustomerMessage(t.app, w.assoc, { from: 'c-once', text: 'second words', msg_id: 'once-2' });
-    await sendCustomerMessage(t.app, w.assoc, { from: 'c-once', text: 'third words', msg_id: 'once-3' });
-    const fresh = new MessageIndexer(store, clock, { batch: 1, maxSteps: 2 });
+    await sendCustomerMessage(s.t.app, w.assoc, { from: 'c-once', text: 'second words', msg_id: 'once-2' });
+    await sendCustomerMessage(s.t.app, w.assoc, { from: 'c-once', text: 'third words', msg_id: 'once-3' });
+    const fresh = new MessageIndexer(store, s.clock, { batch: 1, maxSteps: 2 });
     expect(await fresh.run()).toBe(2);
     expect(await watermark()).toBe(await lastMessageId());
-    const indexedWords = await t.app.parley.channel.indexer.run();
+    const indexedWords = await s.t.app.parley.channel.indexer.run();
     expect(indexedWords).toBe(0);
     const found = await api(w, w.adminToken, 'GET', `?q=${encodeURIComponent('words')}`);
     expect(found.body.entities).toHaveLength(1);
@@ -99,18 +83,18 @@ describe.each(ENGINES)('the conversation search indexer on %s', (engine) => {
     const convs: number[] = [];
     for (let i = 0; i < 6; i++) {
       convs.push(await open(w, `c-latest-${i}`, `question ${i}`));
-      clock.advance(60_000);
+      s.clock.advance(60_000);
     }
     // Closed in an order unlike their opening: 4, 1, 0, 3; 2 and 5 stay open, 5 gets a new message.
     for (const i of [4, 1, 0, 3]) {
       await close(w, convs[i]!);
-      clock.advance(60_000);
+      s.clock.advance(60_000);
     }
-    await sendCustomerMessage(t.app, w.assoc, { from: 'c-latest-5', text: 'still there?', msg_id: 'latest-5b' });
-    clock.advance(60_000);
+    await sendCustomerMessage(s.t.app, w.assoc, { from: 'c-latest-5', text: 'still there?', msg_id: 'latest-5b' });
+    s.clock.advance(60_000);
     // A message written to a closed conversation after its close moves its latest activity, as
     // an agent reply does (storeAgentReply: the message and `updated_at`).
-    const now = clock.now();
+    const now = s.clock.now();
     await sql`INSERT INTO channel_messages (conversation_id, channel_id, direction, msg_id, agent_id, bodies, ext, timestamp, created_at)
       SELECT id, channel_id, 'agent', 'late-1', NULL, ${JSON.stringify([{ type: 'txt', msg: 'one more thing' }])}, '{}', ${now}, ${now} FROM conversations WHERE id = ${convs[1]!}`.execute(db());
     await sql`UPDATE conversations SET updated_at = ${now} WHERE id = ${convs[1]!}`.execute(db());
@@ -123,7 +107,7 @@ describe.each(ENGINES)('the conversation search indexer on %s', (engine) => {
     const expectedInRange = await byUpdatedAt(w, undefined, range);
     expect(expectedInRange.length).toBeGreaterThan(1);
     for (const indexed of [false, true]) {
-      if (indexed) await t.app.parley.channel.indexer.run();
+      if (indexed) await s.t.app.parley.channel.indexer.run();
       expect(await watermark() === (await lastMessageId())).toBe(indexed);
       expect(await listAll(w, 'sort=latest', 100)).toEqual(expected);
       expect(await listAll(w, 'sort=latest', 2)).toEqual(expected);
