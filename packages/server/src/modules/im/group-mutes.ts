@@ -1,7 +1,8 @@
 /**
- * Mutes and announcements of a group, as Easemob's Web SDK asks (`muteGroupMember`,
+ * Mutes and announcements of a group or chat room, as Easemob's Web SDK asks (`muteGroupMember`,
  * `unmuteGroupMember`, `getGroupMuteList`, `isInGroupMutelist`, `disableSendGroupMsg` /
- * `enableSendGroupMsg`, `fetchGroupAnnouncement` / `updateGroupAnnouncement`):
+ * `enableSendGroupMsg`, `fetchGroupAnnouncement` / `updateGroupAnnouncement`, and their `ChatRoom`
+ * twins, `disableSendChatRoomMsg` / `enableSendChatRoomMsg` for the mute of all); each call names its `kind`:
  * - the owner, an admin or the app mutes members for `muteDuration` ms (-1: until unmuted), by the
  *   injected clock; not the owner, and an admin not another admin. A mute outlives leaving the group;
  * - a muted member's group messages are refused on every protocol (group-roles.ts `checks`);
@@ -13,7 +14,7 @@ import { AppError } from '../../kernel/errors.js';
 import type { Operator } from './group-events.js';
 import type { GroupRolesService, ImGroupRolesRepository } from './group-roles.js';
 import type { ImGroupsService } from './groups.js';
-import type { ImApp, ImGroupsRepository } from './ports.js';
+import type { GroupKind, ImApp, ImGroupsRepository } from './ports.js';
 import { validUsername } from './users.js';
 
 /** An announcement's length, at most (Easemob's). */
@@ -39,15 +40,16 @@ export class GroupMutesService {
   ) {}
 
   /** Mutes members for `duration` ms (-1: until unmuted); answers each with the mute's end. */
-  async mute(app: ImApp, id: string, usernames: readonly string[], duration: number, operator: Operator): Promise<MuteEntry[]> {
+  async mute(app: ImApp, kind: GroupKind, id: string, usernames: readonly string[], duration: number, operator: Operator): Promise<MuteEntry[]> {
     if (!Number.isSafeInteger(duration) || (duration !== MUTE_FOREVER && (duration < 1 || duration > MAX_MUTE_MS))) {
       throw new AppError('illegal_argument', { detail: `mute_duration: -1 (until unmuted) or 1 to ${MAX_MUTE_MS} ms` });
     }
-    const group = await this.groups.require(app, 'group', id);
+    const group = await this.groups.require(app, kind, id);
     await this.groups.assertManager(group, operator);
     const names = await this.roles.usersOf(app, usernames);
     const members = new Set((await this.groupsRepo.members(group.id)).map((m) => m.username));
     const outside = names.filter((n) => !members.has(n));
+    // Easemob's words, for chat rooms too.
     if (outside.length > 0) throw new AppError('forbidden_op', { detail: `users [${outside.join(', ')}] are not members of this group!` });
     for (const name of names) {
       if (name === group.owner) throw new AppError('forbidden_op', { detail: 'forbidden operation on group owner!' });
@@ -61,8 +63,8 @@ export class GroupMutesService {
   }
 
   /** Unmutes users (those not muted too); answers them. */
-  async unmute(app: ImApp, id: string, usernames: readonly string[], operator: Operator): Promise<string[]> {
-    const group = await this.groups.require(app, 'group', id);
+  async unmute(app: ImApp, kind: GroupKind, id: string, usernames: readonly string[], operator: Operator): Promise<string[]> {
+    const group = await this.groups.require(app, kind, id);
     await this.groups.assertManager(group, operator);
     const names = await this.roles.usersOf(app, usernames);
     const dropped = await this.repo.drop(group.id, 'mute', names);
@@ -71,35 +73,35 @@ export class GroupMutesService {
   }
 
   /** The members muted now (owner, admins, the app). */
-  async muted(app: ImApp, id: string, operator: Operator): Promise<MuteEntry[]> {
-    const group = await this.groups.require(app, 'group', id);
+  async muted(app: ImApp, kind: GroupKind, id: string, operator: Operator): Promise<MuteEntry[]> {
+    const group = await this.groups.require(app, kind, id);
     await this.groups.assertManager(group, operator);
     const entries = await this.repo.list(group.id, 'mute', this.clock.now());
     return entries.map((e) => ({ user: e.username, expire: e.expiresAt ?? MUTE_FOREVER }));
   }
 
-  async isMuted(app: ImApp, id: string, username: string): Promise<boolean> {
-    const group = await this.groups.require(app, 'group', id);
+  async isMuted(app: ImApp, kind: GroupKind, id: string, username: string): Promise<boolean> {
+    const group = await this.groups.require(app, kind, id);
     const name = validUsername(username, 'username');
     return (await this.repo.onList(group.id, 'mute', [name], this.clock.now())).length > 0;
   }
 
   /** Mutes every member but the owner, the admins and the allow list (true), or lifts it. */
-  async muteAll(app: ImApp, id: string, muted: boolean, operator: Operator): Promise<void> {
-    const group = await this.groups.require(app, 'group', id);
+  async muteAll(app: ImApp, kind: GroupKind, id: string, muted: boolean, operator: Operator): Promise<void> {
+    const group = await this.groups.require(app, kind, id);
     await this.groups.assertManager(group, operator);
     await this.repo.setNotes(group.id, { allMuted: muted }, this.clock.now());
     await this.groups.announce(app, group, operator, { op: 'muteAll', muted });
   }
 
-  async announcement(app: ImApp, id: string): Promise<string> {
-    const group = await this.groups.require(app, 'group', id);
+  async announcement(app: ImApp, kind: GroupKind, id: string): Promise<string> {
+    const group = await this.groups.require(app, kind, id);
     return (await this.repo.notes(group.id)).announcement;
   }
 
-  async setAnnouncement(app: ImApp, id: string, text: string, operator: Operator): Promise<void> {
+  async setAnnouncement(app: ImApp, kind: GroupKind, id: string, text: string, operator: Operator): Promise<void> {
     if (text.length > MAX_ANNOUNCEMENT) throw new AppError('illegal_argument', { detail: `announcement: at most ${MAX_ANNOUNCEMENT} characters` });
-    const group = await this.groups.require(app, 'group', id);
+    const group = await this.groups.require(app, kind, id);
     await this.groups.assertManager(group, operator);
     await this.repo.setNotes(group.id, { announcement: text }, this.clock.now());
     await this.groups.announce(app, group, operator, { op: 'announcement', text });

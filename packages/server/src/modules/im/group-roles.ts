@@ -1,6 +1,7 @@
 /**
- * A group's admins, block list and allow list, as Easemob's Web SDK manages them (`setGroupAdmin`,
- * `blockGroupMember(s)`, `addUsersToGroupAllowlist`, ...). Who may do what:
+ * A group's or chat room's admins, block list and allow list, as Easemob's Web SDK manages them
+ * (`setGroupAdmin`, `blockGroupMember(s)`, `addUsersToGroupAllowlist`, ... and their `ChatRoom`
+ * twins): the same rules and lists for both kinds, each call naming its `kind`. Who may do what:
  * - admins: the owner (or the app) makes members admins and unmakes them; anyone in the group reads them;
  * - block list, allow list: the owner, an admin or the app changes and reads them (an admin not on
  *   the owner or another admin); a member may ask whether they are on the allow list;
@@ -13,7 +14,7 @@ import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import type { GroupEventListener, Operator } from './group-events.js';
 import type { GroupRoleChecks, ImGroupsService } from './groups.js';
-import type { ImApp, ImGroup, ImGroupsRepository } from './ports.js';
+import type { GroupKind, ImApp, ImGroup, ImGroupsRepository } from './ports.js';
 import { validUsername, type ImUsersService } from './users.js';
 
 /** The lists a group keeps of its users. */
@@ -100,35 +101,35 @@ export class GroupRolesService {
     return names;
   }
 
-  async admins(app: ImApp, id: string): Promise<string[]> {
-    const group = await this.groups.require(app, 'group', id);
+  async admins(app: ImApp, kind: GroupKind, id: string): Promise<string[]> {
+    const group = await this.groups.require(app, kind, id);
     return (await this.repo.list(group.id, 'admin', this.clock.now())).map((e) => e.username);
   }
 
   /** The owner makes a member an admin (true), or unmakes one (false; 404 when they were none). */
-  async setAdmin(app: ImApp, id: string, username: string, added: boolean, operator: Operator): Promise<string> {
-    const group = await this.groups.require(app, 'group', id);
+  async setAdmin(app: ImApp, kind: GroupKind, id: string, username: string, added: boolean, operator: Operator): Promise<string> {
+    const group = await this.groups.require(app, kind, id);
     this.groups.assertOwner(group, operator);
     const [name] = await this.usersOf(app, [username], 'username');
     const user = name as string;
     if (added) {
-      if (user === group.owner) throw new AppError('forbidden_op', { detail: `${user} owns group ${id}` });
-      if (!(await this.groupsRepo.isMember(group.id, user))) throw new AppError('forbidden_op', { detail: `${user} is not a member of group ${id}` });
+      if (user === group.owner) throw new AppError('forbidden_op', { detail: `${user} owns ${kind} ${id}` });
+      if (!(await this.groupsRepo.isMember(group.id, user))) throw new AppError('forbidden_op', { detail: `${user} is not a member of ${kind} ${id}` });
       await this.repo.put(group, 'admin', [user], null, this.clock.now());
     } else if ((await this.repo.drop(group.id, 'admin', [user])).length === 0) {
-      throw new AppError('service_resource_not_found', { resource: `Service resource admin ${user} of group ${id}` });
+      throw new AppError('service_resource_not_found', { resource: `Service resource admin ${user} of ${kind} ${id}` });
     }
     await this.groups.announce(app, group, operator, { op: 'admin', user, added });
     return user;
   }
 
   /** Blocks users: members among them are removed; none may be the owner (nor, for an admin, another admin). */
-  async block(app: ImApp, id: string, usernames: readonly string[], operator: Operator): Promise<string[]> {
-    const group = await this.groups.require(app, 'group', id);
+  async block(app: ImApp, kind: GroupKind, id: string, usernames: readonly string[], operator: Operator): Promise<string[]> {
+    const group = await this.groups.require(app, kind, id);
     await this.groups.assertManager(group, operator);
     const names = await this.usersOf(app, usernames);
     for (const name of names) {
-      if (name === group.owner || name === operator) throw new AppError('forbidden_op', { detail: `${name} cannot be blocked from group ${id}` });
+      if (name === group.owner || name === operator) throw new AppError('forbidden_op', { detail: `${name} cannot be blocked from ${kind} ${id}` });
       await this.groups.assertManager(group, operator, name);
     }
     const removed = await this.repo.block(group, names, this.clock.now());
@@ -137,8 +138,8 @@ export class GroupRolesService {
   }
 
   /** Takes users off the block list (those who were not on it too); answers them. */
-  async unblock(app: ImApp, id: string, usernames: readonly string[], operator: Operator): Promise<string[]> {
-    const group = await this.groups.require(app, 'group', id);
+  async unblock(app: ImApp, kind: GroupKind, id: string, usernames: readonly string[], operator: Operator): Promise<string[]> {
+    const group = await this.groups.require(app, kind, id);
     await this.groups.assertManager(group, operator);
     const names = await this.usersOf(app, usernames);
     await this.repo.drop(group.id, 'block', names);
@@ -146,15 +147,15 @@ export class GroupRolesService {
   }
 
   /** The block list or the allow list (owner, admins, the app). */
-  async listOf(app: ImApp, id: string, list: 'block' | 'allow', operator: Operator): Promise<string[]> {
-    const group = await this.groups.require(app, 'group', id);
+  async listOf(app: ImApp, kind: GroupKind, id: string, list: 'block' | 'allow', operator: Operator): Promise<string[]> {
+    const group = await this.groups.require(app, kind, id);
     await this.groups.assertManager(group, operator);
     return (await this.repo.list(group.id, list, this.clock.now())).map((e) => e.username);
   }
 
   /** Puts users on the allow list (true) or takes them off (false); answers them. */
-  async allow(app: ImApp, id: string, usernames: readonly string[], added: boolean, operator: Operator): Promise<string[]> {
-    const group = await this.groups.require(app, 'group', id);
+  async allow(app: ImApp, kind: GroupKind, id: string, usernames: readonly string[], added: boolean, operator: Operator): Promise<string[]> {
+    const group = await this.groups.require(app, kind, id);
     await this.groups.assertManager(group, operator);
     const names = await this.usersOf(app, usernames);
     const changed = added ? (await this.repo.put(group, 'allow', names, null, this.clock.now()), names) : await this.repo.drop(group.id, 'allow', names);
@@ -162,8 +163,8 @@ export class GroupRolesService {
     return names;
   }
 
-  async isAllowed(app: ImApp, id: string, username: string): Promise<boolean> {
-    const group = await this.groups.require(app, 'group', id);
+  async isAllowed(app: ImApp, kind: GroupKind, id: string, username: string): Promise<boolean> {
+    const group = await this.groups.require(app, kind, id);
     const name = validUsername(username, 'username');
     return (await this.repo.onList(group.id, 'allow', [name], this.clock.now())).length > 0;
   }

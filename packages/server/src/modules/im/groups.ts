@@ -163,10 +163,10 @@ export class ImGroupsService {
     }
   }
 
-  /** Throws 403 when one of `usernames` is on the group's block list. */
+  /** Throws 403 (rule `blocked`, which msync answers as Easemob's blacklist refusal) when one of `usernames` is on the group's block list. */
   async assertNotBlocked(group: ImGroup, usernames: readonly string[]): Promise<void> {
     const blocked = await this.roles.blocked(group, usernames);
-    if (blocked.length > 0) throw new AppError('forbidden_op', { detail: `${blocked.join(', ')} blocked from ${LABEL[group.kind]} ${group.id}` });
+    if (blocked.length > 0) throw new AppError('forbidden_op', { detail: `${blocked.join(', ')} blocked from ${LABEL[group.kind]} ${group.id}`, rule: 'blocked' });
   }
 
   /**

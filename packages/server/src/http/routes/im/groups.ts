@@ -146,7 +146,7 @@ export const imGroupRoutes: FastifyPluginAsyncTypebox<{ im: ImModule }> = async 
       return imData(request, imApp, { result: added, action: 'add_member', [idField]: request.params.id, user: validUsername(request.params.username) });
     });
 
-    const removal = { ...change, summary: `Remove members from a ${kind} (its owner, a group's admin, or the app); several names: comma-separated`, response: { 200: ImEnvelope(MembershipChanges(idField)), ...errors } };
+    const removal = { ...change, summary: `Remove members from a ${kind} (its owner, an admin, or the app); several names: comma-separated`, response: { 200: ImEnvelope(MembershipChanges(idField)), ...errors } };
     // Members reach it: the groups service lets the owner and admins remove others (and anyone themselves).
     app.delete(`/${segment}/:id/users/:username`, { config: memberScope, schema: removal }, async (request) => {
       const imApp = imAppOf(request);

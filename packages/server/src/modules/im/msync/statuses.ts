@@ -57,6 +57,8 @@ export function sendStatus(error: unknown, chatType: ImChatType, to: string): St
 /** The status of a refused chat-room join or leave. */
 export function roomStatus(error: unknown, room: string): Status {
   if (isAppError(error) && error.code === 'service_resource_not_found') return { errorCode: ErrorCode.FAIL, reason: `grpID ${room} does not exist!` };
+  // A user on the room's block list: the SDK's PERMISSION_DENIED, from Easemob's words.
+  if (isAppError(error) && error.params.rule === 'blocked') return { errorCode: ErrorCode.FAIL, reason: `can not join this group ${room}, reason: user is in the blacklist` };
   if (isAppError(error) && error.code === 'forbidden_op') return { errorCode: ErrorCode.FAIL, reason: 'group member list is full!' };
   return { errorCode: ErrorCode.FAIL, reason: isAppError(error) ? `${error.code}: ${error.message}` : 'internal error' };
 }
