@@ -92,9 +92,7 @@ export class IntegratorEvents {
   async queued(conv: Conversation): Promise<void> {
     const listed = await this.listed(conv.tenantId, conv.channelId);
     if (!listed.includes('queued')) return;
-    const line = await this.repo.waitingLine(conv.queueId, POSITION_LINE_LIMIT);
-    const index = line.findIndex((c) => c.id === conv.id);
-    const position = index < 0 ? line.length + 1 : index + 1;
+    const position = await this.repo.placeInLine(conv);
     const stats = await this.repo.queueStats(conv.queueId);
     await this.emit(conv, [{ name: 'queued', fields: { position, estimated_wait_seconds: estimatedWaitSeconds(position, stats.meanHandleMs, stats.onlineAgents) } }]);
   }
@@ -106,8 +104,8 @@ export class IntegratorEvents {
    * names (the head of the line, and further back one notice per block of places crossed). One
    * transaction writes them all: a queue moving up is one commit, not one per conversation.
    */
-  async positionsChanged(queueId: number, pivot: Pick<Conversation, 'id' | 'vip' | 'queuedAt'>): Promise<void> {
-    const line = await this.repo.waitingLine(queueId, POSITION_LINE_LIMIT);
+  async positionsChanged(queueId: number, pivot: Pick<Conversation, 'id' | 'tenantId' | 'vip' | 'queuedAt'>): Promise<void> {
+    const line = await this.repo.waitingLine(pivot.tenantId, queueId, POSITION_LINE_LIMIT);
     // The pivot still in its place joined the line ahead of the others (they moved back a place);
     // gone, or queued again at the back, it left its place (those behind it moved up one).
     const shift = line.some((conv) => conv.id === pivot.id && conv.queuedAt === pivot.queuedAt) ? -1 : 1;
