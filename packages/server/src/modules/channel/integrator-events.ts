@@ -12,7 +12,8 @@ import type { UnitOfWork } from '../../kernel/unit-of-work.js';
 import type { JobQueue, NewJob } from '../jobs/ports.js';
 import { buildEventPush, estimatedWaitSeconds, eventAgent, positionNoticeDue, type PendingEvent } from './conversation-events.js';
 import type { ConversationEventsRepository } from './event-ports.js';
-import type { AssociationsRepository, Conversation, RoutingDirectory } from './ports.js';
+import type { AssociationsService } from './associations.js';
+import type { Conversation, RoutingDirectory } from './ports.js';
 import { CHANNEL_PUSH_QUEUE, pushOrderingKey, type PushJob } from './push.js';
 import type { ChannelTransaction } from './transaction.js';
 
@@ -23,7 +24,7 @@ type EventConversation = Pick<Conversation, 'id' | 'tenantId' | 'channelId' | 'c
 
 export class IntegratorEvents {
   constructor(
-    private readonly associations: AssociationsRepository,
+    private readonly associations: Pick<AssociationsService, 'openById'>,
     private readonly repo: ConversationEventsRepository,
     private readonly directory: RoutingDirectory,
     private readonly uow: UnitOfWork<ChannelTransaction>,
@@ -31,9 +32,12 @@ export class IntegratorEvents {
     private readonly clock: Clock,
   ) {}
 
-  /** The association's `events` setting (none when it is gone). */
+  /**
+   * The association's `events` setting (none when it is gone), from the associations' cache: a
+   * change answered on any instance is seen by the next event (associations.ts).
+   */
   async listed(tenantId: number, channelId: number): Promise<readonly IntegratorEventName[]> {
-    return (await this.associations.get(tenantId, channelId))?.events ?? [];
+    return (await this.associations.openById(tenantId, channelId))?.events ?? [];
   }
 
   /**
