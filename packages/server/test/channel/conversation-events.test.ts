@@ -157,6 +157,17 @@ describe.each(ENGINES)('conversation events for the integrator on %s', (engine) 
     ]);
   });
 
+  it('tells a queued conversation its place in the whole line, past the first hundred, once the setting lists queued', async () => {
+    const { assoc } = await setup([]);
+    for (let i = 0; i < 101; i++) await sendCustomerMessage(t.app, assoc, { from: `p${i}-${n}` });
+    expect((await api(tenant.adminToken, 'PUT', `/rest/channels/${assoc.channelId}`, { events: ['queued'] })).status).toBe(200);
+    await sendCustomerMessage(t.app, assoc, { from: `p101-${n}` });
+    await settle();
+    // The agent is offline: all 101 wait ahead of the last, and only its event is pushed.
+    const got = (await receiver.waitFor(1)).map((r) => JSON.parse(r.body) as { event: string; to: string; position: number });
+    expect(got.map((b) => [b.event, b.to, b.position])).toEqual([['queued', `p101-${n}`, 102]]);
+  });
+
   it('pushes transferred with the new agent, and queued when handed back to a queue', async () => {
     const { queueId, queueName, agent, assoc } = await setup(['transferred', 'queued'], 5);
     const other = await createAgent(t.app, tenant.adminToken, tenant.tenantId, { queueIds: [queueId], maxSessions: 5, nickname: 'Bo' });

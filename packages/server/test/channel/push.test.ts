@@ -138,6 +138,29 @@ describe.each(ENGINES)('agent-reply push on %s', (engine) => {
     expect(metrics).toMatch(/parley_channel_conversations_opened_total [1-9]/);
   });
 
+  it('pushes to a changed callback address, signed with a rotated secret, from the next push on, with no time passing', async () => {
+    const assoc = await createAssociation(t.app, tenant.adminToken, tenant.tenantId, `${receiver.url}/before`);
+    const conv = await conversationWithCustomer(assoc);
+    expect((await reply(conv.id, [{ type: 'txt', msg: 'one' }])).status).toBe(200);
+    await jobs().idle();
+    const base = `/api/tenants/${tenant.tenantId}/rest/channels/${assoc.channelId}`;
+    expect((await call(t.app, tenant.adminToken, 'PUT', base, { callback_url: `${receiver.url}/after` })).status).toBe(200);
+    const rotated = await call(t.app, tenant.adminToken, 'POST', `${base}/secret`, { overlap_seconds: 0 });
+    expect(rotated.status).toBe(200);
+    expect((await reply(conv.id, [{ type: 'txt', msg: 'two' }])).status).toBe(200);
+    await jobs().idle();
+    const got = await receiver.waitFor(2);
+    expect(got.map((r) => [r.path, JSON.parse(r.body).bodies[0].msg])).toEqual([
+      ['/before', 'one'],
+      ['/after', 'two'],
+    ]);
+    const r = got[1]!;
+    const headers = { 'webhook-id': r.headers['webhook-id'] as string, 'webhook-timestamp': r.headers['webhook-timestamp'] as string, 'webhook-signature': r.headers['webhook-signature'] as string };
+    const nowSeconds = Math.floor(clock.now() / 1000);
+    expect(verifyStandardWebhook(rotated.body.entity.clientSecret, headers, r.rawBody, { nowSeconds })).toBe(true);
+    expect(verifyStandardWebhook(assoc.clientSecret, headers, r.rawBody, { nowSeconds })).toBe(false);
+  });
+
   it('retries a failing receiver with the same webhook-id until it recovers', async () => {
     const assoc = await createAssociation(t.app, tenant.adminToken, tenant.tenantId, `${receiver.url}/flaky`);
     const conv = await conversationWithCustomer(assoc);

@@ -32,6 +32,8 @@ export interface ClientAssociation extends OpenAssociation {
 }
 
 const CACHE_TTL_MS = 5_000;
+/** Channels whose Client ID `openById` remembers; past it the map starts over. */
+const CLIENT_IDS_KEPT = 10_000;
 
 /**
  * Runs a write that sets an association's name: names are unique per tenant (a unique index;
@@ -51,6 +53,8 @@ export class AssociationsService {
   private readonly byClientId: TtlCache<string, ClientAssociation | undefined>;
   /** Read-your-writes of the cached association across instances, by Client ID. */
   private readonly versions: SettingsScope;
+  /** `tenantId:channelId` -> the channel's Client ID (fixed for its life), for `openById`. */
+  private readonly clientIdOf = new Map<string, string>();
 
   constructor(
     private readonly repo: AssociationsRepository,
@@ -193,9 +197,26 @@ export class AssociationsService {
     return afterCheck(this.versions.check(clientId), read);
   }
 
-  /** Association of a channel id with its secret opened (push time: always read fresh). */
+  /**
+   * Association of a channel id with its secrets opened, for a push: the copy `byClient` caches
+   * (read and decrypted once per association per CACHE_TTL_MS, not once per push), so a rotation,
+   * change or deletion answered on any instance is seen by the next push. The channel's Client ID
+   * never changes; it is remembered per channel to find that copy.
+   */
   async openById(tenantId: number, channelId: number): Promise<OpenAssociation | undefined> {
+    const key = `${tenantId}:${channelId}`;
+    const known = this.clientIdOf.get(key);
+    if (known !== undefined) {
+      const association = await this.byClient(known);
+      if (association?.tenantId === tenantId && association.id === channelId) return association;
+      // Deleted (its id may since belong to another association): read the channel afresh.
+      this.clientIdOf.delete(key);
+    }
     const found = await this.repo.get(tenantId, channelId);
-    return found && { ...found, clientSecret: this.box.open(found.secretSealed), previousClientSecret: this.openPrevious(found) };
+    if (!found) return undefined;
+    if (this.clientIdOf.size >= CLIENT_IDS_KEPT) this.clientIdOf.clear();
+    this.clientIdOf.set(key, found.clientId);
+    const association = await this.byClient(found.clientId);
+    return association?.tenantId === tenantId && association.id === channelId ? association : undefined;
   }
 }

@@ -78,9 +78,7 @@ export class Automation {
     if (open && settings.welcome.enabled && settings.welcome.text) texts.push(settings.welcome.text);
     if (!open && settings.out_of_hours.enabled && settings.out_of_hours.text) texts.push(settings.out_of_hours.text);
     if (conv.state === 'waiting' && settings.queue_notice?.enabled && settings.queue_notice.text) {
-      const line = await this.lines.waitingLine(conv.queueId, 1000);
-      const index = line.findIndex((c) => c.id === conv.id);
-      texts.push(queueNoticeText(settings.queue_notice.text, index < 0 ? line.length + 1 : index + 1));
+      texts.push(queueNoticeText(settings.queue_notice.text, await this.lines.placeInLine(conv)));
     }
     if (texts.length) await this.systemMessages(conv, texts);
     if (hasTimers(settings)) await this.schedule(conv, settings, null);

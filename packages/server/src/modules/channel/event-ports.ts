@@ -44,7 +44,12 @@ export interface ConversationEventsRepository {
    */
   rate(conversationId: number, channelId: number, customerId: string, rating: Rating): Promise<boolean>;
   /** The queue's waiting conversations in queue order (VIP first, then queue time, then id), at most `limit`. */
-  waitingLine(queueId: number, limit: number): Promise<Conversation[]>;
+  waitingLine(tenantId: number, queueId: number, limit: number): Promise<Conversation[]>;
+  /**
+   * The place `conv` has in its queue's waiting line (1: the next served): one more than the
+   * waiting conversations ahead of it in queue order, however long the line.
+   */
+  placeInLine(conv: Pick<Conversation, 'id' | 'tenantId' | 'queueId' | 'vip' | 'queuedAt'>): Promise<number>;
   queueStats(queueId: number): Promise<QueueStats>;
   /** The tenant's online agents, of any skill group, with their load (the re-offer of automation). */
   tenantAgentLoads(tenantId: number): Promise<AgentLoad[]>;

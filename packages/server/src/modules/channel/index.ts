@@ -116,9 +116,9 @@ export function createChannelModule(deps: ChannelDeps): ChannelModule {
   const events = deps.metrics ? countingEventBus(bus, deps.metrics) : bus;
   const { directory, conversations: conversationsRepo, deliveries: deliveriesRepo } = deps.repositories;
   const associations = new AssociationsService(deps.repositories.associations, directory, deps.accounts, deps.secrets, deps.outbound, deps.clock, deps.settings);
-  const integrator = new IntegratorEvents(deps.repositories.associations, deps.repositories.conversationEvents, directory, deps.uow, deps.jobs, deps.clock);
+  const integrator = new IntegratorEvents(associations, deps.repositories.conversationEvents, directory, deps.uow, deps.jobs, deps.clock);
   const dispatcher = new Dispatcher(conversationsRepo, deps.uow, directory, events, deps.clock, integrator);
-  const pusher = new ReplyPusher(deliveriesRepo, associations, deps.outbound, events, deps.clock, deps.push, deps.alerts);
+  const pusher = new ReplyPusher(deliveriesRepo, deps.uow, associations, deps.outbound, events, deps.clock, deps.push, deps.alerts);
   // The lease covers one attempt (10 s timeout plus two small writes) with room to spare; it is
   // also the longest a push in flight during a crash waits before another run picks it up (the
   // instances' heartbeat usually releases it within seconds: modules/cluster).

@@ -12,7 +12,8 @@ import type { UnitOfWork } from '../../kernel/unit-of-work.js';
 import type { JobQueue, NewJob } from '../jobs/ports.js';
 import { buildEventPush, estimatedWaitSeconds, eventAgent, positionNoticeDue, type PendingEvent } from './conversation-events.js';
 import type { ConversationEventsRepository } from './event-ports.js';
-import type { AssociationsRepository, Conversation, RoutingDirectory } from './ports.js';
+import type { AssociationsService } from './associations.js';
+import type { Conversation, RoutingDirectory } from './ports.js';
 import { CHANNEL_PUSH_QUEUE, pushOrderingKey, type PushJob } from './push.js';
 import type { ChannelTransaction } from './transaction.js';
 
@@ -23,7 +24,7 @@ type EventConversation = Pick<Conversation, 'id' | 'tenantId' | 'channelId' | 'c
 
 export class IntegratorEvents {
   constructor(
-    private readonly associations: AssociationsRepository,
+    private readonly associations: Pick<AssociationsService, 'openById'>,
     private readonly repo: ConversationEventsRepository,
     private readonly directory: RoutingDirectory,
     private readonly uow: UnitOfWork<ChannelTransaction>,
@@ -31,9 +32,12 @@ export class IntegratorEvents {
     private readonly clock: Clock,
   ) {}
 
-  /** The association's `events` setting (none when it is gone). */
+  /**
+   * The association's `events` setting (none when it is gone), from the associations' cache: a
+   * change answered on any instance is seen by the next event (associations.ts).
+   */
   async listed(tenantId: number, channelId: number): Promise<readonly IntegratorEventName[]> {
-    return (await this.associations.get(tenantId, channelId))?.events ?? [];
+    return (await this.associations.openById(tenantId, channelId))?.events ?? [];
   }
 
   /**
@@ -92,9 +96,7 @@ export class IntegratorEvents {
   async queued(conv: Conversation): Promise<void> {
     const listed = await this.listed(conv.tenantId, conv.channelId);
     if (!listed.includes('queued')) return;
-    const line = await this.repo.waitingLine(conv.queueId, POSITION_LINE_LIMIT);
-    const index = line.findIndex((c) => c.id === conv.id);
-    const position = index < 0 ? line.length + 1 : index + 1;
+    const position = await this.repo.placeInLine(conv);
     const stats = await this.repo.queueStats(conv.queueId);
     await this.emit(conv, [{ name: 'queued', fields: { position, estimated_wait_seconds: estimatedWaitSeconds(position, stats.meanHandleMs, stats.onlineAgents) } }]);
   }
@@ -106,8 +108,8 @@ export class IntegratorEvents {
    * names (the head of the line, and further back one notice per block of places crossed). One
    * transaction writes them all: a queue moving up is one commit, not one per conversation.
    */
-  async positionsChanged(queueId: number, pivot: Pick<Conversation, 'id' | 'vip' | 'queuedAt'>): Promise<void> {
-    const line = await this.repo.waitingLine(queueId, POSITION_LINE_LIMIT);
+  async positionsChanged(queueId: number, pivot: Pick<Conversation, 'id' | 'tenantId' | 'vip' | 'queuedAt'>): Promise<void> {
+    const line = await this.repo.waitingLine(pivot.tenantId, queueId, POSITION_LINE_LIMIT);
     // The pivot still in its place joined the line ahead of the others (they moved back a place);
     // gone, or queued again at the back, it left its place (those behind it moved up one).
     const shift = line.some((conv) => conv.id === pivot.id && conv.queuedAt === pivot.queuedAt) ? -1 : 1;

@@ -243,8 +243,6 @@ export interface DeliveryAttempt {
 export interface DeliveriesRepository {
   get(id: string): Promise<Delivery | undefined>;
   list(channelId: number, status: DeliveryStatus | undefined, limit: number): Promise<Array<Delivery & { attemptLog: DeliveryAttempt[] }>>;
-  /** Appends an attempt and moves the delivery to its new status, in one transaction. */
-  recordAttempt(id: string, attempt: Omit<DeliveryAttempt, 'attempt'>, next: { status: DeliveryStatus; nextAttemptAt: number | null }, now: number): Promise<DeliveryAttempt>;
 }
 
 export interface MediaRecord {

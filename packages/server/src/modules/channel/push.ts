@@ -2,16 +2,19 @@
  * Agent-reply push (contract 3.4): one durable job per delivery, run through the shared
  * outbound sender. Jobs of one customer share an ordering key, so a later reply waits while an
  * earlier one is being retried. Every attempt is logged; the retry policy decides what next.
+ * The attempts of pushes that finish together are written by one group commit (one transaction,
+ * shared with the other writes of the moment), each before its job completes.
  */
 import { standardWebhookHeaders, type DeliveryStatus } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
+import type { GroupWriter, UnitOfWork } from '../../kernel/unit-of-work.js';
 import { liveSecrets } from '../../kernel/secret-overlap.js';
 import type { Job, JobResult } from '../jobs/ports.js';
 import type { OperatorAlerts } from '../operations/raise.js';
 import type { OutboundSender } from '../outbound/ports.js';
 import type { AssociationsService } from './associations.js';
 import type { ChannelEventBus } from './events.js';
-import type { DeliveriesRepository } from './ports.js';
+import type { DeliveriesRepository, DeliveryAttempt } from './ports.js';
 import { nextPushAttempt } from './retry-policy.js';
 import type { ChannelTransaction } from './transaction.js';
 
@@ -30,9 +33,20 @@ export interface PushSettings {
 
 export const DEFAULT_PUSH_SETTINGS: PushSettings = { timeoutMs: 10_000, maxResponseBytes: 4096 };
 
+/** One attempt to record: the delivery, what happened, its next state. */
+interface AttemptRecord {
+  id: string;
+  attempt: Omit<DeliveryAttempt, 'attempt'>;
+  next: { status: DeliveryStatus; nextAttemptAt: number | null };
+  now: number;
+}
+
 export class ReplyPusher {
+  private readonly attempts: GroupWriter<AttemptRecord, DeliveryAttempt>;
+
   constructor(
     private readonly deliveries: DeliveriesRepository,
+    uow: UnitOfWork<ChannelTransaction>,
     private readonly associations: AssociationsService,
     private readonly outbound: OutboundSender,
     private readonly events: ChannelEventBus,
@@ -41,7 +55,13 @@ export class ReplyPusher {
     /** Where a delivery out of retries raises `delivery.exhausted` (contract 6.7), with its `failed` state. */
     private readonly alerts?: OperatorAlerts<ChannelTransaction>,
     private readonly random: () => number = Math.random,
-  ) {}
+  ) {
+    this.attempts = uow.groupCommit(async (tx, records) => {
+      const written: DeliveryAttempt[] = [];
+      for (const r of records) written.push(await tx.channel.recordAttempt(r.id, r.attempt, r.next, r.now));
+      return written;
+    });
+  }
 
   /** The job handler of CHANNEL_PUSH_QUEUE. */
   readonly handle = async (job: Job<PushJob>): Promise<JobResult> => {
@@ -91,7 +111,7 @@ export class ReplyPusher {
         await raise({ scope: 'tenant', id: String(delivery.tenantId) }, { type: 'delivery.exhausted', data: exhausted });
       });
     } else {
-      await this.deliveries.recordAttempt(delivery.id, attempt, { status, nextAttemptAt }, this.clock.now());
+      await this.attempts.submit({ id: delivery.id, attempt, next: { status, nextAttemptAt }, now: this.clock.now() });
     }
     // The workspace shows a reply's delivery; a conversation event (no message) is only in the log.
     if (delivery.msgId !== null && (status !== 'pending' || job.attempts === 0)) {

@@ -2,11 +2,11 @@
  * What a channel transaction holds (the unit of work's `channel` and `jobs`): the steps each of the
  * channel's atomic writes needs, run in one transaction with the jobs they cause.
  */
-import type { MessageBody } from '@parley/protocol';
+import type { DeliveryStatus, MessageBody } from '@parley/protocol';
 import type { TransactionJobs } from '../jobs/ports.js';
 import type { ArrivalTransaction } from './arrival-store.js';
 import type { EventDeliveryRow } from './event-ports.js';
-import type { AssignmentTransaction, Conversation, DeliveriesRepository, StoredMessage } from './ports.js';
+import type { AssignmentTransaction, Conversation, DeliveryAttempt, StoredMessage } from './ports.js';
 
 export interface AgentReplyRow {
   conversation: Conversation;
@@ -38,7 +38,7 @@ export interface ChannelWrites {
   /** Sets a delivery back to pending; false when there is no such delivery. */
   requeueDelivery(id: string, now: number): Promise<boolean>;
   /** Records a push attempt and the delivery's next state (a delivery out of retries, with its operator event). */
-  recordAttempt: DeliveriesRepository['recordAttempt'];
+  recordAttempt(id: string, attempt: Omit<DeliveryAttempt, 'attempt'>, next: { status: DeliveryStatus; nextAttemptAt: number | null }, now: number): Promise<DeliveryAttempt>;
 }
 
 export interface ChannelTransaction {

@@ -59,9 +59,6 @@ export function kyselyDeliveriesRepository(db: Kysely<Database>): DeliveriesRepo
         : [];
       return rows.map((row) => ({ ...toDelivery(row), attemptLog: attempts.filter((a) => a.delivery_id === row.id).map(toAttempt) }));
     },
-    async recordAttempt(id, attempt, next, now) {
-      return db.transaction().execute((trx) => recordDeliveryAttempt(trx, id, attempt, next, now));
-    },
   };
 }
 

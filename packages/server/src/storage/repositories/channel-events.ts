@@ -4,6 +4,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { ConversationEventsRepository, EventDeliveryRow } from '../../modules/channel/event-ports.js';
+import type { Conversation } from '../../modules/channel/ports.js';
 import type { Database } from '../schema.js';
 import { limitParam } from '../precompiled.js';
 import { toConversation } from './channel-conversation-rows.js';
@@ -13,19 +14,8 @@ const STATS_SAMPLE = 50;
 
 export function kyselyConversationEventsRepository(db: Kysely<Database>): ConversationEventsRepository {
   return {
-    async waitingLine(queueId, limit) {
-      const rows = await db
-        .selectFrom('conversations')
-        .selectAll()
-        .where('queue_id', '=', queueId)
-        .where('state', '=', 'waiting')
-        .orderBy('vip', 'desc')
-        .orderBy('queued_at', 'asc')
-        .orderBy('id', 'asc')
-        .limit(limitParam(limit))
-        .execute();
-      return rows.map(toConversation);
-    },
+    waitingLine: (tenantId, queueId, limit) => waitingLine(db, tenantId, queueId, limit),
+    placeInLine: (conv) => placeInLine(db, conv),
     async openConversationOf(channelId, customerId) {
       const row = await db.selectFrom('conversations').selectAll().where('channel_id', '=', channelId).where('customer_id', '=', customerId).where('state', '<>', 'closed').executeTakeFirst();
       return row && toConversation(row);
@@ -89,6 +79,44 @@ export function kyselyConversationEventsRepository(db: Kysely<Database>): Conver
       return { meanHandleMs: spans.length ? spans.reduce((a, b) => a + b, 0) / spans.length : null, onlineAgents: Number(online?.n ?? 0) };
     },
   };
+}
+
+// Both name the tenant: the line is then a range of the index `conversations_queue (tenant_id,
+// state, queue_id, vip, queued_at)`, not a scan of the table.
+
+/** The queue's waiting conversations in queue order, at most `limit`. */
+async function waitingLine(db: Kysely<Database>, tenantId: number, queueId: number, limit: number): Promise<Conversation[]> {
+  const rows = await db
+    .selectFrom('conversations')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('state', '=', 'waiting')
+    .where('queue_id', '=', queueId)
+    .orderBy('vip', 'desc')
+    .orderBy('queued_at', 'asc')
+    .orderBy('id', 'asc')
+    .limit(limitParam(limit))
+    .execute();
+  return rows.map(toConversation);
+}
+
+/** One more than the waiting conversations ahead of `conv` in its queue (an index range, counted). */
+async function placeInLine(db: Kysely<Database>, conv: Parameters<ConversationEventsRepository['placeInLine']>[0]): Promise<number> {
+  const vip = conv.vip ? 1 : 0;
+  const row = await db
+    .selectFrom('conversations')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('tenant_id', '=', conv.tenantId)
+    .where('state', '=', 'waiting')
+    .where('queue_id', '=', conv.queueId)
+    .where((eb) =>
+      eb.or([
+        eb('vip', '>', vip),
+        eb.and([eb('vip', '=', vip), eb.or([eb('queued_at', '<', conv.queuedAt), eb.and([eb('queued_at', '=', conv.queuedAt), eb('id', '<', conv.id)])])]),
+      ]),
+    )
+    .executeTakeFirst();
+  return Number(row?.n ?? 0) + 1;
 }
 
 export async function storeEvent(trx: Kysely<Database>, row: EventDeliveryRow): Promise<void> {
