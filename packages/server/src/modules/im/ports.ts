@@ -229,6 +229,7 @@ export interface ImMessageWrites {
   editMessage(ref: MessageRef, payload: StoredMessage['payload'], maxEdits: number): Promise<number | undefined>;
   /** Events kept for users no socket of whom was reached (`frame`: JSON; pending-events.ts). */
   storeEvents(rows: ReadonlyArray<{ appId: string; username: string; id: string; frame: string }>, now: number): Promise<void>;
+  /** Forgets kept events a client acknowledged. */
   deleteEvents(appId: string, username: string, ids: readonly string[]): Promise<void>;
   /** Forgets the user's kept events stored before `cutoff` (expired). */
   deleteEventsBefore(appId: string, username: string, cutoff: number): Promise<void>;
@@ -276,6 +277,9 @@ export interface ImMessagesRepository {
   countGroupReaders(appId: string, msgId: string): Promise<number>;
   /** How many events are kept for the user (expired ones included). */
   countEvents(appId: string, username: string): Promise<number>;
-  /** Up to `limit` of the user's kept events stored at `since` or later, oldest first. */
-  readEvents(appId: string, username: string, since: number, limit: number): Promise<Array<{ id: string; frame: string }>>;
+  /**
+   * Up to `limit` of the user's kept events stored at `since` or later with an id above `afterId`
+   * ('0': from the start), oldest first. Reading changes nothing: an event stays kept until `deleteEvents`.
+   */
+  readEvents(appId: string, username: string, since: number, afterId: string, limit: number): Promise<Array<{ id: string; frame: string }>>;
 }
