@@ -313,7 +313,8 @@ export class MsyncConnection {
     this.acknowledgeKept = acknowledge;
     for (const { id, frame } of events) {
       const event = eventMeta(login, frame);
-      if (event && !this.place(event, 'kept', true, id)) return;
+      // As stored messages: held silently until the first UNREAD answer lists their queues (a NOTICE too would start a second pull).
+      if (event && !this.place(event, 'kept', this.unreadAnswered, id)) return;
     }
   }
 
