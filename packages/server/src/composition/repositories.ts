@@ -30,7 +30,6 @@ import { kyselyImMessages } from '../storage/repositories/imMessages.js';
 import { kyselyImOriginsRepository } from '../storage/repositories/imOrigins.js';
 import { kyselyImAttributesRepository } from '../storage/repositories/imAttributes.js';
 import { kyselyImContactsRepository } from '../storage/repositories/imContacts.js';
-import { kyselyImGroupInvitesRepository } from '../storage/repositories/imGroupInvites.js';
 import { storageTransaction, type StorageTransaction } from '../storage/repositories/transaction.js';
 import { OpenConversations } from '../storage/sqlite/open-conversations.js';
 import { withDomainErrors } from '../storage/errors.js';
@@ -72,7 +71,6 @@ export function storageRepositories(storage: Storage, secrets: SecretBox, jobs: 
       conversations: kyselyImConversations(db, storage.capabilities.engine),
       attributes: kyselyImAttributesRepository(db),
       contacts: kyselyImContactsRepository(db),
-      invites: kyselyImGroupInvitesRepository(db),
     },
     channel: {
       associations: withDomainErrors(kyselyAssociationsRepository(db)),

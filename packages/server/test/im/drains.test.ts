@@ -54,6 +54,7 @@ class RecordingSocket implements ImConnection {
     this.handed.push(...messages.map((m) => m.msgId));
     return [];
   }
+  sendKept(): void {}
   close(): void {}
 }
 

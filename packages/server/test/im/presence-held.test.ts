@@ -19,6 +19,7 @@ class RecordingConnection implements ImConnection {
     for (const m of messages) this.got.push(`stored ${m.msgId}`);
     return [];
   }
+  sendKept(): void {}
   room(): Promise<number> {
     return Promise.resolve(100);
   }

@@ -10,8 +10,8 @@
  *   once, or, when a user invites to a group with `invite_need_confirm`, invited and added only once
  *   they accept (group-invites.ts);
  * - change of owner: the owner, to a member.
- * Every change is announced after its write (group-events.ts); those called back are written with
- * their callback jobs (`ImGroupsService.perform`).
+ * Every change is written with its callback jobs in one transaction, then announced
+ * (`ImGroupsService.perform`, group-events.ts).
  */
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
@@ -48,8 +48,8 @@ export class GroupMembershipService {
     if (!group.public) throw new AppError('forbidden_op', { detail: `group ${id} is private: only its owner (or a member, when it allows invites) can add users` });
     await this.groups.assertNotBlocked(group, [name]);
     if (group.settings.approval) {
-      await this.repo.requestJoin(group, name, reason, this.clock.now());
-      await this.groups.announce(app, group, name, { op: 'apply', user: name, reason });
+      const now = this.clock.now();
+      await this.groups.perform(app, group, name, { op: 'apply', user: name, reason }, (tx) => tx.groups.requestJoin(group, name, reason, now));
       return 'requested';
     }
     return (await this.groups.addMember(app, 'group', id, name, name, 'APPLY')) ? 'joined' : 'member';
@@ -62,8 +62,8 @@ export class GroupMembershipService {
     const name = validUsername(applicant, 'applicant');
     const none = () => new AppError('service_resource_not_found', { resource: `Service resource request of ${name} to join group ${id}` });
     if (!accept) {
-      if (!(await this.repo.dropJoinRequest(group.id, name))) throw none();
-      await this.groups.announce(app, group, operator, { op: 'decline', user: name, reason });
+      const dropped = await this.groups.perform(app, group, operator, { op: 'decline', user: name, reason }, (tx) => tx.groups.dropJoinRequest(group.id, name), { done: Boolean });
+      if (!dropped) throw none();
       return;
     }
     const count = await this.repo.countMembers(group.id);
@@ -134,6 +134,8 @@ export class GroupMembershipService {
     // A change that fails (the owner changed meanwhile) throws, which rolls back its promotion of the new owner.
     await this.groups.perform(app, { ...group, owner: name }, operator, { op: 'owner', previous: group.owner, owner: name }, async (tx) => {
       if (!(await tx.groups.changeOwner(group, name, now))) throw notMember();
+      // A new owner is no admin.
+      await tx.groups.dropFromList(group.id, 'admin', [name]);
     });
   }
 

@@ -8,13 +8,15 @@
  * - a muted member's group messages are refused on every protocol (group-roles.ts `checks`);
  * - a mute of all members holds back every member but the owner, the admins and the allow list;
  * - the announcement: members read it, the owner, an admin or the app writes it (512 characters).
+ * Each change is written with its callback jobs in one transaction, then announced
+ * (`ImGroupsService.perform`).
  */
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Operator } from './group-events.js';
 import type { GroupRolesService, ImGroupRolesRepository } from './group-roles.js';
 import type { ImGroupsService } from './groups.js';
-import type { GroupKind, ImApp, ImGroupsRepository } from './ports.js';
+import type { GroupKind, ImApp, ImGroupsRepository, ImTransaction } from './ports.js';
 import { validUsername } from './users.js';
 
 /** An announcement's length, at most (Easemob's). */
@@ -57,8 +59,8 @@ export class GroupMutesService {
     }
     const now = this.clock.now();
     const expire = duration === MUTE_FOREVER ? MUTE_FOREVER : now + duration;
-    await this.repo.put(group, 'mute', names, duration === MUTE_FOREVER ? null : expire, now);
-    await this.groups.announce(app, group, operator, { op: 'mute', users: names, expiresAt: expire });
+    const until = duration === MUTE_FOREVER ? null : expire;
+    await this.groups.perform(app, group, operator, { op: 'mute', users: names, expiresAt: expire }, (tx) => tx.groups.putOnList(group, 'mute', names, until, now));
     return names.map((user) => ({ user, expire }));
   }
 
@@ -67,8 +69,11 @@ export class GroupMutesService {
     const group = await this.groups.require(app, kind, id);
     await this.groups.assertManager(group, operator);
     const names = await this.roles.usersOf(app, usernames);
-    const dropped = await this.repo.drop(group.id, 'mute', names);
-    if (dropped.length > 0) await this.groups.announce(app, group, operator, { op: 'unmute', users: dropped });
+    // The callback record names those muted when the call began; only their mutes are lifted.
+    const muted = await this.repo.onList(group.id, 'mute', names, this.clock.now());
+    if (muted.length === 0) return names;
+    const unmute = (tx: ImTransaction) => tx.groups.dropFromList(group.id, 'mute', muted);
+    await this.groups.perform(app, group, operator, { op: 'unmute', users: muted }, unmute, { done: (dropped) => dropped.length > 0 });
     return names;
   }
 
@@ -90,8 +95,8 @@ export class GroupMutesService {
   async muteAll(app: ImApp, kind: GroupKind, id: string, muted: boolean, operator: Operator): Promise<void> {
     const group = await this.groups.require(app, kind, id);
     await this.groups.assertManager(group, operator);
-    await this.repo.setNotes(group.id, { allMuted: muted }, this.clock.now());
-    await this.groups.announce(app, group, operator, { op: 'muteAll', muted });
+    const now = this.clock.now();
+    await this.groups.perform(app, group, operator, { op: 'muteAll', muted }, (tx) => tx.groups.setNotes(group.id, { allMuted: muted }, now));
   }
 
   async announcement(app: ImApp, kind: GroupKind, id: string): Promise<string> {
@@ -103,7 +108,7 @@ export class GroupMutesService {
     if (text.length > MAX_ANNOUNCEMENT) throw new AppError('illegal_argument', { detail: `announcement: at most ${MAX_ANNOUNCEMENT} characters` });
     const group = await this.groups.require(app, kind, id);
     await this.groups.assertManager(group, operator);
-    await this.repo.setNotes(group.id, { announcement: text }, this.clock.now());
-    await this.groups.announce(app, group, operator, { op: 'announcement', text });
+    const now = this.clock.now();
+    await this.groups.perform(app, group, operator, { op: 'announcement', text }, (tx) => tx.groups.setNotes(group.id, { announcement: text }, now));
   }
 }

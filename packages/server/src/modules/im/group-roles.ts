@@ -7,18 +7,18 @@
  *   the owner or another admin); a member may ask whether they are on the allow list;
  * - a blocked user is removed from the group and cannot join, be invited or be added again until
  *   unblocked.
- * Calls on several users check them all first: one refused refuses all. Each change is announced
- * after its write (group-events.ts). Mutes and announcements are group-mutes.ts's.
+ * Calls on several users check them all first: one refused refuses all. Each change is written with
+ * its callback jobs in one transaction, then announced (`ImGroupsService.perform`, group-events.ts).
+ * Mutes and announcements are group-mutes.ts's.
  */
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
-import type { GroupEventListener, Operator } from './group-events.js';
+import type { Operator } from './group-events.js';
 import type { GroupRoleChecks, ImGroupsService } from './groups.js';
-import type { GroupKind, ImApp, ImGroup, ImGroupsRepository } from './ports.js';
+import type { GroupKind, GroupList, ImApp, ImGroup, ImGroupsRepository, ImTransaction } from './ports.js';
 import { validUsername, type ImUsersService } from './users.js';
 
-/** The lists a group keeps of its users. */
-export type GroupList = 'admin' | 'mute' | 'block' | 'allow';
+export type { GroupList };
 
 export interface GroupListEntry {
   username: string;
@@ -36,24 +36,18 @@ export interface SpeakState {
   exempt: boolean;
 }
 
-/** The storage port of admins, mutes, block and allow lists, and the announcement (migrations 120, 121). */
+/**
+ * The storage port of admins, mutes, block and allow lists, and the announcement (migrations 120,
+ * 121): its reads. The writes are the IM transaction's (`ImGroupWrites`), with the operation's
+ * callback jobs.
+ */
 export interface ImGroupRolesRepository {
   /** A list, in the order users were put on it; mutes ended by `now` left out. */
   list(groupId: string, list: GroupList, now: number): Promise<GroupListEntry[]>;
   /** Which of `usernames` are on a list (mutes: not ended by `now`). */
   onList(groupId: string, list: GroupList, usernames: readonly string[], now: number): Promise<string[]>;
-  /** Puts users on a list; one already on it gets the new `expiresAt`. */
-  put(group: ImGroup, list: GroupList, usernames: readonly string[], expiresAt: number | null, now: number): Promise<void>;
-  /** Takes users off a list; answers those who were on it. */
-  drop(groupId: string, list: GroupList, usernames: readonly string[]): Promise<string[]>;
-  /**
-   * In one transaction: puts the users on the block list, removes those who are members (answered)
-   * and takes them off the admins.
-   */
-  block(group: ImGroup, usernames: readonly string[], now: number): Promise<string[]>;
   speakState(group: ImGroup, username: string, now: number): Promise<SpeakState>;
   notes(groupId: string): Promise<{ announcement: string; allMuted: boolean }>;
-  setNotes(groupId: string, changes: { announcement?: string; allMuted?: boolean }, now: number): Promise<void>;
 }
 
 /** Names one call takes at most (Easemob's batch). */
@@ -84,14 +78,6 @@ export class GroupRolesService {
     };
   }
 
-  /** Keeps admins members: one who leaves or is removed is no admin any more, nor is a new owner. */
-  listener(): GroupEventListener {
-    return async (event) => {
-      if (event.op === 'leave' || event.op === 'kick') await this.repo.drop(event.groupId, 'admin', [event.user]);
-      if (event.op === 'owner') await this.repo.drop(event.groupId, 'admin', [event.owner]);
-    };
-  }
-
   /** The names of a multi-user call: 1 to 60, each a user of the app (404 naming those who are not). */
   async usersOf(app: ImApp, usernames: readonly string[], field = 'usernames'): Promise<string[]> {
     if (usernames.length === 0 || usernames.length > MAX_LIST_USERS) throw new AppError('illegal_argument', { detail: `${field}: 1 to ${MAX_LIST_USERS} names` });
@@ -112,14 +98,15 @@ export class GroupRolesService {
     this.groups.assertOwner(group, operator);
     const [name] = await this.usersOf(app, [username], 'username');
     const user = name as string;
+    const operation = { op: 'admin', user, added } as const;
     if (added) {
       if (user === group.owner) throw new AppError('forbidden_op', { detail: `${user} owns ${kind} ${id}` });
       if (!(await this.groupsRepo.isMember(group.id, user))) throw new AppError('forbidden_op', { detail: `${user} is not a member of ${kind} ${id}` });
-      await this.repo.put(group, 'admin', [user], null, this.clock.now());
-    } else if ((await this.repo.drop(group.id, 'admin', [user])).length === 0) {
+      const now = this.clock.now();
+      await this.groups.perform(app, group, operator, operation, (tx) => tx.groups.putOnList(group, 'admin', [user], null, now));
+    } else if ((await this.groups.perform(app, group, operator, operation, (tx) => tx.groups.dropFromList(group.id, 'admin', [user]), { done: (dropped) => dropped.length > 0 })).length === 0) {
       throw new AppError('service_resource_not_found', { resource: `Service resource admin ${user} of ${kind} ${id}` });
     }
-    await this.groups.announce(app, group, operator, { op: 'admin', user, added });
     return user;
   }
 
@@ -132,8 +119,10 @@ export class GroupRolesService {
       if (name === group.owner || name === operator) throw new AppError('forbidden_op', { detail: `${name} cannot be blocked from ${kind} ${id}` });
       await this.groups.assertManager(group, operator, name);
     }
-    const removed = await this.repo.block(group, names, this.clock.now());
-    await this.groups.announce(app, group, operator, { op: 'block', users: names, removed });
+    const now = this.clock.now();
+    // The members removed are known once written: the subscribers are told them (a block has no callback record).
+    const block = (tx: ImTransaction) => tx.groups.block(group, names, now);
+    await this.groups.perform(app, group, operator, { op: 'block', users: names, removed: [] }, block, { told: (removed) => ({ op: 'block', users: names, removed }) });
     return names;
   }
 
@@ -142,7 +131,7 @@ export class GroupRolesService {
     const group = await this.groups.require(app, kind, id);
     await this.groups.assertManager(group, operator);
     const names = await this.usersOf(app, usernames);
-    await this.repo.drop(group.id, 'block', names);
+    await this.groups.write((tx) => tx.groups.dropFromList(group.id, 'block', names));
     return names;
   }
 
@@ -158,8 +147,10 @@ export class GroupRolesService {
     const group = await this.groups.require(app, kind, id);
     await this.groups.assertManager(group, operator);
     const names = await this.usersOf(app, usernames);
-    const changed = added ? (await this.repo.put(group, 'allow', names, null, this.clock.now()), names) : await this.repo.drop(group.id, 'allow', names);
-    if (changed.length > 0) await this.groups.announce(app, group, operator, { op: 'allow', users: changed, added });
+    const now = this.clock.now();
+    const change = async (tx: ImTransaction) => (added ? (await tx.groups.putOnList(group, 'allow', names, null, now), names) : tx.groups.dropFromList(group.id, 'allow', names));
+    const told = (changed: string[]) => ({ op: 'allow', users: changed, added }) as const;
+    await this.groups.perform(app, group, operator, told(names), change, { done: (changed) => changed.length > 0, told });
     return names;
   }
 

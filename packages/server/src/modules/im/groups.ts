@@ -1,9 +1,9 @@
 /**
  * Groups and chat rooms (contract 4.2, 6.8): one model with a `kind`. The owner is always a member;
  * members must be users of the app; `maxusers` counts the owner. Each change is done for an
- * operator (a user, or the app: `null`). A change that is called back (`group_op_event`) is written
- * with its callback jobs in one transaction (`perform`, operation-events.ts); every change is
- * announced after its write (`events`, group-events.ts).
+ * operator (a user, or the app: `null`). Every change is written with its callback jobs
+ * (`group_op_event`) in one transaction (`perform`, operation-events.ts), then announced (`events`,
+ * group-events.ts).
  */
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
@@ -74,20 +74,11 @@ export class ImGroupsService {
   }
 
   /**
-   * An operation whose write is not one of the IM transaction's (roles, mutes, invitations, edits):
-   * after it, its `group_op_event` callback jobs (if its records are any) in a transaction of their
-   * own, then the subscribers. A crash between the write and the jobs loses the callback.
-   */
-  async announce(app: ImApp, group: ImGroup, operator: Operator, operation: GroupOperation, memberCount?: number): Promise<void> {
-    const event = this.eventOf(app, group, operator, operation, memberCount ?? (await this.repo.countMembers(group.id)));
-    await this.ops.emit([{ kind: 'group_op_event', appId: group.appId, appkey: app.appkey, timestamp: event.timestamp, operation: event }]);
-    await this.events.emit(event);
-  }
-
-  /**
    * Runs the write of an operation (`work`) in one transaction with its `group_op_event` callback
-   * jobs, written when `done(result)` says it did something; then announces it. `memberCount`: the
-   * members after it, when its records name them (creation, join); otherwise counted after the commit.
+   * jobs, written when `done(result)` says it did something; then announces it. Every group
+   * operation is written this way. `memberCount`: the members after it, when its records name them
+   * (creation, join); otherwise counted after the commit. `told`: the operation the subscribers are
+   * told, when what it did is known only from its result (the callback records never depend on it).
    */
   async perform<T>(
     app: ImApp,
@@ -95,13 +86,18 @@ export class ImGroupsService {
     operator: Operator,
     operation: GroupOperation,
     work: (tx: ImTransaction) => Promise<T>,
-    options: { done?: (result: T) => boolean; memberCount?: number } = {},
+    options: { done?: (result: T) => boolean; memberCount?: number; told?: (result: T) => GroupOperation } = {},
   ): Promise<T> {
     const done = options.done ?? (() => true);
     const event = this.eventOf(app, group, operator, operation, options.memberCount ?? 0);
     const result = await this.ops.write([{ kind: 'group_op_event', appId: group.appId, appkey: app.appkey, timestamp: event.timestamp, operation: event }], work, done);
-    if (done(result)) await this.tell(app, group, operator, operation, options.memberCount);
+    if (done(result)) await this.tell(app, group, operator, options.told?.(result) ?? operation, options.memberCount);
     return result;
+  }
+
+  /** A group write that is no operation told to anyone (taking users off the block list), in a transaction of the unit of work. */
+  write<T>(work: (tx: ImTransaction) => Promise<T>): Promise<T> {
+    return this.ops.write([], work);
   }
 
   async create(app: ImApp, kind: GroupKind, input: NewGroup, operator: Operator = null): Promise<ImGroup> {
@@ -202,11 +198,12 @@ export class ImGroupsService {
       if (members > changes.maxusers) throw tooSmall(members);
     }
     // The write checks again, in the same statement, against members added meanwhile.
-    if (!(await this.repo.updateGroup(group, changes, this.clock.now()))) {
+    const now = this.clock.now();
+    const edited = { ...group, name: changes.name ?? group.name };
+    if (!(await this.perform(app, edited, operator, { op: 'update' }, (tx) => tx.groups.updateGroup(group, changes, now), { done: Boolean }))) {
       await this.require(app, kind, id);
       throw tooSmall(await this.repo.countMembers(group.id));
     }
-    await this.announce(app, { ...group, name: changes.name ?? group.name }, operator, { op: 'update' });
     return fields;
   }
 
@@ -258,7 +255,13 @@ export class ImGroupsService {
     if (operator !== name) await this.assertManager(group, operator, name);
     if (name === group.owner) throw new AppError('forbidden_op', { detail: `the owner of ${LABEL[kind]} ${id} cannot be removed` });
     const operation: GroupOperation = operator === name ? { op: 'leave', user: name } : { op: 'kick', user: name };
-    if (!(await this.perform(app, group, operator, operation, (tx) => tx.groups.removeMember(group.id, name), { done: Boolean }))) {
+    // One who leaves or is removed is no admin any more.
+    const remove = async (tx: ImTransaction) => {
+      if (!(await tx.groups.removeMember(group.id, name))) return false;
+      await tx.groups.dropFromList(group.id, 'admin', [name]);
+      return true;
+    };
+    if (!(await this.perform(app, group, operator, operation, remove, { done: Boolean }))) {
       throw new AppError('service_resource_not_found', { resource: `Service resource member ${username} of ${LABEL[kind]} ${id}` });
     }
   }

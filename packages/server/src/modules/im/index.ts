@@ -49,7 +49,7 @@ import type { PreSendHook } from './pre-send.js';
 import { InProcessPresence, type Presence } from './presence.js';
 import { SocketLimits, type SocketLimitsOptions } from './socket-limits.js';
 import type { ImApp, ImAppsRepository, ImGroupsRepository, ImMessagesRepository, ImTransaction, ImUsersRepository, MessageRef } from './ports.js';
-import type { ImAttributesRepository, ImContactsRepository, ImGroupInvitesRepository, ImOriginsRepository } from './sdk-ports.js';
+import type { ImAttributesRepository, ImContactsRepository, ImOriginsRepository } from './sdk-ports.js';
 import { UserAttributesService } from './user-attributes.js';
 import { UserStatuses } from './user-status.js';
 import { ImUsersService } from './users.js';
@@ -122,7 +122,6 @@ export interface ImRepositories {
   conversations: ImConversationsRepository;
   attributes: ImAttributesRepository;
   contacts: ImContactsRepository;
-  invites: ImGroupInvitesRepository;
 }
 
 export interface ImModuleOptions {
@@ -260,10 +259,9 @@ function groupServices(options: ImModuleOptions, users: ImUsersService, ids: IdG
   const events = new GroupEvents((error) => options.logger?.error({ err: error }, 'IM: a subscriber of a group operation failed'));
   events.subscribe(groupNotifier(repo, (appId, usernames, frame, keep) => pending.deliver(appId, usernames, frame, keep)));
   const groups = new ImGroupsService(repo, users, ids, options.clock, ops, events);
-  const invites = new GroupInvitesService(options.repositories.invites, repo, groups, options.clock);
+  const invites = new GroupInvitesService(repo, groups, options.clock);
   const groupRoles = new GroupRolesService(options.repositories.groupRoles, repo, groups, users, options.clock);
   groups.roles = groupRoles.checks();
-  events.subscribe(groupRoles.listener());
   const groupMutes = new GroupMutesService(options.repositories.groupRoles, repo, groups, groupRoles, options.clock);
   return { groups, invites, membership: new GroupMembershipService(repo, groups, users, options.clock, invites), groupRoles, groupMutes };
 }

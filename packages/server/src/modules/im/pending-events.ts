@@ -1,13 +1,18 @@
 /**
  * Events for users no socket of whom a live push reached: receipts, recalls and edits, contact
  * events (`roster`) and the group notices about the user (`group_event`, group-notices.ts
- * `keptOffline`). Kept (one JSON frame a row, `im_pending_events`) and handed to the user's next
- * socket once it is ready (after its stored messages), oldest first, then forgotten. Deleting a user
- * deletes theirs.
+ * `keptOffline`). Kept (one JSON frame a row, `im_pending_events`) and handed to each of the user's
+ * next sockets once it is ready (after its stored messages), oldest first. As stored messages, a
+ * kept event is forgotten only once a client acknowledged it (`ImConnection.sendKept`'s callback:
+ * msync, the pull carrying the batch's key; the JSON socket, the write confirmed): reading changes
+ * nothing, so a socket that closes mid-hand-over leaves what its client did not take for the next
+ * one, and an acknowledged event is never handed over again. Deleting a user deletes theirs.
  *
  *   push ──reached──▶ done
  *     └── not reached ──▶ kept (at most PENDING_EVENTS_MAX a user; beyond, new ones dropped)
- *                           ├──socket ready──▶ sent to that socket ──▶ forgotten
+ *                           ├──socket ready──▶ handed to that socket ──client acknowledged──▶ forgotten
+ *                           │                        │ socket closed first (or msync: pulled without
+ *                           │                        ▼ the batch's key): still kept, for the next socket
  *                           └──PENDING_EVENTS_TTL_MS passed──▶ never sent; forgotten at the next
  *                              login, or when the user's store is full
  */
@@ -65,22 +70,27 @@ export class PendingEvents {
     return (await this.repo.countEvents(appId, username)) < PENDING_EVENTS_MAX;
   }
 
-  /** Hands a ready socket its user's kept events that have not expired, then forgets them all. Never rejects. */
-  async handOver(appId: string, username: string, connection: Pick<ImConnection, 'send'>): Promise<void> {
+  /**
+   * Hands a ready socket its user's kept events that have not expired; each is forgotten once the
+   * socket's client acknowledged it. Never rejects.
+   */
+  async handOver(appId: string, username: string, connection: Pick<ImConnection, 'sendKept'>): Promise<void> {
     try {
       const since = this.clock.now() - PENDING_EVENTS_TTL_MS;
       await this.uow.run((tx) => tx.im.deleteEventsBefore(appId, username, since));
+      const acknowledge = (ids: string[]) => {
+        if (ids.length === 0) return;
+        this.uow.run((tx) => tx.im.deleteEvents(appId, username, ids)).catch(this.onError);
+      };
+      let after = '0';
       for (;;) {
-        const events = await this.repo.readEvents(appId, username, since, BATCH);
-        for (const event of events) connection.send(JSON.parse(event.frame) as PendingFrame);
+        const events = await this.repo.readEvents(appId, username, since, after, BATCH);
         if (events.length > 0) {
-          await this.uow.run((tx) =>
-            tx.im.deleteEvents(
-              appId,
-              username,
-              events.map((e) => e.id),
-            ),
+          connection.sendKept(
+            events.map((e) => ({ id: e.id, frame: JSON.parse(e.frame) as PendingFrame })),
+            acknowledge,
           );
+          after = events.at(-1)?.id ?? after;
         }
         if (events.length < BATCH) return;
       }

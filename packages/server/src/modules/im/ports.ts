@@ -6,7 +6,7 @@ import type { TransactionJobs } from '../jobs/ports.js';
 import type { ListKey } from './paging.js';
 import type { MessageBody, MessageChatType, MessageSource } from './post-send.js';
 import type { SecretOverlap } from '../../kernel/secret-overlap.js';
-import type { ImContactWrites } from './sdk-ports.js';
+import type { ImContactWrites, ImGroupInvite } from './sdk-ports.js';
 
 export interface ImApp {
   id: string;
@@ -176,7 +176,33 @@ export interface ImGroupWrites {
   changeOwner(group: ImGroup, newOwner: string, now: number): Promise<boolean>;
   /** Drops the request and makes the user a member; false when there was no request (nothing written). */
   acceptJoinRequest(group: ImGroup, username: string, now: number): Promise<boolean>;
+  /** Records a request to join (again: its reason and time are replaced). */
+  requestJoin(group: ImGroup, username: string, reason: string, now: number): Promise<void>;
+  /** Drops a request to join; false when there was none. */
+  dropJoinRequest(groupId: string, username: string): Promise<boolean>;
+  /**
+   * Applies `changes` and sets `modified`, in one statement that refuses a `maxusers` below the
+   * members at the moment of the write: false then, and nothing is changed.
+   */
+  updateGroup(group: ImGroup, changes: GroupChanges, now: number): Promise<boolean>;
+  /** Puts users on one of the group's lists (group-roles.ts); one already on it gets the new `expiresAt`. */
+  putOnList(group: ImGroup, list: GroupList, usernames: readonly string[], expiresAt: number | null, now: number): Promise<void>;
+  /** Takes users off a list; answers those who were on it. */
+  dropFromList(groupId: string, list: GroupList, usernames: readonly string[]): Promise<string[]>;
+  /** Puts the users on the block list, removes those who are members (answered) and takes them off the admins. */
+  block(group: ImGroup, usernames: readonly string[], now: number): Promise<string[]>;
+  /** The announcement and the mute of all members (group-mutes.ts). */
+  setNotes(groupId: string, changes: { announcement?: string; allMuted?: boolean }, now: number): Promise<void>;
+  /** Holds an invitation of each user from `inviter` (a second one replaces the first; group-invites.ts). */
+  holdInvites(group: ImGroup, usernames: readonly string[], inviter: string, reason: string, now: number): Promise<void>;
+  /** Drops the invitation; what it was, or undefined when there was none. */
+  dropInvite(groupId: string, username: string): Promise<ImGroupInvite | undefined>;
+  /** Drops the invitation and makes the user a member; undefined when there was none (nothing written). */
+  acceptInvite(group: ImGroup, username: string, now: number): Promise<ImGroupInvite | undefined>;
 }
+
+/** The lists a group keeps of its users. */
+export type GroupList = 'admin' | 'mute' | 'block' | 'allow';
 
 export interface ImGroupsRepository {
   getGroup(appId: string, kind: GroupKind, id: string): Promise<ImGroup | undefined>;
@@ -194,15 +220,6 @@ export interface ImGroupsRepository {
   listPublicGroups(appId: string, after: ListKey | undefined, limit: number): Promise<ImGroupListed[]>;
   /** A page of members in join order (the owner first), from `offset`. */
   membersPage(groupId: string, offset: number, limit: number): Promise<ImMember[]>;
-  /** Records a request to join (again: its reason and time are replaced). */
-  requestJoin(group: ImGroup, username: string, reason: string, now: number): Promise<void>;
-  /** Drops a request to join; false when there was none. */
-  dropJoinRequest(groupId: string, username: string): Promise<boolean>;
-  /**
-   * Applies `changes` and sets `modified`, in one statement that refuses a `maxusers` below the
-   * members at the moment of the write: false then, and nothing is changed.
-   */
-  updateGroup(group: ImGroup, changes: GroupChanges, now: number): Promise<boolean>;
 }
 
 /** The IM writes of one transaction (the unit of work's `im`). */
@@ -229,6 +246,7 @@ export interface ImMessageWrites {
   editMessage(ref: MessageRef, payload: StoredMessage['payload'], maxEdits: number): Promise<number | undefined>;
   /** Events kept for users no socket of whom was reached (`frame`: JSON; pending-events.ts). */
   storeEvents(rows: ReadonlyArray<{ appId: string; username: string; id: string; frame: string }>, now: number): Promise<void>;
+  /** Forgets kept events a client acknowledged. */
   deleteEvents(appId: string, username: string, ids: readonly string[]): Promise<void>;
   /** Forgets the user's kept events stored before `cutoff` (expired). */
   deleteEventsBefore(appId: string, username: string, cutoff: number): Promise<void>;
@@ -276,6 +294,9 @@ export interface ImMessagesRepository {
   countGroupReaders(appId: string, msgId: string): Promise<number>;
   /** How many events are kept for the user (expired ones included). */
   countEvents(appId: string, username: string): Promise<number>;
-  /** Up to `limit` of the user's kept events stored at `since` or later, oldest first. */
-  readEvents(appId: string, username: string, since: number, limit: number): Promise<Array<{ id: string; frame: string }>>;
+  /**
+   * Up to `limit` of the user's kept events stored at `since` or later with an id above `afterId`
+   * ('0': from the start), oldest first. Reading changes nothing: an event stays kept until `deleteEvents`.
+   */
+  readEvents(appId: string, username: string, since: number, afterId: string, limit: number): Promise<Array<{ id: string; frame: string }>>;
 }

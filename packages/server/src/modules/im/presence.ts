@@ -27,6 +27,12 @@ export interface ImConnection {
    * not take. `acknowledge` is called with the ids its client acknowledged, as it does.
    */
   sendStored(messages: readonly StoredMessage[], acknowledge: (msgIds: string[]) => void): string[];
+  /**
+   * Hands events kept for the user over (pending-events.ts), oldest first. `acknowledge` is called
+   * with the ids of those its client acknowledged (msync: the pull carrying the batch's key; the
+   * JSON socket: the write confirmed), as it does; those never acknowledged stay kept.
+   */
+  sendKept(events: ReadonlyArray<{ id: string; frame: ImServerFrame }>, acknowledge: (ids: string[]) => void): void;
   close(code: number, reason: string): void;
 }
 

@@ -64,13 +64,3 @@ export interface ImGroupInvite {
   inviter: string;
   reason: string;
 }
-
-/** Invitations to groups that need the invitee's confirmation (`invite_need_confirm`), until answered. */
-export interface ImGroupInvitesRepository {
-  /** Holds an invitation of each user from `inviter` (a second one replaces the first). */
-  hold(group: { id: string; appId: string }, usernames: readonly string[], inviter: string, reason: string, now: number): Promise<void>;
-  /** Drops the invitation; what it was, or undefined when there was none. */
-  drop(groupId: string, username: string): Promise<ImGroupInvite | undefined>;
-  /** Drops the invitation and makes the user a member, in one transaction; undefined when there was none. */
-  accept(group: { id: string; appId: string }, username: string, now: number): Promise<ImGroupInvite | undefined>;
-}

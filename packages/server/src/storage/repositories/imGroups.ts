@@ -4,6 +4,8 @@ import type { ListKey } from '../../modules/im/paging.js';
 import type { ImGroupsTable } from '../tables/im.js';
 import type { Database } from '../schema.js';
 import type { Engine } from '../types.js';
+import { groupInviteWrites } from './imGroupInvites.js';
+import { groupListWrites } from './imGroupRoles.js';
 import { containsFolded } from './text-search.js';
 
 const toGroup = (row: Selectable<ImGroupsTable>): ImGroup => ({
@@ -65,8 +67,8 @@ export function kyselyImGroupsRepository(db: Kysely<Database>, engine: Engine): 
 }
 
 /**
- * The writes of called-back group operations on `trx`, a transaction (the operation's, with its
- * callback jobs: modules/im/operation-events.ts). No statement here may fail on a conflict it
+ * The writes of group operations on `trx`, a transaction (the operation's, with its callback jobs:
+ * modules/im/operation-events.ts): members, requests, edits, lists and notes, invitations. No statement here may fail on a conflict it
  * expects, since on PostgreSQL a failed statement aborts the whole transaction.
  */
 export function kyselyImGroupWrites(trx: Kysely<Database>): ImGroupWrites {
@@ -132,11 +134,40 @@ export function kyselyImGroupWrites(trx: Kysely<Database>): ImGroupWrites {
       await addRow(group, username, now);
       return true;
     },
+    ...groupRequestAndEditWrites(trx),
+    ...groupListWrites(trx),
+    ...groupInviteWrites(trx),
   };
 }
 
-/** Member pages and requests to join. */
-function groupMembership(db: Kysely<Database>): Pick<ImGroupsRepository, 'membersPage' | 'requestJoin' | 'dropJoinRequest'> {
+/** Requests to join and edits, on the operation's transaction. */
+function groupRequestAndEditWrites(trx: Kysely<Database>): Pick<ImGroupWrites, 'requestJoin' | 'dropJoinRequest' | 'updateGroup'> {
+  return {
+    async requestJoin(group, username, reason, now) {
+      await trx
+        .insertInto('im_group_requests')
+        .values({ group_id: group.id, app_id: group.appId, username, reason, created_at: now })
+        .onConflict((oc) => oc.columns(['group_id', 'username']).doUpdateSet({ reason, created_at: now }))
+        .execute();
+    },
+    async dropJoinRequest(groupId, username) {
+      const result = await trx.deleteFrom('im_group_requests').where('group_id', '=', groupId).where('username', '=', username).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+    async updateGroup(group, changes, now) {
+      let query = trx.updateTable('im_groups').set(changedColumns(changes, now)).where('id', '=', group.id).where('app_id', '=', group.appId).where('kind', '=', group.kind);
+      const maxusers = changes.maxusers;
+      if (maxusers !== undefined) {
+        query = query.where((eb) => eb(eb.selectFrom('im_members').select((c) => c.fn.countAll().as('n')).where('group_id', '=', group.id), '<=', maxusers));
+      }
+      const result = await query.executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+  };
+}
+
+/** Member pages. */
+function groupMembership(db: Kysely<Database>): Pick<ImGroupsRepository, 'membersPage'> {
   return {
     async membersPage(groupId, offset, limit) {
       return db
@@ -150,23 +181,12 @@ function groupMembership(db: Kysely<Database>): Pick<ImGroupsRepository, 'member
         .offset(offset)
         .execute();
     },
-    async requestJoin(group, username, reason, now) {
-      await db
-        .insertInto('im_group_requests')
-        .values({ group_id: group.id, app_id: group.appId, username, reason, created_at: now })
-        .onConflict((oc) => oc.columns(['group_id', 'username']).doUpdateSet({ reason, created_at: now }))
-        .execute();
-    },
-    async dropJoinRequest(groupId, username) {
-      const result = await db.deleteFrom('im_group_requests').where('group_id', '=', groupId).where('username', '=', username).executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
-    },
   };
 }
 
 
-/** The administration queries: lists and edits. */
-function groupAdministration(db: Kysely<Database>, engine: Engine): Pick<ImGroupsRepository, 'listGroups' | 'listPublicGroups' | 'joinedGroups' | 'updateGroup'> {
+/** The administration queries: lists. */
+function groupAdministration(db: Kysely<Database>, engine: Engine): Pick<ImGroupsRepository, 'listGroups' | 'listPublicGroups' | 'joinedGroups'> {
   const listed = (appId: string, kind: 'group' | 'chatroom', after: ListKey | undefined) => {
     let query = db
       .selectFrom('im_groups as g')
@@ -206,15 +226,6 @@ function groupAdministration(db: Kysely<Database>, engine: Engine): Pick<ImGroup
         .offset(offset)
         .execute();
       return rows.map((row) => ({ ...toGroup(row), members: Number(row.members ?? 0), role: row.role }));
-    },
-    async updateGroup(group, changes, now) {
-      let query = db.updateTable('im_groups').set(changedColumns(changes, now)).where('id', '=', group.id).where('app_id', '=', group.appId).where('kind', '=', group.kind);
-      const maxusers = changes.maxusers;
-      if (maxusers !== undefined) {
-        query = query.where((eb) => eb(eb.selectFrom('im_members').select((c) => c.fn.countAll().as('n')).where('group_id', '=', group.id), '<=', maxusers));
-      }
-      const result = await query.executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
     },
   };
 }

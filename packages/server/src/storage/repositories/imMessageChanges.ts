@@ -32,13 +32,14 @@ export function messageChangeReads(db: Kysely<Database>): Reads {
         .executeTakeFirstOrThrow();
       return Number(row.n);
     },
-    async readEvents(appId, username, since, limit) {
+    async readEvents(appId, username, since, afterId, limit) {
       const rows = await db
         .selectFrom('im_pending_events')
         .select(['id', 'frame'])
         .where('app_id', '=', appId)
         .where('username', '=', username)
         .where('created_at', '>=', since)
+        .where('id', '>', Number(afterId))
         .orderBy('id')
         .limit(limitParam(limit))
         .execute();

@@ -140,4 +140,25 @@ describe('msync outbox', () => {
     const down = box.pull(ben).down;
     expect(box.pull(ben, down.nextKey).acked.map((h) => h.origin)).toEqual(['stored']);
   });
+
+  it('a kept event is handed out once; a pull without its key sets it aside, and a later pull with that key acknowledges it', () => {
+    const box = new Outbox(big);
+    box.add(ben, meta(1), true, 'kept', 'k1');
+    const first = box.pull(ben).down;
+    expect(ids(first)).toEqual(['1']);
+    // The SDK pulls the queue again without the key (a NOTICE and an UNREAD answer named it): not handed again.
+    const again = box.pull(ben);
+    expect(again.down).toMatchObject({ isLast: true });
+    expect(again.acked).toEqual([]);
+    expect(box.size).toBe(0);
+    // Then its cursor pull with the first batch's key: acknowledged.
+    expect(box.pull(ben, first.nextKey).acked.map((h) => [h.origin, h.ref])).toEqual([['kept', 'k1']]);
+    // Once only; and closing forgets what was set aside (it stays kept in the store).
+    expect(box.pull(ben, first.nextKey).acked).toEqual([]);
+    box.add(ben, meta(2), true, 'kept', 'k2');
+    const handed = box.pull(ben).down;
+    box.pull(ben);
+    expect(box.takeUnacknowledged()).toEqual([]);
+    expect(box.pull(ben, handed.nextKey).acked).toEqual([]);
+  });
 });

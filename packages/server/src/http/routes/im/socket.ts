@@ -56,7 +56,7 @@ const STORED_BATCH = 100;
 /**
  * The socket as presence sees it: every live frame goes through the buffer bound. The JSON socket
  * has no acknowledgement frame, so a stored message counts as acknowledged once it was written to
- * the connection.
+ * the connection; so does a kept event (pending-events.ts).
  */
 function socketConnection(socket: WebSocket, lease: SocketLease): ImConnection {
   const write = (frame: ImServerFrame, done?: (error?: Error) => void) => {
@@ -90,6 +90,18 @@ function socketConnection(socket: WebSocket, lease: SocketLease): ImConnection {
         });
       }
       return [];
+    },
+    // Kept events: as stored messages, acknowledged once written; never written, they stay kept.
+    sendKept: (events, acknowledge) => {
+      if (!open() || !(isCorked(socket) || lease.admitFrame())) return;
+      const written: string[] = [];
+      let left = events.length;
+      for (const { id: keptId, frame } of events) {
+        write(frame.op === 'message' || frame.op === 'recall' || frame.op === 'edit' ? withoutDevice(frame) : frame, (error) => {
+          if (!error) written.push(keptId);
+          if (--left === 0) acknowledge(written);
+        });
+      }
     },
     // Closed by the server (the user was deleted): terminated after the grace like any drop.
     close: (code, reason) => lease.drop(code, reason),
@@ -165,7 +177,7 @@ export async function imSocketRoutes(app: FastifyInstance, { im, heartbeatMs, li
       const heartbeat = startHeartbeat(socket, heartbeatMs);
       // Stored messages first, then online; drain again for anything stored in between.
       const feed = im.drains.connect(imApp.id, username, connection, lease);
-      // Then the receipts and recalls kept while the user was offline.
+      // Then the events kept while the user was offline.
       void feed.ready.then(() => (socket.readyState === OPEN && lease.active ? im.events.handOver(imApp.id, username, connection) : undefined));
 
       // Frames are handled one at a time, with back-pressure; handleFrame answers every failure

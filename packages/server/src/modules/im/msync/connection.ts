@@ -4,6 +4,7 @@
  * (same ids, moderation, post-send callbacks with `source: "sdk"`, offline store); this class only
  * translates. The WebSocket I/O (http/routes/im/msync.ts) feeds it frames one at a time, in order.
  */
+import type { ImServerFrame } from '@parley/protocol';
 import type { Clock } from '../../../kernel/clock.js';
 import { AppError, isAppError } from '../../../kernel/errors.js';
 import { uuid } from '../../../kernel/ids.js';
@@ -90,6 +91,8 @@ export class MsyncConnection {
   private readonly overflowed: string[] = [];
   /** Tells the drain which stored messages the client acknowledged. */
   private acknowledgeStored: ((msgIds: string[]) => void) | undefined;
+  /** Tells the kept events which of them the client acknowledged. */
+  private acknowledgeKept: ((ids: string[]) => void) | undefined;
   /** Drains waiting for the client to pull (room in the outbox), woken by each pull and by the close. */
   private roomWaiters: Array<() => void> = [];
   /** Answers of the sends queued for commit, oldest first; each settles once written. */
@@ -239,7 +242,7 @@ export class MsyncConnection {
     this.im.presence.add(app.id, username, connection);
     // Stored messages first (the first of them held for the first UNREAD answer), then online.
     this.feed = this.im.drains.connect(app.id, username, connection, lease);
-    // Then the receipts and recalls kept while the user was offline.
+    // Then the events kept while the user was offline.
     void this.feed.ready.then(() => (this.state === 'closed' || !lease.active ? undefined : this.im.events.handOver(app.id, username, connection)));
   }
 
@@ -251,11 +254,8 @@ export class MsyncConnection {
       send: (frame) => {
         const login = this.login;
         if (!login || ((frame.op === 'message' || frame.op === 'recall' || frame.op === 'edit') && frame.device === id)) return;
-        if (frame.op === 'receipt') return void this.place(receiptMeta(login.appKey, frame), 'event');
-        if (frame.op === 'recall') return void this.place(recallMeta(login.appKey, frame, login.username), 'event');
-        if (frame.op === 'edit') return void this.place(editMeta(login.appKey, frame, login.username), 'event');
-        if (frame.op === 'roster') return void this.holdEvent(rosterQueue(login.appKey, frame), rosterMeta(login.appKey, frame));
-        if (frame.op === 'group_event') return void this.holdEvent(mucQueue(login.appKey, frame), mucMeta(login.appKey, frame));
+        const event = eventMeta(login, frame);
+        if (event) return void this.place(event, 'event');
         if (frame.op !== 'message') return;
         // Own messages from another device, chat-room and online-only messages are never given back to the store.
         const once = frame.chat_type === 'chatroom' || frame.online_only === true || frame.device !== undefined;
@@ -263,21 +263,9 @@ export class MsyncConnection {
       },
       room: () => this.roomForStored(),
       sendStored: (messages, acknowledge) => this.takeStored(messages, acknowledge),
+      sendKept: (events, acknowledge) => this.takeKept(events, acknowledge),
       close: (code, reason) => this.login?.lease.drop(code, reason),
     };
-  }
-
-  /**
-   * Puts an event meta (contacts, group notices) in the outbox, handed out once as receipts are (a
-   * pull that does not acknowledge it does not get it again: the SDK would raise the event twice);
-   * dropped when the connection closes first.
-   */
-  private holdEvent(queue: Jid, meta: MetaOut): void {
-    const login = this.login;
-    if (!login || !login.lease.active) return;
-    const outcome = this.outbox.add(queue, meta, true, 'event');
-    if (outcome === 'notice') this.write(encodeNotice(queue));
-    if (outcome === 'overflow') login.lease.drop(CLOSE_SLOW_CONSUMER, 'slow consumer: too many messages not pulled');
   }
 
   /** Puts a message in the outbox (NOTICE when its queue is not being pulled); false when it overflowed. */
@@ -289,11 +277,16 @@ export class MsyncConnection {
     return placed;
   }
 
-  /** Puts a meta in the outbox (NOTICE when its queue is not being pulled); false when it overflowed or the connection is going. */
-  private place({ queue, meta }: { queue: Jid; meta: MetaOut }, origin: Origin, notify = true): boolean {
+  /**
+   * Puts a meta in the outbox (NOTICE when its queue is not being pulled); false when it overflowed
+   * or the connection is going. Events (receipts, recalls, edits, contact events, group notices) are
+   * handed out once (a pull that does not acknowledge them does not get them again: the SDK would
+   * raise the event twice); `ref` is a kept event's id in the store.
+   */
+  private place({ queue, meta }: { queue: Jid; meta: MetaOut }, origin: Origin, notify = true, ref?: string): boolean {
     const login = this.login;
     if (!login || !login.lease.active) return false;
-    const outcome = this.outbox.add(queue, meta, notify, origin);
+    const outcome = this.outbox.add(queue, meta, notify, origin, ref);
     if (outcome === 'notice') this.write(encodeNotice(queue));
     if (outcome !== 'overflow') return true;
     login.lease.drop(CLOSE_SLOW_CONSUMER, 'slow consumer: too many messages not pulled');
@@ -308,6 +301,21 @@ export class MsyncConnection {
       if (refused.length > 0 || !this.hold(message, this.unreadAnswered, 'stored')) refused.push(message.msgId);
     }
     return refused;
+  }
+
+  /**
+   * Events kept while the user was offline: held as events are, and forgotten by the store once the
+   * client acknowledged them (the pull carrying their batch's key); dropped with the connection, they stay kept.
+   */
+  private takeKept(events: ReadonlyArray<{ id: string; frame: ImServerFrame }>, acknowledge: (ids: string[]) => void): void {
+    const login = this.login;
+    if (!login) return;
+    this.acknowledgeKept = acknowledge;
+    for (const { id, frame } of events) {
+      const event = eventMeta(login, frame);
+      // As stored messages: held silently until the first UNREAD answer lists their queues (a NOTICE too would start a second pull).
+      if (event && !this.place(event, 'kept', this.unreadAnswered, id)) return;
+    }
   }
 
   /**
@@ -357,6 +365,8 @@ export class MsyncConnection {
     const { down, acked } = this.outbox.pull(up.queue, up.key);
     const stored = acked.filter((h) => h.origin === 'stored').map((h) => h.meta.id);
     if (stored.length > 0) this.acknowledgeStored?.(stored);
+    const kept = acked.flatMap((h) => (h.origin === 'kept' && h.ref !== undefined ? [h.ref] : []));
+    if (kept.length > 0) this.acknowledgeKept?.(kept);
     this.write(encodeSyncDown({ status: OK, ...down }));
     this.wakeRoomWaiters();
   }
@@ -366,5 +376,23 @@ export class MsyncConnection {
     await Promise.all(this.inFlight);
     this.write(encodeLogoutReply(OK));
     this.closeWith(CLOSE.normal, 'logged out');
+  }
+}
+
+/** An event frame (receipt, recall, edit, contact event, group notice) as the meta the SDK expects, with its queue. */
+function eventMeta(login: { appKey: string; username: string }, frame: ImServerFrame): { queue: Jid; meta: MetaOut } | undefined {
+  switch (frame.op) {
+    case 'receipt':
+      return receiptMeta(login.appKey, frame);
+    case 'recall':
+      return recallMeta(login.appKey, frame, login.username);
+    case 'edit':
+      return editMeta(login.appKey, frame, login.username);
+    case 'roster':
+      return { queue: rosterQueue(login.appKey, frame), meta: rosterMeta(login.appKey, frame) };
+    case 'group_event':
+      return { queue: mucQueue(login.appKey, frame), meta: mucMeta(login.appKey, frame) };
+    default:
+      return undefined;
   }
 }

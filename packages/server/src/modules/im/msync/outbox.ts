@@ -20,15 +20,22 @@ import type { Jid, MetaOut, SyncDown } from './codec.js';
  * Where a held meta came from, which decides what becomes of it: `stored` ones are marked delivered
  * when acknowledged and simply stay stored when the connection closes first; `live` ones are
  * given back to the store on close; `room` ones (chat rooms, never stored) are dropped; `event` ones
- * (receipts, recalls, edits: bodies without contents) are handed out once, never again, because the
- * SDK cannot take such a meta a second time.
+ * (receipts, recalls, edits, contact events, group notices: bodies without contents) are handed out
+ * once, never again, because the SDK cannot take such a meta a second time; `kept` ones (such events
+ * kept while the user was offline, pending-events.ts) are handed out once too, forgotten by the store
+ * when acknowledged and simply stay kept, for the next connection, when not. The SDK may pull a queue
+ * again without a key (a NOTICE and an UNREAD answer naming it) before it pulls with the key of the
+ * batch it has taken: kept ones of that batch are set aside under its key, and acknowledged by a later
+ * pull carrying it.
  */
-export type Origin = 'stored' | 'live' | 'room' | 'event';
+export type Origin = 'stored' | 'live' | 'room' | 'event' | 'kept';
 
 export interface Held {
   meta: MetaOut;
   origin: Origin;
   bytes: number;
+  /** A kept event's id in the store (`kept` only). */
+  ref?: string;
 }
 
 interface Queue {
@@ -73,6 +80,8 @@ export class Outbox {
   private heldBytes = 0;
   private stored = 0;
   private cursor = 0;
+  /** Kept events of batches a pull without their key passed over, by that key: a later pull carrying it acknowledges them. */
+  private readonly setAside = new Map<string, Held[]>();
 
   constructor(private readonly limits: OutboxLimits) {}
 
@@ -99,7 +108,7 @@ export class Outbox {
    * Queues a meta. `notify` false holds it silently (the offline sync lists it in the first
    * UNREAD answer); otherwise a queue that is not being pulled asks for a NOTICE.
    */
-  add(queue: Jid, meta: MetaOut, notify: boolean, origin: Origin = 'live'): AddOutcome {
+  add(queue: Jid, meta: MetaOut, notify: boolean, origin: Origin = 'live', ref?: string): AddOutcome {
     const bytes = (meta.payload?.byteLength ?? 0) + META_OVERHEAD;
     const key = keyOf(queue);
     let entry = this.queues.get(key);
@@ -118,7 +127,7 @@ export class Outbox {
       this.queues.set(key, entry);
     }
     entry.ids.add(meta.id);
-    entry.pending.push({ meta, origin, bytes });
+    entry.pending.push({ meta, origin, bytes, ...(ref === undefined ? {} : { ref }) });
     this.count(origin, bytes, 1);
     if (!notify || entry.pulling) return 'queued';
     entry.pulling = true;
@@ -130,14 +139,22 @@ export class Outbox {
     const entry = this.queues.get(keyOf(queue));
     const jid = entry?.jid ?? queue ?? {};
     let acked: Held[] = [];
+    const late = key === undefined ? undefined : this.setAside.get(key);
+    if (late && key !== undefined) {
+      acked = late;
+      this.setAside.delete(key);
+    }
     if (entry && entry.unacked.length > 0) {
       if (key !== undefined && key === entry.ackKey) {
-        acked = entry.unacked;
-        for (const h of acked) this.count(h.origin, h.bytes, -1);
+        acked = [...acked, ...entry.unacked];
+        for (const h of entry.unacked) this.count(h.origin, h.bytes, -1);
       } else {
         // Not acknowledged: the client did not take it, so it is handed out again first (events excepted).
-        const again = entry.unacked.filter((h) => h.origin !== 'event');
-        for (const h of entry.unacked) if (h.origin === 'event') this.count(h.origin, h.bytes, -1);
+        const once = (h: Held) => h.origin === 'event' || h.origin === 'kept';
+        const again = entry.unacked.filter((h) => !once(h));
+        for (const h of entry.unacked) if (once(h)) this.count(h.origin, h.bytes, -1);
+        const kept = entry.unacked.filter((h) => h.origin === 'kept');
+        if (kept.length > 0 && entry.ackKey !== undefined) this.setAside.set(entry.ackKey, kept);
         for (const h of again) entry.ids.add(h.meta.id);
         entry.pending.unshift(...again);
       }
@@ -181,6 +198,7 @@ export class Outbox {
       .filter((h) => h.origin === 'live')
       .map((h) => h.meta.id);
     this.queues.clear();
+    this.setAside.clear();
     this.held = 0;
     this.heldBytes = 0;
     this.stored = 0;
