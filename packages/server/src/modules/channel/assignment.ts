@@ -69,7 +69,7 @@ export class Dispatcher {
   private async run(tenantId: number, queueIds: number[]): Promise<void> {
     for (const queueId of queueIds) {
       for (;;) {
-        const next = await this.conversations.nextWaiting(queueId);
+        const next = await this.conversations.nextWaiting(tenantId, queueId);
         if (next === undefined) break;
         const agentId = chooseAgent(await this.conversations.agentLoads(queueId));
         if (agentId === undefined) break;

@@ -204,7 +204,7 @@ export interface ConversationsRepository {
   /** The online agents of a queue with their load (outside any transaction). */
   agentLoads(queueId: number): Promise<AgentLoad[]>;
   /** The head of a queue's waiting line. */
-  nextWaiting(queueId: number): Promise<number | undefined>;
+  nextWaiting(tenantId: number, queueId: number): Promise<number | undefined>;
   history(conversationId: number): Promise<Array<StoredMessage & { delivery: { id: string; status: DeliveryStatus; lastError: string | null } | null }>>;
   visitorOf(conversationId: number): Promise<{ customerId: string; profile: VisitorProfile; tags: string[] } | undefined>;
 }

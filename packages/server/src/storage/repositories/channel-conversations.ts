@@ -13,6 +13,7 @@ import { agentLoads, moveConversation } from './channel-agent-claims.js';
 import { toAgentInfo } from './channel-associations.js';
 import { countConversations, listConversations } from './channel-conversation-list.js';
 import { toConversation, toMessage, withDeliveries } from './channel-conversation-rows.js';
+import { waitingLineQuery } from './channel-events.js';
 
 /** `engine` picks how the list searches stored JSON (channel-conversation-list.ts). */
 export function kyselyConversationsRepository(db: Kysely<Database>, options: { engine: Engine }): ConversationsRepository {
@@ -26,17 +27,8 @@ export function kyselyConversationsRepository(db: Kysely<Database>, options: { e
     counts: (tenantId, filter, me) => countConversations(db, options.engine, tenantId, filter, me),
     assign: (id, from, to, now) => moveConversation(db, id, from, to, now),
     agentLoads: (queueId) => agentLoads(db, queueId),
-    async nextWaiting(queueId) {
-      const row = await db
-        .selectFrom('conversations')
-        .select('id')
-        .where('queue_id', '=', queueId)
-        .where('state', '=', 'waiting')
-        .orderBy('vip', 'desc')
-        .orderBy('queued_at', 'asc')
-        .orderBy('id', 'asc')
-        .executeTakeFirst();
-      return row?.id;
+    async nextWaiting(tenantId, queueId) {
+      return (await waitingLineQuery(db, tenantId, queueId).select('id').limit(1).executeTakeFirst())?.id;
     },
     async history(conversationId) {
       const rows = await db.selectFrom('channel_messages').selectAll().where('conversation_id', '=', conversationId).orderBy('id').execute();
