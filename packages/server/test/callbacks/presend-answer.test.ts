@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { callbackSecurity, md5Hex, verifyStandardWebhook } from '@parley/protocol';
 import { applyRewrite, decide, readAnswer, refusalText, type Payload } from '../../src/modules/callbacks/presend/answer.js';
-import { presendRecord, presendRuleMatches, signedPresend } from '../../src/modules/callbacks/presend/record.js';
+import { presendRecord, presendRuleMatches, presendSigning } from '../../src/modules/callbacks/presend/record.js';
+import { signedJson } from '../../src/modules/callbacks/signed-json.js';
 import type { OutboundResult } from '../../src/modules/outbound/ports.js';
 import type { StoredMessage } from '../../src/modules/im/ports.js';
 
@@ -75,7 +76,9 @@ describe('pre-send records', () => {
     const record = presendRecord(message, 'acme#shop', () => 'u-1');
     expect(record).toEqual({ callId: 'acme#shop_u-1', timestamp: message.timestamp, chat_type: 'groupchat', group_id: '99', from: 'alice', to: '99', msg_id: '1234', payload });
     const secret = 'ab'.repeat(16);
-    const signed = signedPresend(record, secret, 1_700_000_001_000);
+    const signing = presendSigning(record, secret, 1_700_000_001_000);
+    // What the outbound sender makes of it where it sends it (outbound/sender.ts).
+    const signed = signedJson(signing.record, signing.callId, signing.timestamp, signing.secret, signing.nowMs);
     const body = JSON.parse(signed.body) as Record<string, unknown>;
     expect(Object.keys(body).at(-1)).toBe('security');
     expect(body.security).toBe(callbackSecurity(record.callId, secret, record.timestamp));

@@ -1,6 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { callbackSecurity, verifyStandardWebhook } from '@parley/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { UnsignedRecord } from '../../src/modules/callbacks/record.js';
+import { signedRequest } from '../../src/modules/callbacks/record-signing.js';
 import { isInternalAddress, checkUrlShape } from '../../src/modules/outbound/address-guard.js';
 import { connectionMessage } from '../../src/modules/outbound/connection-error.js';
 import type { OutboundSender } from '../../src/modules/outbound/ports.js';
@@ -99,6 +102,23 @@ describe.each(SENDERS)('outbound sender %s against a real receiver', (_mode, mak
     await sender.close();
     expect(result).toMatchObject({ status: 200, body: 'ok', bodyTruncated: false });
     expect(seen.at(-1)).toMatchObject({ body: '{"hello":"world"}', headers: { 'x-test': '1' } });
+  });
+
+  it('signs a record sent unsigned where it sends it: the bytes and headers signedRequest gives the record', async () => {
+    const sender = makeSender({ allowPrivate: true });
+    const record = { callId: 'org#app_1', timestamp: 1_700_000_000_000, msg_id: '42', payload: { bodies: [{ type: 'txt', msg: 'hé' }] } };
+    const secret = 'ab'.repeat(16);
+    const nowMs = 1_700_000_001_500;
+    const signing = { record: JSON.stringify(record), callId: record.callId, timestamp: record.timestamp, secret, nowMs };
+    const result = await sender.post({ ...request(`${base}/ok`), headers: {}, body: '', signing });
+    await sender.close();
+    expect(result.status).toBe(200);
+    const expected = signedRequest(record as unknown as UnsignedRecord, secret, nowMs);
+    const got = seen.at(-1)!;
+    expect(got.body).toBe(expected.body);
+    expect(JSON.parse(got.body)).toMatchObject({ security: callbackSecurity(record.callId, secret, record.timestamp) });
+    for (const [name, value] of Object.entries(expected.headers)) expect(got.headers[name]).toBe(value);
+    expect(verifyStandardWebhook(secret, got.headers as Record<string, string>, got.body, { nowSeconds: 1_700_000_001 })).toBe(true);
   });
 
   it('reads no more than the cap of a long answer', async () => {

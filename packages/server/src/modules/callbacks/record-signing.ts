@@ -3,14 +3,12 @@
  * POST of a record to a rule's URL. Pure: the keys and the time are passed in.
  */
 import type { KeyObject } from 'node:crypto';
-import { CALLBACK_BODY_MD5_HEADER, callbackSecurity, md5Hex, standardWebhookHeaders, webhookKey, type WebhookKey } from '@parley/protocol';
+import { callbackSecurity, webhookKey, type WebhookKey } from '@parley/protocol';
 import { liveOverlap, type SecretOverlap } from '../../kernel/secret-overlap.js';
 import type { UnsignedRecord } from './record.js';
+import { signedHeaders, withSecurity, type SignedRequest } from './signed-json.js';
 
-export interface SignedRequest {
-  body: string;
-  headers: Record<string, string>;
-}
+export type { SignedRequest } from './signed-json.js';
 
 /**
  * A rule's secrets ready to sign with: the current secret's text (`security` is an MD5 over it)
@@ -49,8 +47,6 @@ export function ruleSigningKeys(rule: KeyedRule): SigningKeys {
   return keys;
 }
 
-const CONTENT_TYPE = 'application/json; charset=utf-8';
-
 /**
  * The exact bytes and headers of one POST: `security` with the rule's secret, the body MD5 and
  * the Standard Webhooks headers (`webhook-id` = callId, timestamp in seconds at send time).
@@ -61,8 +57,7 @@ const CONTENT_TYPE = 'application/json; charset=utf-8';
 export function signedRequest(record: UnsignedRecord, keys: SigningKeys | string, nowMs: number, previous?: string): SignedRequest {
   const secret = typeof keys === 'string' ? keys : keys.secret;
   const body = signedBody(record, callbackSecurity(record.callId, secret, record.timestamp));
-  const headers: Record<string, string> = { 'content-type': CONTENT_TYPE, [CALLBACK_BODY_MD5_HEADER]: md5Hex(body) };
-  return { body, headers: standardWebhookHeaders(webhookKeys(keys, nowMs, previous), record.callId, Math.floor(nowMs / 1000), body, headers) };
+  return { body, headers: signedHeaders(body, record.callId, webhookKeys(keys, nowMs, previous), nowMs) };
 }
 
 function webhookKeys(keys: SigningKeys | string, nowMs: number, previous: string | undefined): WebhookKey | WebhookKey[] {
@@ -79,7 +74,5 @@ function webhookKeys(keys: SigningKeys | string, nowMs: number, previous: string
  */
 export function signedBody(record: UnsignedRecord, security: string): string {
   if (Object.hasOwn(record, 'security')) return JSON.stringify({ ...record, security });
-  const json = JSON.stringify(record);
-  const member = `"security":${JSON.stringify(security)}`;
-  return json === '{}' ? `{${member}}` : `${json.slice(0, -1)},${member}}`;
+  return withSecurity(JSON.stringify(record), security);
 }

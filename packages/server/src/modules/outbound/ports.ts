@@ -17,6 +17,24 @@ export interface OutboundRequest {
    * queue, so a hung receiver cannot take the connections another key needs (key-budget.ts).
    */
   budgetKey: string;
+  /**
+   * A callback record sent unsigned: the sender makes its body and headers (`security`, the body
+   * MD5 and the Standard Webhooks headers, callbacks/signed-json.ts) where it sends it, on the
+   * outbound thread when there is one, in place of `body` and `headers`.
+   */
+  signing?: OutboundSigning;
+}
+
+/** What signs a record at send time. The secret is never logged and never leaves the process. */
+export interface OutboundSigning {
+  /** The record's JSON, without `security` (added as its last member). */
+  record: string;
+  callId: string;
+  /** The record's `timestamp` (ms), part of `security`. */
+  timestamp: number;
+  secret: string;
+  /** The sending time (ms) the `webhook-timestamp` header gives, read from the caller's clock. */
+  nowMs: number;
 }
 
 export type OutboundErrorKind = 'timeout' | 'connection' | 'blocked_address' | 'invalid_url';

@@ -4,6 +4,7 @@ import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import { AppError } from '../../kernel/errors.js';
+import { signedJson } from '../callbacks/signed-json.js';
 import { checkUrlShape, isInternalAddress } from './address-guard.js';
 import { connectionMessage } from './connection-error.js';
 import { Deadlines, type Deadline } from './deadlines.js';
@@ -118,14 +119,16 @@ export class UndiciOutboundSender implements OutboundSender {
     if (!this.options.allowPrivate && isIpLiteralInternal(shape.url.hostname)) {
       return Promise.resolve(noResponse({ kind: 'blocked_address', message: `${shape.url.hostname} is an internal address${SEND_HINT}` }));
     }
+    const { signing } = req;
+    const signed = signing ? signedJson(signing.record, signing.callId, signing.timestamp, signing.secret, signing.nowMs) : req;
     return new Promise((resolve) => {
       const origin = shape.url.origin;
       const dispatch: Dispatcher.DispatchOptions = {
         origin,
         path: shape.url.pathname + shape.url.search,
         method: 'POST',
-        headers: req.headers,
-        body: req.body,
+        headers: signed.headers,
+        body: signed.body,
         headersTimeout: req.timeoutMs,
         bodyTimeout: req.timeoutMs,
       };

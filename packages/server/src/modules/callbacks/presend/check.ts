@@ -16,14 +16,16 @@ import type { OutboundResult, OutboundSender } from '../../outbound/ports.js';
 import { decide, readAnswer, type Payload, type PresendAnswer } from './answer.js';
 import type { PresendMetrics, PresendOutcome } from './metrics.js';
 import type { PresendRule } from './ports.js';
-import { ruleSigningKeys } from '../record-signing.js';
-import { presendEditRecord, presendRecord, presendRuleMatches, signedPresend } from './record.js';
+import { presendEditRecord, presendRecord, presendRuleMatches, presendSigning } from './record.js';
 import type { PresendRulesCache } from './rules-cache.js';
 
 /** The refusal of a send by a pre-send rule: 403 `forbidden_op`, the description being the app's text. */
 export function presendRefusal(text: string, rule: string): AppError {
   return new AppError('forbidden_op', { detail: text, rule: 'presend', presendRule: rule, code: text });
 }
+
+/** The headers of a request the sender signs (`signing`): it makes them all. */
+const UNSIGNED: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 const fitsSize = (payload: Payload): boolean => Buffer.byteLength(JSON.stringify(payload), 'utf8') <= IM_LIMITS.messageBytes;
 
@@ -65,13 +67,14 @@ export class PresendCheck implements PreSendHook {
   }
 
   private async ask(rule: PresendRule, record: PresendRecord | PresendEditRecord, payload: Payload): Promise<{ answer: PresendAnswer; latencyMs: number }> {
-    // The rule's key is made once per rule object: a changed or rotated rule is read again from storage, so it signs with the new secret at once.
-    const request = signedPresend(record, ruleSigningKeys(rule), this.clock.now());
+    // Signed where it is sent (the outbound thread), with the secret of the rule as read now: a changed or rotated rule signs with the new secret at once.
+    const signing = presendSigning(record, rule.secret, this.clock.now());
     try {
       const result = await withDeadline(rule.timeoutMs, this.outbound.post({
         url: rule.url,
-        headers: request.headers,
-        body: request.body,
+        headers: UNSIGNED,
+        body: '',
+        signing,
         timeoutMs: rule.timeoutMs,
         // One character more than allowed tells an over-long answer from one at the limit.
         maxResponseBytes: PRESEND_MAX_ANSWER_CHARS * 4 + 1,

@@ -1,15 +1,15 @@
 /**
- * The pre-send record of a message and its signed request (contract 6.5): Easemob's pre-send
- * record with `payload` `{bodies, ext}` as in the post-send record, `security` = MD5(callId +
- * secret + timestamp) added last, the body MD5 header and the Standard Webhooks headers keyed
- * with the rule's secret, as post-send records are signed (record-signing.ts). Pure.
+ * The pre-send record of a message and what signs it (contract 6.5): Easemob's pre-send record
+ * with `payload` `{bodies, ext}` as in the post-send record, `security` = MD5(callId + secret +
+ * timestamp) added last, the body MD5 header and the Standard Webhooks headers keyed with the
+ * rule's secret, as post-send records are signed (signed-json.ts). The record goes to the
+ * outbound sender unsigned (`OutboundRequest.signing`) and is signed where it is sent. Pure.
  */
 import type { PresendEditRecord, PresendRecord } from '@parley/protocol';
 import type { StoredMessage } from '../../im/ports.js';
 import type { EditUnderReview } from '../../im/pre-send.js';
+import type { OutboundSigning } from '../../outbound/ports.js';
 import type { PresendRule } from './ports.js';
-import { signedRequest, type SignedRequest, type SigningKeys } from '../record-signing.js';
-import type { UnsignedRecord } from '../record.js';
 
 export function presendRecord(message: StoredMessage, appkey: string, newUuid: () => string): PresendRecord {
   const group = message.chatType !== 'chat';
@@ -60,8 +60,8 @@ export function presendRuleMatches(rule: Pick<PresendRule, 'chatTypes' | 'messag
   return message.payload.bodies.some((b) => types.includes(b.type));
 }
 
-/** The exact body and headers of the POST, signed with the rule's secret (its text or its keys) at `nowMs`. */
-export function signedPresend(record: PresendRecord | PresendEditRecord, keys: SigningKeys | string, nowMs: number): SignedRequest {
-  // The signing of post-send records serialises any record the same way: members in order, `security` last.
-  return signedRequest(record as unknown as UnsignedRecord, keys, nowMs);
+/** What signs the record with the rule's secret at `nowMs`, where the request is sent. */
+export function presendSigning(record: PresendRecord | PresendEditRecord, secret: string, nowMs: number): OutboundSigning {
+  // Signed as post-send records are: members in order, `security` last.
+  return { record: JSON.stringify(record), callId: record.callId, timestamp: record.timestamp, secret, nowMs };
 }
