@@ -194,13 +194,19 @@ export function createImModule(options: ImModuleOptions): ImModule {
   const attributes = new UserAttributesService(options.repositories.attributes, users, clock);
   const contacts = new ContactsService(options.repositories.contacts, users, clock, ops, ids, (appId, usernames, frame) => events.deliver(appId, usernames, frame), options.settings);
   const keep = (missed: Array<MessageRef & { usernames: string[] }>) => offline.keep(missed);
-  const live = new LiveDeliveries(presence, groupsRepo, instanceId, keep, metrics, (error) =>
-    options.logger?.error({ err: error }, 'IM live push failed; its receivers get the message stored'),
+  const devices = new Devices(uow, messagesRepo, presence, events, clock, (error) => options.logger?.error({ err: error }, 'IM: a device or a change for it could not be recorded'));
+  const live = new LiveDeliveries(
+    presence,
+    groupsRepo,
+    instanceId,
+    keep,
+    metrics,
+    (error) => options.logger?.error({ err: error }, 'IM live push failed; its receivers get the message stored'),
+    devices.hasOther,
   );
   const committer = new MessageCommitter(uow, ids);
   const messages = new ImMessagesService(committer, users, groups, moderation, ids, clock, live, metrics, options.preSend, contacts);
   const receipts = new ReceiptsService(messagesRepo, groups, events, ops, ids, clock);
-  const devices = new Devices(uow, messagesRepo, presence, events, clock, (error) => options.logger?.error({ err: error }, 'IM: a device or a change for it could not be recorded'));
   const recalls = new RecallsService(messagesRepo, groupsRepo, presence, events, devices, ops, ids, clock, options.recallSeconds ?? 120);
   const statuses = new UserStatuses(ops, clock, (error) => options.logger?.error({ err: error }, 'IM: the callbacks of a login or logout could not be written'));
   const edits = new EditsService(messagesRepo, groupsRepo, moderation, uow, presence, events, devices, ids, clock, options.preSend);

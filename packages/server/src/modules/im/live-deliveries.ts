@@ -33,6 +33,8 @@ export class LiveDeliveries {
     private readonly metrics: Pick<ImMetrics, 'pushed'>,
     /** Told of a push that failed; its receivers get the message stored. */
     private readonly onError: (error: unknown) => void = () => undefined,
+    /** Whether a sender has a device other than `resource` (devices.ts); default: ask the commit. */
+    private readonly hasOtherDevice: (appId: string, username: string, resource: string) => Promise<boolean> = async () => true,
   ) {}
 
   /** Before the commit: records on each message who gets it live (its receivers online now). */
@@ -65,13 +67,15 @@ export class LiveDeliveries {
   /**
    * Multi-device, before the commit: when no other device of the sender is online now (`except`,
    * the sending connection's id; '' for none), marks the messages to be stored for the sender's
-   * devices offline, as sent from `resource` (devices.ts); the commit stores them if the sender
-   * has such a device.
+   * devices offline, as sent from `resource`, if the sender has another device (devices.ts); the
+   * commit stores them if it still has.
    */
   async ownCopies(messages: readonly StoredMessage[], except: string, resource: string): Promise<void> {
     const candidates = ownCopyCandidates(messages);
     const first = candidates[0];
     if (!first || (await this.presence.onlineElsewhere(first.appId, first.from, except))) return;
+    // No other device: nothing to store, nothing written.
+    if (!(await this.hasOtherDevice(first.appId, first.from, resource))) return;
     for (const message of candidates) message.ownCopy = resource;
   }
 

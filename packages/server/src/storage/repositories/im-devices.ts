@@ -6,9 +6,36 @@
 import type { Kysely } from 'kysely';
 import type { ImMessagesRepository, ImMessageWrites, StoredMessage } from '../../modules/im/ports.js';
 import type { Database } from '../schema.js';
+import { copies, precompiledSized } from '../precompiled.js';
 
 /** Ids per statement: well under both engines' bound-parameter limits. */
 const CHUNK = 500;
+
+/**
+ * On the send's path, compiled once per size (per storage: the engine's placeholders): [status, sent_from, appId, ...msgIds, appId,
+ * username, sent_from, seenSince]. The messages' rows as the sender's own copies, if the sender has
+ * a device other than the sending one seen since then.
+ */
+export function deviceQueries() {
+  return {
+    storeOwn: precompiledSized((db, n) =>
+  db
+    .insertInto('im_offline')
+    .columns(['app_id', 'username', 'msg_id', 'status', 'created_at', 'sent_from'])
+    .expression((eb) =>
+      eb
+        .selectFrom('im_messages as m')
+        .select(['m.app_id', 'm.sender', 'm.msg_id', eb.val('undelivered').as('status'), 'm.timestamp', eb.val('').as('sent_from')])
+        .where('m.app_id', '=', '')
+        .where('m.msg_id', 'in', copies(n, 0))
+        .where(({ exists, selectFrom }) =>
+          exists(selectFrom('im_devices as d').select('d.resource').where('d.app_id', '=', '').where('d.username', '=', '').where('d.resource', '<>', '').where('d.seen_at', '>=', 0)),
+        ),
+    )
+    .onConflict((oc) => oc.columns(['app_id', 'username', 'msg_id']).doNothing()),
+    ),
+  };
+}
 
 export function deviceReads(db: Kysely<Database>): Pick<ImMessagesRepository, 'hasOtherDevice'> {
   return {
@@ -27,7 +54,7 @@ export function deviceReads(db: Kysely<Database>): Pick<ImMessagesRepository, 'h
   };
 }
 
-export function deviceWrites(trx: Kysely<Database>): Pick<ImMessageWrites, 'storeOwnCopies' | 'recordDevice'> {
+export function deviceWrites(trx: Kysely<Database>, q: ReturnType<typeof deviceQueries>): Pick<ImMessageWrites, 'storeOwnCopies' | 'recordDevice'> {
   return {
     async storeOwnCopies(messages, seenSince) {
       // One statement per sender and sending device: the copies, if the sender has another device.
@@ -43,28 +70,7 @@ export function deviceWrites(trx: Kysely<Database>): Pick<ImMessageWrites, 'stor
         const { appId, from, ownCopy = '' } = list[0]!;
         for (let i = 0; i < list.length; i += CHUNK) {
           const ids = list.slice(i, i + CHUNK).map((m) => Number(m.msgId));
-          await trx
-            .insertInto('im_offline')
-            .columns(['app_id', 'username', 'msg_id', 'status', 'created_at', 'sent_from'])
-            .expression((eb) =>
-              eb
-                .selectFrom('im_messages as m')
-                .select(['m.app_id', 'm.sender', 'm.msg_id', eb.val('undelivered').as('status'), 'm.timestamp', eb.val(ownCopy).as('sent_from')])
-                .where('m.app_id', '=', appId)
-                .where('m.msg_id', 'in', ids)
-                .where(({ exists, selectFrom }) =>
-                  exists(
-                    selectFrom('im_devices as d')
-                      .select('d.resource')
-                      .where('d.app_id', '=', appId)
-                      .where('d.username', '=', from)
-                      .where('d.resource', '<>', ownCopy)
-                      .where('d.seen_at', '>=', seenSince),
-                  ),
-                ),
-            )
-            .onConflict((oc) => oc.columns(['app_id', 'username', 'msg_id']).doNothing())
-            .execute();
+          await q.storeOwn(trx, ids.length, ['undelivered', ownCopy, appId, ...ids, appId, from, ownCopy, seenSince]);
         }
       }
     },

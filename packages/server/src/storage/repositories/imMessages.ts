@@ -3,7 +3,7 @@ import { refKey, type ImMessagesRepository, type ImMessageWrites, type MessageRe
 import type { ImMessagesTable } from '../tables/im.js';
 import { copies, limitParam, precompiledSized } from '../precompiled.js';
 import { messageChangeReads, messageChangeWrites } from './imMessageChanges.js';
-import { deviceReads, deviceWrites } from './im-devices.js';
+import { deviceQueries, deviceReads, deviceWrites } from './im-devices.js';
 import type { Database } from '../schema.js';
 
 const toMessage = (row: Selectable<ImMessagesTable>): StoredMessage => ({
@@ -76,9 +76,10 @@ function hotQueries() {
 /** The IM messages repository, and the writes of a transaction over the same compiled statements. */
 export function kyselyImMessages(db: Kysely<Database>): { repository: ImMessagesRepository; writes: (trx: Kysely<Database>) => ImMessageWrites } {
   const q = hotQueries();
+  const devices = deviceQueries();
   return {
     repository: { ...fanoutReads(db, q), ...offlineReads(db), ...pendingReads(db), ...messageChangeReads(db), ...deviceReads(db) },
-    writes: (trx) => ({ ...messageWrites(trx, q), ...messageChangeWrites(trx), ...deviceWrites(trx) }),
+    writes: (trx) => ({ ...messageWrites(trx, q), ...messageChangeWrites(trx), ...deviceWrites(trx, devices) }),
   };
 }
 
