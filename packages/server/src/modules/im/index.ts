@@ -195,15 +195,8 @@ export function createImModule(options: ImModuleOptions): ImModule {
   const contacts = new ContactsService(options.repositories.contacts, users, clock, ops, ids, (appId, usernames, frame) => events.deliver(appId, usernames, frame), options.settings);
   const keep = (missed: Array<MessageRef & { usernames: string[] }>) => offline.keep(missed);
   const devices = new Devices(uow, messagesRepo, presence, events, clock, (error) => options.logger?.error({ err: error }, 'IM: a device or a change for it could not be recorded'));
-  const live = new LiveDeliveries(
-    presence,
-    groupsRepo,
-    instanceId,
-    keep,
-    metrics,
-    (error) => options.logger?.error({ err: error }, 'IM live push failed; its receivers get the message stored'),
-    devices.hasOther,
-  );
+  const pushFailed = (error: unknown) => options.logger?.error({ err: error }, 'IM live push failed; its receivers get the message stored');
+  const live = new LiveDeliveries(presence, groupsRepo, instanceId, keep, metrics, pushFailed, devices.hasOther);
   const committer = new MessageCommitter(uow, ids);
   const messages = new ImMessagesService(committer, users, groups, moderation, ids, clock, live, metrics, options.preSend, contacts);
   const receipts = new ReceiptsService(messagesRepo, groups, events, ops, ids, clock);
