@@ -30,10 +30,17 @@ describe.each(ENGINES)("a user's own devices offline, with the Easemob Web SDK o
   const keptEvents = async (username: string) =>
     Number((await w.t.app.parley.storage.db.selectFrom('im_pending_events').select((eb) => eb.fn.countAll().as('n')).where('username', '=', username).executeTakeFirstOrThrow()).n);
   const connections = (user: string, n: number) => waitFor(() => w.t.app.parley.im.presence.connections(w.appId, user), (c) => c === n);
+  /** Waits until the login of `user`'s device whose resource ends with `suffix` is recorded (it is written beside the login). */
+  const recorded = (user: string, suffix: string) =>
+    waitFor(
+      async () => (await w.t.app.parley.storage.db.selectFrom('im_devices').select('resource').where('username', '=', user).execute()).some((d) => d.resource.endsWith(suffix)),
+      Boolean,
+    );
   /** Logs a device in (its resource is the same at every login of `deviceId`). */
   const device = async (user: string, deviceId: string) => {
     const client = w.sdk({ deviceId });
     await client.open(user, { pwd: PASSWORD });
+    await recorded(user, `_${deviceId}`);
     return client;
   };
   /** A message from ben that `client` receives: what it had to receive before it has arrived. */
@@ -149,6 +156,7 @@ describe.each(ENGINES)("a user's own devices offline, with the Easemob Web SDK o
     const desk = await SocketClient.connect(w.url, w.im.base, token, 'desk');
     const tablet = await SocketClient.connect(w.url, w.im.base, token, 'tablet');
     await connections('eve', 2);
+    for (const name of ['desk', 'tablet']) await recorded('eve', name);
     await tablet.close();
     await connections('eve', 1);
     const ack = (await desk.request({ op: 'send', id: 's1', chat_type: 'chat', to: 'ben', bodies: [{ type: 'txt', msg: 'from the desk' }] })) as { msg_id: string };
