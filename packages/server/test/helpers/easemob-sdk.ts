@@ -215,6 +215,8 @@ export interface SdkOptions {
   appKey: string;
   /** A fresh resource per login instead of the one kept in localStorage. */
   randomDevice?: boolean;
+  /** The SDK's `deviceId`: with `randomDevice`, the resource is the same at every login (`webim_<platform>_<deviceId>`), as one device's. */
+  deviceId?: string;
   /** The gateway path: `/ws` (the default) or `/websocket`. */
   path?: '/ws' | '/websocket';
   /** The SDK's `delivery` option: it acknowledges every one-to-one message received (DELIVER_ACK). */
@@ -241,6 +243,7 @@ export class SdkClient {
       url: `${options.baseUrl.replace(/^http/, 'ws')}${options.path ?? '/ws'}`,
       apiUrl: options.baseUrl,
       isFixedDeviceId: !options.randomDevice,
+      ...(options.deviceId ? { deviceId: options.deviceId } : {}),
       delivery: options.delivery ?? false,
     });
     const record = (event: string) => (data: Any) => this.events.push({ event, data });

@@ -60,8 +60,10 @@ export class SocketClient {
     });
   }
 
-  static connect(baseUrl: string, path: string, token: string): Promise<SocketClient> {
-    const ws = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}${path}/ws?access_token=${encodeURIComponent(token)}`);
+  /** `resource`: the device name the socket gives itself (the `resource` query parameter). */
+  static connect(baseUrl: string, path: string, token: string, resource?: string): Promise<SocketClient> {
+    const named = resource === undefined ? '' : `&resource=${encodeURIComponent(resource)}`;
+    const ws = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}${path}/ws?access_token=${encodeURIComponent(token)}${named}`);
     return new Promise((resolve, reject) => {
       ws.once('open', () => resolve(new SocketClient(ws)));
       ws.once('unexpected-response', (_req, res) => reject(new Error(`socket refused: ${res.statusCode}`)));

@@ -15,6 +15,7 @@
  */
 import type { GroupWriter, UnitOfWork } from '../../kernel/unit-of-work.js';
 import type { OwnedJob } from '../jobs/ports.js';
+import { DEVICE_TTL_MS } from './devices.js';
 import type { IdGenerator } from './msg-id.js';
 import type { ImTransaction, StoredMessage } from './ports.js';
 
@@ -38,6 +39,9 @@ export class MessageCommitter {
         // Written again after a conflict: the ids another instance took, taken afresh.
         if (attempt > 1) for (const m of all) m.msgId = ids.next();
         await tx.im.insertMessages(all);
+        // Multi-device: the senders' own copies, for their devices offline (devices.ts).
+        const own = all.find((m) => m.ownCopy !== undefined);
+        if (own) await tx.im.storeOwnCopies(all, own.timestamp - DEVICE_TTL_MS);
         const job = await tx.jobs.enqueueOwned({ queue: FANOUT_QUEUE, payload: { messages: all.map((m) => ({ appId: m.appId, msgId: m.msgId })) } satisfies FanoutPayload });
         return batches.map(() => job);
       },

@@ -104,7 +104,7 @@ class SocketFeed {
       if (room <= 0 || !this.open) return;
       const limit = room + this.heldAbove(this.cursor);
       const marksBefore = this.marks;
-      const rows = await this.ctx.store.readOffline(this.appId, this.username, this.cursor, limit);
+      const rows = await this.ctx.store.readOffline(this.appId, this.username, this.cursor, limit, this.connection.resource);
       if (!this.open) return;
       const fresh = [];
       for (const row of rows) {

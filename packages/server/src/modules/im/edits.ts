@@ -5,7 +5,8 @@
  * review (pre-send.ts: approved, refused or rewritten, before anything is written); the stored message is
  * updated (a receiver who has not fetched it yet gets the new content), then the receivers and the
  * sender's other devices online get an `edit` frame, and those who had it and are offline get it on
- * their next socket (pending-events.ts).
+ * their next socket (pending-events.ts), as do the sender's other devices when none was online
+ * (devices.ts).
  */
 import type { ImEditFrame, ImMessageBody } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';
@@ -17,6 +18,7 @@ import type { IdGenerator } from './msg-id.js';
 import type { PendingEvents } from './pending-events.js';
 import type { ImApp, ImGroupsRepository, ImMessagesRepository, ImTransaction } from './ports.js';
 import { noPreSend, type PreSendHook } from './pre-send.js';
+import type { Devices } from './devices.js';
 import type { Presence } from './presence.js';
 import { receiversOf } from './receivers.js';
 
@@ -34,6 +36,8 @@ export interface EditInput {
   ext?: Record<string, unknown>;
   /** The connection editing (it is not told). */
   device?: string;
+  /** The resource of the device editing: its later logins are not told either. */
+  resource?: string;
 }
 
 const MSG_ID = /^\d{1,19}$/;
@@ -47,6 +51,7 @@ export class EditsService {
     private readonly uow: UnitOfWork<ImTransaction>,
     private readonly presence: Pick<Presence, 'deliver'>,
     private readonly events: Pick<PendingEvents, 'deliver'>,
+    private readonly devices: Pick<Devices, 'syncChange'>,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
     /** The app's pre-send review (callbacks module), after every check and before the write. */
@@ -84,7 +89,9 @@ export class EditsService {
     const others = (await receiversOf(this.groups, message)).filter((u) => u !== message.from);
     if (message.chatType === 'chatroom') await this.presence.deliver(app.id, others, frame);
     else await this.events.deliver(app.id, others, frame);
-    await this.presence.deliver(app.id, [message.from], { ...frame, device: input.device ?? '' });
+    const where = { device: input.device ?? '', resource: input.resource ?? '' };
+    if (message.chatType === 'chatroom') await this.presence.deliver(app.id, [message.from], { ...frame, device: where.device });
+    else await this.devices.syncChange(app.id, message.from, frame, where, true);
     return frame;
   }
 }

@@ -37,6 +37,7 @@ import { EditsService } from './edits.js';
 import { PendingEvents } from './pending-events.js';
 import { ReceiptsService } from './receipts.js';
 import { RecallsService } from './recalls.js';
+import { Devices } from './devices.js';
 import { noImMetrics, type ImMetrics } from './metrics.js';
 import { ModerationService } from './moderation.js';
 import { IdGenerator } from './msg-id.js';
@@ -79,6 +80,8 @@ export interface ImModule {
   receipts: ReceiptsService;
   /** Recall of a message: removed, and its receivers and the sender's other devices told. */
   recalls: RecallsService;
+  /** The devices users log in with; their own messages, recalls and edits kept for their devices offline. */
+  devices: Devices;
   /** Edits of sent messages: stored, and receivers and the sender's other devices told. */
   edits: EditsService;
   /** Logins and logouts of sockets (`userStatus` callbacks): each socket route opens a session when it admits a socket. */
@@ -190,15 +193,15 @@ export function createImModule(options: ImModuleOptions): ImModule {
   const attributes = new UserAttributesService(options.repositories.attributes, users, clock);
   const contacts = new ContactsService(options.repositories.contacts, users, clock, ops, ids, (appId, usernames, frame) => events.deliver(appId, usernames, frame), options.settings);
   const keep = (missed: Array<MessageRef & { usernames: string[] }>) => offline.keep(missed);
-  const live = new LiveDeliveries(presence, groupsRepo, instanceId, keep, metrics, (error) =>
-    options.logger?.error({ err: error }, 'IM live push failed; its receivers get the message stored'),
-  );
+  const devices = new Devices(uow, messagesRepo, presence, events, clock, (error) => options.logger?.error({ err: error }, 'IM: a device or a change for it could not be recorded'));
+  const pushFailed = (error: unknown) => options.logger?.error({ err: error }, 'IM live push failed; its receivers get the message stored');
+  const live = new LiveDeliveries(presence, groupsRepo, instanceId, keep, metrics, pushFailed, devices.hasOther);
   const committer = new MessageCommitter(uow, ids);
   const messages = new ImMessagesService(committer, users, groups, moderation, ids, clock, live, metrics, options.preSend, contacts);
   const receipts = new ReceiptsService(messagesRepo, groups, events, ops, ids, clock);
-  const recalls = new RecallsService(messagesRepo, groupsRepo, presence, events, ops, ids, clock, options.recallSeconds ?? 120);
+  const recalls = new RecallsService(messagesRepo, groupsRepo, presence, events, devices, ops, ids, clock, options.recallSeconds ?? 120);
   const statuses = new UserStatuses(ops, clock, (error) => options.logger?.error({ err: error }, 'IM: the callbacks of a login or logout could not be written'));
-  const edits = new EditsService(messagesRepo, groupsRepo, moderation, uow, presence, events, ids, clock, options.preSend);
+  const edits = new EditsService(messagesRepo, groupsRepo, moderation, uow, presence, events, devices, ids, clock, options.preSend);
   const drains = new Drains(messagesRepo, presence, clock, metrics, (error) => options.logger?.error({ err: error }, 'IM: a drain of stored messages failed; they stay stored'));
   const fanout = new Fanout({
     uow,
@@ -246,7 +249,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
   };
 
   const retention = new HistoryRetention(appsRepo, uow, clock, options.historyMs);
-  return { apps, users, groups, membership, invites, groupRoles, groupMutes, moderation, origins, attributes, contacts, messages, receipts, recalls, edits, statuses, events, offline, fanout, drains, presence, files, history, retention, conversations, sockets, removeUser };
+  return { apps, users, groups, membership, invites, groupRoles, groupMutes, moderation, origins, attributes, contacts, messages, receipts, recalls, devices, edits, statuses, events, offline, fanout, drains, presence, files, history, retention, conversations, sockets, removeUser };
 }
 
 /**

@@ -14,6 +14,7 @@
  * pushing instance died before pushing, its fan-out job is released to another instance
  * (cluster take-over) that finds the recorder dead and treats every receiver afresh.
  */
+import { ownCopyCandidates } from './devices.js';
 import type { ImMetrics } from './metrics.js';
 import type { ImGroupsRepository, MessageRef, StoredMessage } from './ports.js';
 import type { Presence } from './presence.js';
@@ -32,6 +33,8 @@ export class LiveDeliveries {
     private readonly metrics: Pick<ImMetrics, 'pushed'>,
     /** Told of a push that failed; its receivers get the message stored. */
     private readonly onError: (error: unknown) => void = () => undefined,
+    /** Whether a sender has a device other than `resource` (devices.ts); default: ask the commit. */
+    private readonly hasOtherDevice: (appId: string, username: string, resource: string) => Promise<boolean> = async () => true,
   ) {}
 
   /** Before the commit: records on each message who gets it live (its receivers online now). */
@@ -62,9 +65,24 @@ export class LiveDeliveries {
   }
 
   /**
+   * Multi-device, before the commit: when no other device of the sender is online now (`except`,
+   * the sending connection's id; '' for none), marks the messages to be stored for the sender's
+   * devices offline, as sent from `resource`, if the sender has another device (devices.ts); the
+   * commit stores them if it still has.
+   */
+  async ownCopies(messages: readonly StoredMessage[], except: string, resource: string): Promise<void> {
+    const candidates = ownCopyCandidates(messages);
+    const first = candidates[0];
+    if (!first || (await this.presence.onlineElsewhere(first.appId, first.from, except))) return;
+    // No other device: nothing to store, nothing written.
+    if (!(await this.hasOtherDevice(first.appId, first.from, resource))) return;
+    for (const message of candidates) message.ownCopy = resource;
+  }
+
+  /**
    * Multi-device: pushes each message to its sender's devices online now but the one that sent
-   * it (`except`, a connection id; '' for none), live only: a device offline now does not get it
-   * later (the sender has it). A message to oneself already reached every device. Never rejects.
+   * it (`except`, a connection id; '' for none), live only: those offline now get the copy stored
+   * with it (`ownCopies`). A message to oneself already reached every device. Never rejects.
    */
   async syncSender(messages: readonly StoredMessage[], except: string): Promise<void> {
     for (const message of messages) {

@@ -52,9 +52,12 @@ export interface SendInput {
   charge?: () => Promise<number>;
   /**
    * Multi-device: the message also goes, live, to the sender's other connected devices: every one
-   * but the connection with this id (`''`: every one, a REST `sync_device`). Absent: none.
+   * but the connection with this id (`''`: every one, a REST `sync_device`); when none is online, it
+   * is stored for their other devices (devices.ts). Absent: none.
    */
   device?: string;
+  /** The sending device's resource (msync, a named JSON socket): the sender's own copy is never handed to it. */
+  resource?: string;
   /** For the receivers online now only (`deliverOnlineOnly`, msync `routetype` ONLINE): never stored offline. */
   onlineOnly?: boolean;
 }
@@ -74,7 +77,7 @@ export class ImMessagesService {
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
     /** Decides who gets messages live before they commit, and pushes them after, before the caller answers. */
-    private readonly live: Pick<LiveDeliveries, 'decide' | 'deliver' | 'syncSender'>,
+    private readonly live: Pick<LiveDeliveries, 'decide' | 'ownCopies' | 'deliver' | 'syncSender'>,
     private readonly metrics: Pick<ImMetrics, 'sent'>,
     /** The app's pre-send review (callbacks module), after every check and before the commit. */
     private readonly preSend: PreSendHook = noPreSend,
@@ -115,6 +118,7 @@ export class ImMessagesService {
     }));
     const messages = [...(await this.preSend.review(app, proposed))];
     await this.live.decide(messages);
+    if (input.device !== undefined) await this.live.ownCopies(messages, input.device, input.resource ?? '');
     const committed = this.committer.commit(messages);
     return { accepted: this.deliver(committed, messages, input, after) };
   }

@@ -8,6 +8,9 @@
  * nothing, so a socket that closes mid-hand-over leaves what its client did not take for the next
  * one, and an acknowledged event is never handed over again. Deleting a user deletes theirs.
  *
+ * A user's own recall or edit is kept for their other devices the same way (devices.ts), with the
+ * resource that made it, whose sockets never get it.
+ *
  *   push ──reached──▶ done
  *     └── not reached ──▶ kept (at most PENDING_EVENTS_MAX a user; beyond, new ones dropped)
  *                           ├──socket ready──▶ handed to that socket ──client acknowledged──▶ forgotten
@@ -49,18 +52,29 @@ export class PendingEvents {
   async deliver(appId: string, usernames: readonly string[], frame: PendingFrame, keep: (username: string) => boolean = () => true): Promise<void> {
     try {
       const reached = await this.presence.deliver(appId, usernames, frame);
-      const missed = usernames.filter((u) => !reached.has(u) && keep(u));
-      if (missed.length === 0) return;
-      const now = this.clock.now();
-      const room = await Promise.all(missed.map((u) => this.hasRoom(appId, u, now)));
-      const kept = missed.filter((_, i) => room[i]);
-      if (kept.length === 0) return;
-      const id = 'id' in frame ? frame.id : this.nextId();
-      const text = JSON.stringify(frame);
-      await this.uow.run((tx) => tx.im.storeEvents(kept.map((username) => ({ appId, username, id, frame: text })), now));
+      await this.keep(
+        appId,
+        usernames.filter((u) => !reached.has(u) && keep(u)),
+        frame,
+      );
     } catch (error) {
       this.onError(error);
     }
+  }
+
+  /**
+   * Keeps a frame for the users' next sockets, as room allows; `sentFrom` (a user's own recall or
+   * edit, devices.ts): never handed to a socket of that resource.
+   */
+  async keep(appId: string, usernames: readonly string[], frame: PendingFrame, sentFrom?: string): Promise<void> {
+    if (usernames.length === 0) return;
+    const now = this.clock.now();
+    const room = await Promise.all(usernames.map((u) => this.hasRoom(appId, u, now)));
+    const kept = usernames.filter((_, i) => room[i]);
+    if (kept.length === 0) return;
+    const id = 'id' in frame ? frame.id : this.nextId();
+    const text = JSON.stringify(frame);
+    await this.uow.run((tx) => tx.im.storeEvents(kept.map((username) => ({ appId, username, id, frame: text, ...(sentFrom === undefined ? {} : { sentFrom }) })), now));
   }
 
   /** Whether the user's store takes one more; a full one is first rid of its expired events. */
@@ -71,10 +85,10 @@ export class PendingEvents {
   }
 
   /**
-   * Hands a ready socket its user's kept events that have not expired; each is forgotten once the
-   * socket's client acknowledged it. Never rejects.
+   * Hands a ready socket its user's kept events that have not expired (but their own changes made
+   * on its device); each is forgotten once the socket's client acknowledged it. Never rejects.
    */
-  async handOver(appId: string, username: string, connection: Pick<ImConnection, 'sendKept'>): Promise<void> {
+  async handOver(appId: string, username: string, connection: Pick<ImConnection, 'sendKept' | 'resource'>): Promise<void> {
     try {
       const since = this.clock.now() - PENDING_EVENTS_TTL_MS;
       await this.uow.run((tx) => tx.im.deleteEventsBefore(appId, username, since));
@@ -84,7 +98,7 @@ export class PendingEvents {
       };
       let after = '0';
       for (;;) {
-        const events = await this.repo.readEvents(appId, username, since, after, BATCH);
+        const events = await this.repo.readEvents(appId, username, since, after, BATCH, connection.resource);
         if (events.length > 0) {
           connection.sendKept(
             events.map((e) => ({ id: e.id, frame: JSON.parse(e.frame) as PendingFrame })),

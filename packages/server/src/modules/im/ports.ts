@@ -101,6 +101,12 @@ export interface StoredMessage {
    * `routetype` ONLINE): never stored for offline receivers, never given back by a closing socket.
    */
   onlineOnly?: boolean;
+  /**
+   * Multi-device: a copy is stored for the sender, in the send's transaction, when no other device
+   * of theirs was online and they have one (devices.ts): the resource of the sending device, which
+   * never takes it ('' for none, a REST `sync_device`). Absent: no copy.
+   */
+  ownCopy?: string;
 }
 
 export interface LivePush {
@@ -232,6 +238,13 @@ export interface ImMessageWrites {
   markFanoutDone(refs: MessageRef[]): Promise<Set<string>>;
   /** Idempotent: a (user, msg_id) pair is stored once. */
   storeOffline(rows: Array<MessageRef & { username: string }>, now: number): Promise<void>;
+  /**
+   * Stores each message's `ownCopy` for its sender, if the sender has a device other than the one
+   * that sent it seen at `seenSince` or later (`im_devices`); nothing otherwise. Idempotent.
+   */
+  storeOwnCopies(messages: readonly StoredMessage[], seenSince: number): Promise<void>;
+  /** A device of the user logged in: recorded as seen now; the user's devices not seen since `staleBefore` are forgotten. */
+  recordDevice(appId: string, username: string, resource: string, now: number, staleBefore: number): Promise<void>;
   /** A group member read the message (group read receipts). Idempotent. */
   addGroupRead(ref: MessageRef, username: string, now: number): Promise<void>;
   /**
@@ -245,7 +258,7 @@ export interface ImMessageWrites {
    */
   editMessage(ref: MessageRef, payload: StoredMessage['payload'], maxEdits: number): Promise<number | undefined>;
   /** Events kept for users no socket of whom was reached (`frame`: JSON; pending-events.ts). */
-  storeEvents(rows: ReadonlyArray<{ appId: string; username: string; id: string; frame: string }>, now: number): Promise<void>;
+  storeEvents(rows: ReadonlyArray<{ appId: string; username: string; id: string; frame: string; sentFrom?: string }>, now: number): Promise<void>;
   /** Forgets kept events a client acknowledged. */
   deleteEvents(appId: string, username: string, ids: readonly string[]): Promise<void>;
   /** Forgets the user's kept events stored before `cutoff` (expired). */
@@ -276,8 +289,9 @@ export interface ImMessagesRepository {
   /**
    * Up to `limit` of the user's undelivered messages with a msg_id above `afterMsgId` ('0': from the
    * start), oldest first. Reading changes nothing: a message stays undelivered until `markDelivered`.
+   * With `resource`, the user's own copies sent from that device are left out.
    */
-  readOffline(appId: string, username: string, afterMsgId: string, limit: number): Promise<StoredMessage[]>;
+  readOffline(appId: string, username: string, afterMsgId: string, limit: number, resource?: string): Promise<StoredMessage[]>;
   /** A client acknowledged these stored messages: delivered from now on. Returns how many this call marked. */
   markDelivered(appId: string, username: string, msgIds: readonly string[], now: number): Promise<number>;
   /**
@@ -285,7 +299,10 @@ export interface ImMessagesRepository {
    * socket closed before its client took them). Idempotent.
    */
   returnOffline(appId: string, username: string, msgIds: readonly string[], now: number): Promise<void>;
+  /** The user's undelivered messages received (their own copies are not counted). */
   countOffline(appId: string, username: string): Promise<number>;
+  /** Whether the user has a device other than `resource` seen at `since` or later. */
+  hasOtherDevice(appId: string, username: string, resource: string, since: number): Promise<boolean>;
   offlineStatus(appId: string, username: string, msgId: string): Promise<'delivered' | 'undelivered' | undefined>;
   /** One message as sent (without its live record), or undefined. */
   findMessage(appId: string, msgId: string): Promise<StoredMessage | undefined>;
@@ -296,7 +313,8 @@ export interface ImMessagesRepository {
   countEvents(appId: string, username: string): Promise<number>;
   /**
    * Up to `limit` of the user's kept events stored at `since` or later with an id above `afterId`
-   * ('0': from the start), oldest first. Reading changes nothing: an event stays kept until `deleteEvents`.
+   * ('0': from the start), oldest first; with `resource`, not those made on that device. Reading
+   * changes nothing: an event stays kept until `deleteEvents`.
    */
-  readEvents(appId: string, username: string, since: number, afterId: string, limit: number): Promise<Array<{ id: string; frame: string }>>;
+  readEvents(appId: string, username: string, since: number, afterId: string, limit: number, resource?: string): Promise<Array<{ id: string; frame: string }>>;
 }

@@ -15,6 +15,11 @@ import { CLOSE_USER_REMOVED } from './socket-limits.js';
 
 export interface ImConnection {
   readonly id: string;
+  /**
+   * The device's resource (msync's, or the one a JSON socket names): the user's own messages,
+   * recalls and edits made on that device are never handed to it from the store (devices.ts).
+   */
+  readonly resource?: string;
   /** Pushes a live frame; a socket over its outbound buffer bound is dropped instead (socket-limits.ts). */
   send(frame: ImServerFrame): void;
   /**
@@ -44,6 +49,8 @@ export interface Presence {
   remove(appId: string, username: string, connection: ImConnection): void;
   /** Those of `usernames` that are online. */
   onlineAmong(appId: string, usernames: readonly string[]): Promise<Set<string>>;
+  /** Whether the user has a ready socket other than the connection `except` ('' : any), here or elsewhere. */
+  onlineElsewhere(appId: string, username: string, except: string): Promise<boolean>;
   /**
    * Sends to every ready socket of each user, and holds it for their sockets not ready yet; answers
    * the users it reached (a socket got it or will), here or on the instance holding their sockets.
@@ -122,6 +129,16 @@ export class InProcessPresence implements Presence {
       if (entries && [...entries.values()].some((e) => e.ready)) online.add(name);
     }
     return online;
+  }
+
+  async onlineElsewhere(appId: string, username: string, except: string): Promise<boolean> {
+    return this.readyHere(appId, username, except);
+  }
+
+  /** `onlineElsewhere` in this process, synchronously. */
+  readyHere(appId: string, username: string, except: string): boolean {
+    for (const [id, entry] of this.byUser.get(this.key(appId, username)) ?? []) if (entry.ready && id !== except) return true;
+    return false;
   }
 
   async deliver(appId: string, usernames: readonly string[], frame: ImServerFrame): Promise<Set<string>> {

@@ -2,7 +2,8 @@
  * Recall of a message (Easemob's RECALL, `POST /messages/msg_recall`): the message is removed (its
  * row, its offline rows, its group readers) in one transaction, then every receiver and the
  * sender's other devices online get a `recall` frame, live; receivers who had the message and are
- * offline get it on their next socket (pending-events.ts). A receiver whose stored copy was not
+ * offline get it on their next socket (pending-events.ts), and so do the sender's other devices when
+ * none was online (devices.ts). A receiver whose stored copy was not
  * delivered yet never gets the message at all (its offline row is gone), nor the recall.
  *
  *   user:      own message only (`forbidden_op` "not the sender"), within PARLEY_IM_RECALL_SECONDS
@@ -20,6 +21,7 @@ import type { IdGenerator } from './msg-id.js';
 import type { ImApp, ImGroupsRepository, ImMessagesRepository, StoredMessage } from './ports.js';
 import type { OperationEvents, RecallEvent } from './operation-events.js';
 import type { PendingEvents } from './pending-events.js';
+import type { Devices } from './devices.js';
 import type { Presence } from './presence.js';
 import { receiversOf } from './receivers.js';
 
@@ -39,6 +41,8 @@ export interface RecallInput {
   ext?: string;
   /** The connection recalling (it is not told); absent: every device of the sender is. */
   device?: string;
+  /** The resource of the device recalling: its later logins are not told either. */
+  resource?: string;
 }
 
 const MSG_ID = /^\d{1,19}$/;
@@ -49,6 +53,7 @@ export class RecallsService {
     private readonly groups: ImGroupsRepository,
     private readonly presence: Pick<Presence, 'deliver'>,
     private readonly events: Pick<PendingEvents, 'deliver'>,
+    private readonly devices: Pick<Devices, 'syncChange'>,
     private readonly ops: OperationEvents,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
@@ -92,7 +97,10 @@ export class RecallsService {
     // Chat-room messages are never stored, so nobody offline needs their recall either.
     if (message.chatType === 'chatroom') await this.presence.deliver(app.id, others, frame);
     else await this.events.deliver(app.id, others, frame, (u) => !neverHad.includes(u));
-    await this.presence.deliver(app.id, [message.from], { ...frame, device: input.device ?? '' });
+    // The sender's other devices: live, or kept for a later login unless their copy was still stored (gone with it).
+    const where = { device: input.device ?? '', resource: input.resource ?? '' };
+    if (message.chatType === 'chatroom') await this.presence.deliver(app.id, [message.from], { ...frame, device: where.device });
+    else await this.devices.syncChange(app.id, message.from, frame, where, !neverHad.includes(message.from));
     return message;
   }
 }

@@ -167,6 +167,17 @@ export class RedisPresence implements Presence {
     return online;
   }
 
+  async onlineElsewhere(appId: string, username: string, except: string): Promise<boolean> {
+    if (this.local.readyHere(appId, username, except)) return true;
+    try {
+      return (await this.remoteHolders(appId, [username])).has(username);
+    } catch (error) {
+      // Redis unreachable: the user's sockets elsewhere count as offline, so their copy is stored.
+      this.opts.onError?.(error);
+      return false;
+    }
+  }
+
   async deliver(appId: string, usernames: readonly string[], frame: ImServerFrame): Promise<Set<string>> {
     const reached = this.deliverOnce(appId, usernames, frame);
     let holders: Map<string, string[]>;

@@ -32,14 +32,16 @@ export function messageChangeReads(db: Kysely<Database>): Reads {
         .executeTakeFirstOrThrow();
       return Number(row.n);
     },
-    async readEvents(appId, username, since, afterId, limit) {
-      const rows = await db
+    async readEvents(appId, username, since, afterId, limit, resource) {
+      let query = db
         .selectFrom('im_pending_events')
         .select(['id', 'frame'])
         .where('app_id', '=', appId)
         .where('username', '=', username)
         .where('created_at', '>=', since)
-        .where('id', '>', Number(afterId))
+        .where('id', '>', Number(afterId));
+      if (resource !== undefined) query = query.where((eb) => eb.or([eb('sent_from', 'is', null), eb('sent_from', '<>', resource)]));
+      const rows = await query
         .orderBy('id')
         .limit(limitParam(limit))
         .execute();
@@ -94,7 +96,7 @@ export function messageChangeWrites(trx: Kysely<Database>): Writes {
       if (rows.length === 0) return;
       await trx
         .insertInto('im_pending_events')
-        .values(rows.map((r) => ({ app_id: r.appId, username: r.username, id: Number(r.id), frame: r.frame, created_at: now })))
+        .values(rows.map((r) => ({ app_id: r.appId, username: r.username, id: Number(r.id), frame: r.frame, created_at: now, sent_from: r.sentFrom ?? null })))
         .onConflict((oc) => oc.columns(['app_id', 'username', 'id']).doNothing())
         .execute();
     },

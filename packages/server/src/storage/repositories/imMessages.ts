@@ -3,6 +3,7 @@ import { refKey, type ImMessagesRepository, type ImMessageWrites, type MessageRe
 import type { ImMessagesTable } from '../tables/im.js';
 import { copies, limitParam, precompiledSized } from '../precompiled.js';
 import { messageChangeReads, messageChangeWrites } from './imMessageChanges.js';
+import { deviceQueries, deviceReads, deviceWrites } from './im-devices.js';
 import type { Database } from '../schema.js';
 
 const toMessage = (row: Selectable<ImMessagesTable>): StoredMessage => ({
@@ -75,9 +76,10 @@ function hotQueries() {
 /** The IM messages repository, and the writes of a transaction over the same compiled statements. */
 export function kyselyImMessages(db: Kysely<Database>): { repository: ImMessagesRepository; writes: (trx: Kysely<Database>) => ImMessageWrites } {
   const q = hotQueries();
+  const devices = deviceQueries();
   return {
-    repository: { ...fanoutReads(db, q), ...offlineReads(db), ...pendingReads(db), ...messageChangeReads(db) },
-    writes: (trx) => ({ ...messageWrites(trx, q), ...messageChangeWrites(trx) }),
+    repository: { ...fanoutReads(db, q), ...offlineReads(db), ...pendingReads(db), ...messageChangeReads(db), ...deviceReads(db) },
+    writes: (trx) => ({ ...messageWrites(trx, q), ...messageChangeWrites(trx), ...deviceWrites(trx, devices) }),
   };
 }
 
@@ -97,7 +99,7 @@ function fanoutReads(db: Kysely<Database>, q: ReturnType<typeof hotQueries>) {
 }
 
 /** Accepting and fanning out, in the transaction `trx`: the precompiled statements, in chunks. */
-function messageWrites(trx: Kysely<Database>, q: ReturnType<typeof hotQueries>): Omit<ImMessageWrites, 'addGroupRead' | 'removeMessage' | 'storeEvents' | 'deleteEvents' | 'deleteEventsBefore' | 'editMessage' | 'deleteMessagesBefore'> {
+function messageWrites(trx: Kysely<Database>, q: ReturnType<typeof hotQueries>): Omit<ImMessageWrites, 'storeOwnCopies' | 'recordDevice' | 'addGroupRead' | 'removeMessage' | 'storeEvents' | 'deleteEvents' | 'deleteEventsBefore' | 'editMessage' | 'deleteMessagesBefore'> {
   return {
     async insertMessages(messages) {
       for (const chunk of chunks(messages, CHUNK)) {
@@ -136,18 +138,18 @@ function messageWrites(trx: Kysely<Database>, q: ReturnType<typeof hotQueries>):
 /** A user's stored messages: the drains' reads and acknowledgements, the count and the status endpoints. */
 function offlineReads(db: Kysely<Database>) {
   return {
-    async readOffline(appId, username, afterMsgId, limit) {
-      const rows = await db
+    async readOffline(appId, username, afterMsgId, limit, resource) {
+      let query = db
         .selectFrom('im_offline as o')
         .innerJoin('im_messages as m', (join) => join.onRef('m.app_id', '=', 'o.app_id').onRef('m.msg_id', '=', 'o.msg_id'))
         .selectAll('m')
         .where('o.app_id', '=', appId)
         .where('o.username', '=', username)
         .where('o.status', '=', 'undelivered')
-        .where('o.msg_id', '>', Number(afterMsgId))
-        .orderBy('o.msg_id')
-        .limit(limitParam(limit))
-        .execute();
+        .where('o.msg_id', '>', Number(afterMsgId));
+      // The device that sent a message never takes the sender's own copy of it.
+      if (resource !== undefined) query = query.where((eb) => eb.or([eb('o.sent_from', 'is', null), eb('o.sent_from', '<>', resource)]));
+      const rows = await query.orderBy('o.msg_id').limit(limitParam(limit)).execute();
       return rows.map(toMessage);
     },
     async markDelivered(appId, username, msgIds, now) {
@@ -185,6 +187,7 @@ function offlineReads(db: Kysely<Database>) {
         .where('app_id', '=', appId)
         .where('username', '=', username)
         .where('status', '=', 'undelivered')
+        .where('sent_from', 'is', null)
         .executeTakeFirst();
       return Number(row?.n ?? 0);
     },

@@ -136,6 +136,16 @@ export interface ImOfflineTable {
   status: 'undelivered' | 'delivered';
   created_at: number;
   delivered_at: number | null;
+  /** On a user's own copy of a message they sent: the resource that sent it ('' none); NULL otherwise (migration 135). */
+  sent_from: Generated<string | null>;
+}
+
+/** A device a user logged in with (migration 135). */
+export interface ImDevicesTable {
+  app_id: string;
+  username: string;
+  resource: string;
+  seen_at: number;
 }
 
 /** One reader of a group message (migration 86). */
@@ -154,6 +164,8 @@ export interface ImPendingEventsTable {
   /** The frame as JSON. */
   frame: string;
   created_at: number;
+  /** On a user's own recall or edit kept for their other devices: the resource that made it (migration 135). */
+  sent_from: Generated<string | null>;
 }
 
 export interface ImSensitiveWordsTable {
@@ -203,6 +215,7 @@ export interface ImTables {
   im_messages: ImMessagesTable;
   im_pending_fanout: ImPendingFanoutTable;
   im_offline: ImOfflineTable;
+  im_devices: ImDevicesTable;
   im_group_reads: ImGroupReadsTable;
   im_pending_events: ImPendingEventsTable;
   im_sensitive_words: ImSensitiveWordsTable;

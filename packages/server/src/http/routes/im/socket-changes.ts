@@ -22,6 +22,7 @@ export async function handleChange(
   username: string,
   device: string,
   frame: ImReceiptClientFrame | ImRecallClientFrame | ImEditClientFrame,
+  resource = '',
 ): Promise<ImAckFrame> {
   const id = typeof frame.id === 'string' ? frame.id : '';
   switch (frame.op) {
@@ -43,7 +44,7 @@ export async function handleChange(
       }
       case 'recall': {
         const ext = text(frame.ext, 'ext', 1024);
-        await im.recalls.recall(imApp, { msgId: text(frame.msg_id, 'msg_id', 32) ?? '', by: username, device, ...(ext ? { ext } : {}) });
+        await im.recalls.recall(imApp, { msgId: text(frame.msg_id, 'msg_id', 32) ?? '', by: username, device, resource, ...(ext ? { ext } : {}) });
         return ({ op: 'ack', id, msg_id: frame.msg_id, timestamp: Date.now() });
       }
       case 'edit': {
@@ -52,7 +53,7 @@ export async function handleChange(
         if (frame.ext !== undefined && (typeof frame.ext !== 'object' || frame.ext === null || Array.isArray(frame.ext))) throw bad('ext: expected an object');
         const { type, ...fields } = raw as { type?: unknown };
         const body = normaliseBody(type, fields, 'body', 'body.type');
-        await im.edits.edit(imApp, { msgId: text(frame.msg_id, 'msg_id', 32) ?? '', by: username, body, device, ...(frame.ext ? { ext: frame.ext } : {}) });
+        await im.edits.edit(imApp, { msgId: text(frame.msg_id, 'msg_id', 32) ?? '', by: username, body, device, resource, ...(frame.ext ? { ext: frame.ext } : {}) });
         return ({ op: 'ack', id, msg_id: frame.msg_id, timestamp: Date.now() });
       }
   }

@@ -3,7 +3,8 @@
  * OpenAPI has no words for frames, and a description is smaller than an AsyncAPI document beside it.
  */
 export const IM_SOCKET_DESCRIPTION = `Upgrades to a WebSocket: \`GET /{org}/{app}/ws?access_token=<user token>\` (or \`Authorization: Bearer <user token>\`).
-Refused before the upgrade with an HTTP error in the IM envelope: 401 (no, bad or expired token), 403 (an app-admin token),
+\`resource=<device name>\` (optional, 1-64 letters, digits or \`_.:@-\`) names the device the socket is, the same at each of its connections: the user's own messages, recalls and edits made on their other devices while none was connected reach it at its next connection, and those it made never come back to it.
+Refused before the upgrade with an HTTP error in the IM envelope: 400 (a \`resource\` that is not a device name), 401 (no, bad or expired token), 403 (an app-admin token),
 404 (unknown app), 503 \`service_unavailable\` (the app is at its socket cap).
 
 After the upgrade, every frame is a JSON text frame of at most 5 KiB (larger: an \`error\` frame \`message_send_error\`; over 64 KiB the socket is closed with 1009).

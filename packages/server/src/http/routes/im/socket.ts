@@ -58,7 +58,7 @@ const STORED_BATCH = 100;
  * has no acknowledgement frame, so a stored message counts as acknowledged once it was written to
  * the connection; so does a kept event (pending-events.ts).
  */
-function socketConnection(socket: WebSocket, lease: SocketLease): ImConnection {
+function socketConnection(socket: WebSocket, lease: SocketLease, resource: string | undefined): ImConnection {
   const write = (frame: ImServerFrame, done?: (error?: Error) => void) => {
     corkUntilTick(socket);
     socket.send(JSON.stringify(frame), done);
@@ -67,6 +67,7 @@ function socketConnection(socket: WebSocket, lease: SocketLease): ImConnection {
   const id = uuid();
   return {
     id,
+    ...(resource === undefined ? {} : { resource }),
     // The bound is checked before each write: frames of one turn leave in one write (corked),
     // so only the first frame of a turn asks; what a turn adds is one commit's frames at most.
     send: (frame: ImServerFrame) => {
@@ -131,7 +132,26 @@ function startHeartbeat(socket: WebSocket, heartbeatMs: number): NodeJS.Timeout 
   return heartbeat;
 }
 
-const TOKEN_QUERY = Type.Object({ access_token: Type.Optional(Type.String({ description: 'The user token, for clients that cannot send headers' })) });
+/** A device name the JSON socket may give itself (`resource`), as msync resources are. */
+const RESOURCE = /^[A-Za-z0-9_.:@-]{1,64}$/;
+
+const TOKEN_QUERY = Type.Object({
+  access_token: Type.Optional(Type.String({ description: 'The user token, for clients that cannot send headers' })),
+  resource: Type.Optional(
+    Type.String({
+      pattern: RESOURCE.source,
+      description: "The device's name, kept across its connections: the user's own messages, recalls and edits made on their other devices while it was away reach it on its next connection, and those it made never come back to it",
+    }),
+  ),
+});
+
+/** The socket's `resource` query parameter; 400 when it is not a device name. */
+function resourceOf(request: FastifyRequest): string | undefined {
+  const value = (request.query as { resource?: unknown } | undefined)?.resource;
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !RESOURCE.test(value)) throw bad('resource: expected 1-64 letters, digits or _.:@-');
+  return value;
+}
 
 export async function imSocketRoutes(app: FastifyInstance, { im, heartbeatMs, limits }: { im: ImModule; heartbeatMs: number; limits: ImLimits }): Promise<void> {
   app.get(
@@ -151,6 +171,7 @@ export async function imSocketRoutes(app: FastifyInstance, { im, heartbeatMs, li
       },
       preValidation: async (request: FastifyRequest) => {
         if (request.imPrincipal?.level !== 'user') throw new AppError('forbidden', { detail: 'the socket requires a user token' });
+        resourceOf(request);
         im.sockets.assertRoom(imAppOf(request).id);
       },
     },
@@ -169,10 +190,13 @@ export async function imSocketRoutes(app: FastifyInstance, { im, heartbeatMs, li
         im.presence.remove(imApp.id, username, connection);
       });
       if (!lease) return;
-      const connection = socketConnection(socket, lease);
+      const named = resourceOf(request);
+      const connection = socketConnection(socket, lease, named);
       im.presence.add(imApp.id, username, connection);
+      // A named device gets the user's own messages sent on their other devices while it was away.
+      if (named !== undefined) void im.devices.loggedIn(imApp.id, username, named);
       // Its login (and, when it closes, its logout) for `userStatus` callbacks.
-      const session = im.statuses.login(imApp, username, { os: 'other', ip: request.clientAddress, resource: `json_${connection.id}` });
+      const session = im.statuses.login(imApp, username, { os: 'other', ip: request.clientAddress, resource: named ?? `json_${connection.id}` });
 
       const heartbeat = startHeartbeat(socket, heartbeatMs);
       // Stored messages first, then online; drain again for anything stored in between.
@@ -224,7 +248,7 @@ async function handleFrame(im: ImModule, imApp: ImApp, username: string, connect
       case 'edit': {
         const wait = await charges.change();
         if (wait > 0) throw new AppError('reach_limit', { retryAfter: wait });
-        connection.send(await handleChange(im, imApp, username, connection.id, frame));
+        connection.send(await handleChange(im, imApp, username, connection.id, frame, connection.resource ?? `json_${connection.id}`));
         return;
       }
       case 'send': {
@@ -249,6 +273,7 @@ async function handleFrame(im: ImModule, imApp: ImApp, username: string, connect
           requireMembership: true,
           charge: charges.send,
           device: connection.id,
+          resource: connection.resource ?? `json_${connection.id}`,
           ...(frame.online_only ? { onlineOnly: true } : {}),
         });
         connection.send({ op: 'ack', id: frame.id, msg_id: accepted?.msgId ?? '', timestamp: accepted?.timestamp ?? Date.now() });

@@ -221,11 +221,13 @@ export class MsyncConnection {
     if (holder === 'expired') return failed('expired_token');
     if ((await this.im.users.missing(app, [name])).length > 0) return failed('unknown_user');
     if (holder.username !== name) return failed('other_user');
-    this.goLive(app, appKey, name, { os: osName(provision.osType), ip: this.socket.ip, resource: provision.resource || `msync_${uuid()}`, version: provision.version ?? '' });
+    const named = Boolean(provision.resource);
+    this.goLive(app, appKey, name, { os: osName(provision.osType), ip: this.socket.ip, resource: provision.resource || `msync_${uuid()}`, version: provision.version ?? '' }, named);
   }
 
-  private goLive(app: ImApp, appKey: string, username: string, info: LoginInfo): void {
-    const connection = this.presenceConnection();
+  /** `named`: the client named its resource (not one made up here), so it is recorded as a device. */
+  private goLive(app: ImApp, appKey: string, username: string, info: LoginInfo, named: boolean): void {
+    const connection = this.presenceConnection(info.resource);
     const lease = this.socket.admit(app.id, username, (code) => {
       this.login?.session.dropped(code);
       this.im.presence.remove(app.id, username, connection);
@@ -240,6 +242,8 @@ export class MsyncConnection {
     this.state = onProvisioned(this.state, true);
     this.socket.send(encodeProvisionReply(OK, resource));
     this.im.presence.add(app.id, username, connection);
+    // A device the client named (the SDK keeps its resource across logins) gets the user's own messages sent while it was away.
+    if (named) void this.im.devices.loggedIn(app.id, username, resource);
     // Stored messages first (the first of them held for the first UNREAD answer), then online.
     this.feed = this.im.drains.connect(app.id, username, connection, lease);
     // Then the events kept while the user was offline.
@@ -247,10 +251,11 @@ export class MsyncConnection {
   }
 
   /** The connection as presence sees it: message frames become metas in the outbox. */
-  private presenceConnection(): ImConnection {
+  private presenceConnection(resource: string): ImConnection {
     const id = uuid();
     return {
       id,
+      resource,
       send: (frame) => {
         const login = this.login;
         if (!login || ((frame.op === 'message' || frame.op === 'recall' || frame.op === 'edit') && frame.device === id)) return;

@@ -36,7 +36,7 @@ export function editStatus(error: unknown): Status {
 }
 
 /** Edits the client's message; answers the status of its meta. */
-export async function takeEdit(im: ImModule, sender: { app: ImApp; username: string; device?: string }, body: MessageBodyIn): Promise<Status> {
+export async function takeEdit(im: ImModule, sender: { app: ImApp; username: string; device?: string; resource?: string }, body: MessageBodyIn): Promise<Status> {
   try {
     const [content] = body.contents ?? [];
     if (!content) throw new AppError('illegal_argument', { detail: EDIT_FORMAT });
@@ -50,7 +50,7 @@ export async function takeEdit(im: ImModule, sender: { app: ImApp; username: str
       by: sender.username,
       body: parsed,
       ...(ext ? { ext } : {}),
-      ...(sender.device === undefined ? {} : { device: sender.device }),
+      ...(sender.device === undefined ? {} : { device: sender.device, resource: sender.resource ?? '' }),
     });
     return OK;
   } catch (error) {

@@ -30,14 +30,14 @@ export function recallStatus(error: unknown): Status {
 }
 
 /** Recalls the client's message; answers the status of its meta. */
-export async function takeRecall(im: ImModule, sender: { app: ImApp; username: string; device?: string }, meta: MetaIn, body: MessageBodyIn): Promise<Status> {
+export async function takeRecall(im: ImModule, sender: { app: ImApp; username: string; device?: string; resource?: string }, meta: MetaIn, body: MessageBodyIn): Promise<Status> {
   const ext = fromKeyValues(meta.ext)[EXT_KEY];
   try {
     await im.recalls.recall(sender.app, {
       msgId: body.ackMessageId ?? '',
       by: sender.username,
       ...(typeof ext === 'string' && ext !== '' ? { ext: ext.slice(0, 1024) } : {}),
-      ...(sender.device === undefined ? {} : { device: sender.device }),
+      ...(sender.device === undefined ? {} : { device: sender.device, resource: sender.resource ?? '' }),
     });
     return OK;
   } catch (error) {

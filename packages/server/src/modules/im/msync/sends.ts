@@ -28,6 +28,8 @@ export interface Sender {
   username: string;
   /** The sending connection's id: the user's other devices get the message too. */
   device?: string;
+  /** The sending connection's resource: the copy stored for the user's devices offline is never handed to it. */
+  resource?: string;
   /** Charges one message to the sender's send limits: the seconds to wait, 0 when it may go. */
   charge: () => Promise<number>;
   /** Charges one receipt, recall, edit or conversation read to the sender's limit of those. */
@@ -101,7 +103,7 @@ async function sendMessage(im: ImModule, sender: Sender, meta: MetaIn, previous:
       source: 'sdk' as const,
       requireMembership: true,
       charge: sender.charge,
-      ...(sender.device === undefined ? {} : { device: sender.device }),
+      ...(sender.device === undefined ? {} : { device: sender.device, resource: sender.resource ?? '' }),
       ...(meta.routetype === RouteType.ONLINE ? { onlineOnly: true } : {}),
     };
     const queued = await im.messages.enqueue(sender.app, input, previous);
