@@ -221,11 +221,10 @@ export class MsyncConnection {
     if (holder === 'expired') return failed('expired_token');
     if ((await this.im.users.missing(app, [name])).length > 0) return failed('unknown_user');
     if (holder.username !== name) return failed('other_user');
-    const named = Boolean(provision.resource);
-    this.goLive(app, appKey, name, { os: osName(provision.osType), ip: this.socket.ip, resource: provision.resource || `msync_${uuid()}`, version: provision.version ?? '' }, named);
+    this.goLive(app, appKey, name, { os: osName(provision.osType), ip: this.socket.ip, resource: provision.resource || `msync_${uuid()}`, version: provision.version ?? '' }, Boolean(provision.resource));
   }
 
-  /** `named`: the client named its resource (not one made up here), so it is recorded as a device. */
+  /** `named`: the client named its resource (the SDK keeps it across logins): a device, given the user's own sends made while away. */
   private goLive(app: ImApp, appKey: string, username: string, info: LoginInfo, named: boolean): void {
     const connection = this.presenceConnection(info.resource);
     const lease = this.socket.admit(app.id, username, (code) => {
@@ -242,11 +241,9 @@ export class MsyncConnection {
     this.state = onProvisioned(this.state, true);
     this.socket.send(encodeProvisionReply(OK, resource));
     this.im.presence.add(app.id, username, connection);
-    // A device the client named (the SDK keeps its resource across logins) gets the user's own messages sent while it was away.
     if (named) void this.im.devices.loggedIn(app.id, username, resource);
-    // Stored messages first (the first of them held for the first UNREAD answer), then online.
+    // Stored messages first (the first held for the first UNREAD answer), then online; then the events kept meanwhile.
     this.feed = this.im.drains.connect(app.id, username, connection, lease);
-    // Then the events kept while the user was offline.
     void this.feed.ready.then(() => (this.state === 'closed' || !lease.active ? undefined : this.im.events.handOver(app.id, username, connection)));
   }
 
