@@ -285,7 +285,8 @@ describe.each(ENGINES)('callback delivery engine on %s', (engine) => {
     // The first request hangs at the receiver; the worker carrying it is stopped meanwhile.
     receiver.respond = (_req, index) => (index === 0 ? 'hang' : { status: 200, body: 'ok' });
     await send(message());
-    await waitFor(() => receiver.requests.length, (n) => n > 0);
+    // A real worker thread and receiver: on a loaded machine the first request may take seconds to arrive.
+    await waitFor(() => receiver.requests.length, (n) => n > 0, 15_000);
     await (outbound as ThreadedOutboundSender).stopWorker();
     await settle();
     expect(receiver.requests).toHaveLength(2);
