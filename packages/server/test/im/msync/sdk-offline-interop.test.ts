@@ -54,7 +54,11 @@ describe.each(ENGINES)('msync offline, presence and interop with the Easemob Web
     const before = eve.events.length;
     await eve.open('eve', { pwd: PASSWORD });
     await waitFor(() => eve.events.slice(before).some((e) => e.event === 'syncFinish'), Boolean);
-    const events = eve.events.slice(before).map((e) => (e.event === 'text' ? `${e.data.id}` : e.event));
+    // A group notice kept from the first login comes again if that login closed before acknowledging it.
+    const events = eve.events
+      .slice(before)
+      .filter((e) => e.event !== 'groupEvent')
+      .map((e) => (e.event === 'text' ? `${e.data.id}` : e.event));
     expect(events[0]).toBe('connected');
     expect(events[1]).toBe('syncStart');
     expect(events.at(-1)).toBe('syncFinish');
