@@ -92,6 +92,8 @@ export interface ImModule {
   offline: OfflineStore;
   /** The `im.fanout` job handler. */
   fanout: Fanout;
+  /** The one generator of message, group and event ids: gateways take the ids of the metas they make from it too. */
+  ids: IdGenerator;
   /** Pushes of a user's stored messages to their sockets (the socket route drains on connect). */
   drains: Drains;
   presence: Presence;
@@ -249,7 +251,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
   };
 
   const retention = new HistoryRetention(appsRepo, uow, clock, options.historyMs);
-  return { apps, users, groups, membership, invites, groupRoles, groupMutes, moderation, origins, attributes, contacts, messages, receipts, recalls, devices, edits, statuses, events, offline, fanout, drains, presence, files, history, retention, conversations, sockets, removeUser };
+  return { apps, users, groups, membership, invites, groupRoles, groupMutes, moderation, origins, attributes, contacts, messages, receipts, recalls, devices, edits, statuses, events, offline, fanout, ids, drains, presence, files, history, retention, conversations, sockets, removeUser };
 }
 
 /**

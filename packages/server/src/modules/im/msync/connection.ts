@@ -256,7 +256,7 @@ export class MsyncConnection {
       send: (frame) => {
         const login = this.login;
         if (!login || ((frame.op === 'message' || frame.op === 'recall' || frame.op === 'edit') && frame.device === id)) return;
-        const event = eventMeta(login, frame);
+        const event = eventMeta(login, frame, this.im.ids);
         if (event) return void this.place(event, 'event');
         if (frame.op !== 'message') return;
         // Own messages from another device, chat-room and online-only messages are never given back to the store.
@@ -314,7 +314,7 @@ export class MsyncConnection {
     if (!login) return;
     this.acknowledgeKept = acknowledge;
     for (const { id, frame } of events) {
-      const event = eventMeta(login, frame);
+      const event = eventMeta(login, frame, this.im.ids);
       // As stored messages: held silently until the first UNREAD answer lists their queues (a NOTICE too would start a second pull).
       if (event && !this.place(event, 'kept', this.unreadAnswered, id)) return;
     }
@@ -382,7 +382,7 @@ export class MsyncConnection {
 }
 
 /** An event frame (receipt, recall, edit, contact event, group notice) as the meta the SDK expects, with its queue. */
-function eventMeta(login: { appKey: string; username: string }, frame: ImServerFrame): { queue: Jid; meta: MetaOut } | undefined {
+function eventMeta(login: { appKey: string; username: string }, frame: ImServerFrame, ids: { next(): string }): { queue: Jid; meta: MetaOut } | undefined {
   switch (frame.op) {
     case 'receipt':
       return receiptMeta(login.appKey, frame);
@@ -391,9 +391,9 @@ function eventMeta(login: { appKey: string; username: string }, frame: ImServerF
     case 'edit':
       return editMeta(login.appKey, frame, login.username);
     case 'roster':
-      return { queue: rosterQueue(login.appKey, frame), meta: rosterMeta(login.appKey, frame) };
+      return { queue: rosterQueue(login.appKey, frame), meta: rosterMeta(login.appKey, frame, ids.next()) };
     case 'group_event':
-      return { queue: mucQueue(login.appKey, frame), meta: mucMeta(login.appKey, frame) };
+      return { queue: mucQueue(login.appKey, frame), meta: mucMeta(login.appKey, frame, ids.next()) };
     default:
       return undefined;
   }

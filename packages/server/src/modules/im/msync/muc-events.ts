@@ -34,14 +34,14 @@ const OPERATIONS: Record<ImGroupEventFrame['operation'], number> = {
   unmuteAllMembers: MucOperation.UNMUTE_ALL,
 };
 
-let sequence = 0;
-
 /** The queue a notice is pulled from: the group's (or room's). */
 export const mucQueue = (appKey: string, frame: ImGroupEventFrame): Jid => groupJid(appKey, frame.group_id);
 
-/** The meta of a notice; its id is unique in this process (time × 4096 + a sequence), as msg ids are. */
-export function mucMeta(appKey: string, frame: ImGroupEventFrame): MetaOut {
-  sequence = (sequence + 1) % 4096;
+/**
+ * The meta of a notice. `id` comes from the generator of message ids: it shares the group's queue
+ * with the group's messages, and a meta id seen twice in one queue is one meta.
+ */
+export function mucMeta(appKey: string, frame: ImGroupEventFrame, id: string): MetaOut {
   const group = groupJid(appKey, frame.group_id);
   const from = userJid(appKey, frame.from);
   const payload = encodeMucBody({
@@ -57,5 +57,5 @@ export function mucMeta(appKey: string, frame: ImGroupEventFrame): MetaOut {
     mucName: frame.group_name,
     ...(frame.member_count === undefined ? {} : { mucMemberCount: frame.member_count }),
   });
-  return { id: (BigInt(frame.timestamp) * 4096n + BigInt(sequence)).toString(), from, to: group, timestamp: frame.timestamp, ns: Namespace.MUC, payload };
+  return { id, from, to: group, timestamp: frame.timestamp, ns: Namespace.MUC, payload };
 }

@@ -17,16 +17,16 @@ const OPERATIONS: Record<ImRosterFrame['event'], number> = {
   deleted: RosterOperation.REMOVE,
 };
 
-let sequence = 0;
-
 /** The queue a contact event is pulled from: the other user's. */
 export const rosterQueue = (appKey: string, frame: ImRosterFrame): Jid => userJid(appKey, frame.from);
 
-/** The meta of a contact event; its id is unique in this process (time × 4096 + a sequence), as msg ids are. */
-export function rosterMeta(appKey: string, frame: ImRosterFrame): MetaOut {
-  sequence = (sequence + 1) % 4096;
+/**
+ * The meta of a contact event. `id` comes from the generator of message ids: it shares the other
+ * user's queue with their one-to-one messages, and a meta id seen twice in one queue is one meta.
+ */
+export function rosterMeta(appKey: string, frame: ImRosterFrame, id: string): MetaOut {
   const from = userJid(appKey, frame.from);
   const to = userJid(appKey, frame.to);
   const payload = encodeRosterBody({ operation: OPERATIONS[frame.event], from, to: [to], reason: frame.reason ?? '' });
-  return { id: (BigInt(frame.timestamp) * 4096n + BigInt(sequence)).toString(), from, to, timestamp: frame.timestamp, ns: Namespace.ROSTER, payload };
+  return { id, from, to, timestamp: frame.timestamp, ns: Namespace.ROSTER, payload };
 }
