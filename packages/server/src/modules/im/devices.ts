@@ -56,10 +56,13 @@ export class Devices {
   /** A device of the user logged in: recorded (its devices unseen for DEVICE_TTL_MS are forgotten). Never rejects. */
   async loggedIn(appId: string, username: string, resource: string): Promise<void> {
     const now = this.clock.now();
-    this.checks.delete(`${appId}\u0000${username}`);
+    const key = `${appId}\u0000${username}`;
+    // Forgotten before the write (a send meanwhile reads afresh) and again after it (a send during
+    // the write may have remembered the answer from before the device was recorded).
+    this.checks.delete(key);
     try {
       await this.uow.run((tx) => tx.im.recordDevice(appId, username, resource, now, now - DEVICE_TTL_MS));
-      this.checks.delete(`${appId}\u0000${username}`);
+      this.checks.delete(key);
     } catch (error) {
       this.onError(error);
     }
