@@ -325,6 +325,7 @@ if (process.env.BENCH_READS_PART !== '0') {
   const p = r.plan;
   console.log(`reads, ${ENGINE}: ${r.users} users (${r.usersViaApi} through the API, the rest copies of the first, in ${fmt(r.usersSeconds)} s); ${r.messages} messages through the REST API in ${p.requests} requests: ${p.pairs} hot pairs among ${p.hot} users with ${p.perPair} messages each (${p.pairMessages}), ${p.broadcasts} one-to-many requests of up to ${p.fanOut} receivers`);
   console.log(`  seeding: sent in ${fmt(r.sendSeconds)} s (${fmt(r.messages / r.sendSeconds, 0)} messages/s), all stored offline by the fan-out after ${fmt(r.settledSeconds)} s; ${r.retried} requests answered 404 for users that exist and were sent again`);
+  if (r.settle) console.log(`  settled before the reads in ${fmt(r.settle.seconds)} s (${r.settle.analyzedSeconds > 0.05 ? `VACUUM ANALYZE and CHECKPOINT ${fmt(r.settle.analyzedSeconds)} s, ` : ''}load average ${r.settle.load.toFixed(2)})`);
   for (const x of r.results) {
     console.log(`  ${x.label === 'this build' ? '' : `build ${x.label}: `}${x.history.count} reads of each kind (${x.passes.length} pass${x.passes.length > 1 ? 'es' : ''}, each after ${process.env.BENCH_READS_WARMUP ?? 50} not counted); ${fmt(x.historyRowsPerRead)} messages per history page, ${fmt(x.listRowsPerRead)} conversations per list; HTTP round trip:`);
     console.log(`    history page of 20 (messageroaming): p50 ${fmt(x.history.p50)} ms, p90 ${fmt(x.history.p90)} ms, p99 ${fmt(x.history.p99)} ms, max ${fmt(x.history.max)} ms (target p99 < 20 ms)`);

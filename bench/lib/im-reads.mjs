@@ -19,12 +19,17 @@
  * Reads: BENCH_READS_WARMUP (50, not counted) then BENCH_READS (500) sequential reads of each kind,
  * timed as HTTP round trips: a history page of 20 (`messageroaming`, the latest page) of a random
  * hot pair, and a conversation list of 50 (`user_channels/list`) of a random user.
+ * Before the reads the data settles, as it has on a server in use: on PostgreSQL the tables are
+ * analyzed (`VACUUM ANALYZE`, what autovacuum does soon after a bulk load, which otherwise runs
+ * during the reads) and the load's dirty pages written (`CHECKPOINT`), and on either engine the reads wait until the 1-minute load average is below
+ * 1.5 or 90 s have passed (BENCH_READS_SETTLE=0 skips both).
  * BENCH_READS_EXPLAIN=1 then prints the plans of their queries (im-reads-explain.mjs).
  * BENCH_READS_ROOTS=A,B (two or more built checkouts): after the seeding, the reads run on each
  * root's build in turn on the same data, A B … then … B A for BENCH_READS_ROUNDS (2) rounds, and are
  * reported per root: a change to the reads compared in one run.
  */
 import { randomUUID } from 'node:crypto';
+import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -214,6 +219,24 @@ async function timedReads(origin, base, admin, plan, reads, warmup) {
   return { history, lists, historyRows, listRows };
 }
 
+/** The settling before the reads (see the header): what it took, and the load average it ended at. */
+async function settleData(db) {
+  const started = performance.now();
+  if (db.kind === 'pg') {
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      await client.query('VACUUM ANALYZE');
+      await client.query('CHECKPOINT');
+    } finally {
+      await client.end();
+    }
+  }
+  const analyzedSeconds = (performance.now() - started) / 1000;
+  while (os.loadavg()[0] >= 1.5 && performance.now() - started < 90_000) await new Promise((r) => setTimeout(r, 1000));
+  return { analyzedSeconds, seconds: (performance.now() - started) / 1000, load: os.loadavg()[0] };
+}
+
 /**
  * Seeds (see the header), then times the reads in each of `passes` in turn: a pass's `start()`
  * may restart the server on the same data (another build, or with the profiler) and return its
@@ -231,6 +254,7 @@ export async function benchReads(opts) {
   const viaApi = await createUsers(opts, plan.users);
   const usersSeconds = (performance.now() - usersStarted) / 1000;
   const seeded = await seed(opts.origin, opts.base, opts.admin, plan);
+  const settle = process.env.BENCH_READS_SETTLE === '0' ? undefined : await settleData(opts.db);
   const { base, admin } = opts;
 
   const byLabel = new Map();
@@ -256,6 +280,7 @@ export async function benchReads(opts) {
     sendSeconds: seeded.sendSeconds,
     retried: seeded.retried,
     settledSeconds: seeded.settledSeconds,
+    settle,
     results: [...byLabel].map(([label, acc]) => ({
       label,
       history: summarise(acc.history),
