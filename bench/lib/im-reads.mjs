@@ -21,8 +21,9 @@
  * hot pair, and a conversation list of 50 (`user_channels/list`) of a random user.
  * Before the reads the data settles, as it has on a server in use: on PostgreSQL the tables are
  * analyzed (`VACUUM ANALYZE`, what autovacuum does soon after a bulk load, which otherwise runs
- * during the reads) and the load's dirty pages written (`CHECKPOINT`), and on either engine the reads wait until the 1-minute load average is below
- * 1.5 or 90 s have passed (BENCH_READS_SETTLE=0 skips both).
+ * during the reads) and the load's dirty pages written (`CHECKPOINT`), and on either engine the
+ * reads wait until the 1-minute load average is below 1.5 or 90 s have passed (BENCH_READS_SETTLE=0
+ * skips both).
  * BENCH_READS_EXPLAIN=1 then prints the plans of their queries (im-reads-explain.mjs).
  * BENCH_READS_ROOTS=A,B (two or more built checkouts): after the seeding, the reads run on each
  * root's build in turn on the same data, A B … then … B A for BENCH_READS_ROUNDS (2) rounds, and are

@@ -159,6 +159,14 @@ export class PullingClient {
     this.raw.ws.close();
   }
 
+  /** One pull of `queue` made by hand (a client created with `pull: false`), `key` acknowledging the last batch; its answer. */
+  async pullOnce(queue: QueueJid, key?: string): Promise<ReturnType<typeof clientCodec.decodeSyncDown>> {
+    const seen = this.raw.of(Command.SYNC).length;
+    this.sendPull(queue, key);
+    await waitFor(() => this.raw.of(Command.SYNC).length, (n) => n > seen);
+    return clientCodec.decodeSyncDown(this.raw.of(Command.SYNC)[seen]?.payload);
+  }
+
   private onFrame(frame: MsyncFrame): void {
     if (!this.pull) return;
     if (frame.command === Command.UNREAD) {

@@ -111,14 +111,7 @@ describe.each(ENGINES)('msync backlogs on %s', (engine) => {
     const [id] = await backlog(1, 'ann', 'fay');
     const fay = await login('fay', { pull: false });
     const queue = { appKey: w.appKey, name: 'ann', domain: 'easemob.com' };
-    const { clientCodec } = await import('../../../src/modules/im/msync/codec.js');
-    const { Command } = await import('../../../src/modules/im/msync/schema.js');
-    const pull = async (key?: string) => {
-      const seen = fay.raw.of(Command.SYNC).length;
-      fay.raw.send(clientCodec.frame(Command.SYNC, {}, clientCodec.syncUp({ queue, ...(key ? { key } : {}) })));
-      await waitFor(() => fay.raw.of(Command.SYNC).length, (n) => n > seen);
-      return clientCodec.decodeSyncDown(fay.raw.of(Command.SYNC)[seen]?.payload);
-    };
+    const pull = (key?: string) => fay.pullOnce(queue, key);
     const first = await pull();
     expect(first.metas?.map((m) => String(m.id))).toEqual([id]);
     // Pulled again without the key: handed out again, still undelivered.

@@ -7,7 +7,6 @@
 import type { ImServerFrame } from '@parley/protocol';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ImMessagesRepository } from '../../../src/modules/im/ports.js';
-import { clientCodec } from '../../../src/modules/im/msync/codec.js';
 import { Command, Namespace } from '../../../src/modules/im/msync/schema.js';
 import { ENGINES } from '../../helpers/engines.js';
 import { SocketClient, waitFor } from '../../helpers/im.js';
@@ -40,12 +39,7 @@ describe.each(ENGINES)('kept events forgotten once acknowledged on %s', (engine)
     };
   };
   /** One pull of `queue` by a raw msync client; its answer. */
-  const pull = async (client: PullingClient, queue: unknown, key?: string) => {
-    const seen = client.raw.of(Command.SYNC).length;
-    client.raw.send(clientCodec.frame(Command.SYNC, {}, clientCodec.syncUp({ queue, ...(key ? { key } : {}) })));
-    await waitFor(() => client.raw.of(Command.SYNC).length, (n) => n > seen);
-    return clientCodec.decodeSyncDown(client.raw.of(Command.SYNC)[seen]?.payload);
-  };
+  const pull = (client: PullingClient, queue: { appKey: string; name: string; domain: string }, key?: string) => client.pullOnce(queue, key);
 
   it('msync: a connection closed before its client acknowledged leaves them for the next login; acknowledged, never again', async () => {
     await im().contacts.apply(await app(), 'ann', 'ben', 'from ann');

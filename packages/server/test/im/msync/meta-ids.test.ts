@@ -6,11 +6,9 @@
  * clock does not move). Raw msync client that pulls late, both engines.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientCodec } from '../../../src/modules/im/msync/codec.js';
-import { Command, Namespace } from '../../../src/modules/im/msync/schema.js';
+import { Namespace } from '../../../src/modules/im/msync/schema.js';
 import type { FakeClock } from '../../helpers/clock.js';
 import { ENGINES } from '../../helpers/engines.js';
-import { waitFor } from '../../helpers/im.js';
 import { msyncWorld, PullingClient, type MsyncWorld } from '../../helpers/msync.js';
 
 /** Messages sent around each event: enough that their ids pass whatever a separate counter would give the event. */
@@ -35,10 +33,7 @@ describe.each(ENGINES)('ids of event metas and messages in one queue on %s', (en
     const metas: Array<[number, string]> = [];
     let key: string | undefined;
     for (;;) {
-      const seen = ben.raw.of(Command.SYNC).length;
-      ben.raw.send(clientCodec.frame(Command.SYNC, {}, clientCodec.syncUp({ queue: { appKey: w.appKey, ...queue }, ...(key ? { key } : {}) })));
-      await waitFor(() => ben.raw.of(Command.SYNC).length, (n) => n > seen);
-      const down = clientCodec.decodeSyncDown(ben.raw.of(Command.SYNC)[seen]?.payload);
+      const down = await ben.pullOnce({ appKey: w.appKey, ...queue }, key);
       for (const meta of down.metas ?? []) metas.push([meta.ns ?? 0, String(meta.id)]);
       if (down.isLast) return metas;
       key = String(down.nextKey);
