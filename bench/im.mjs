@@ -330,6 +330,9 @@ if (process.env.BENCH_READS_PART !== '0') {
     console.log(`  ${x.label === 'this build' ? '' : `build ${x.label}: `}${x.history.count} reads of each kind (${x.passes.length} pass${x.passes.length > 1 ? 'es' : ''}, each after ${process.env.BENCH_READS_WARMUP ?? 50} not counted); ${fmt(x.historyRowsPerRead)} messages per history page, ${fmt(x.listRowsPerRead)} conversations per list; HTTP round trip:`);
     console.log(`    history page of 20 (messageroaming): p50 ${fmt(x.history.p50)} ms, p90 ${fmt(x.history.p90)} ms, p99 ${fmt(x.history.p99)} ms, max ${fmt(x.history.max)} ms (target p99 < 20 ms)`);
     console.log(`    conversation list of 50 (user_channels/list): p50 ${fmt(x.list.p50)} ms, p90 ${fmt(x.list.p90)} ms, p99 ${fmt(x.list.p99)} ms, max ${fmt(x.list.max)} ms (target p99 < 20 ms)`);
+    const t = x.listTail;
+    const share = (m) => Object.entries(m).map(([kind, n]) => `${kind} ${n}`).join(', ');
+    console.log(`    the ${t.slowest.length} slowest lists: ${share(t.slowestByKind)} (of all lists: ${share(t.allByKind)}; p50 by kind: ${Object.entries(t.p50ByKind).map(([kind, ms]) => `${kind} ${fmt(ms)} ms`).join(', ')}); slowest: ${t.slowest.slice(0, 5).map((s) => `${s.user} ${fmt(s.ms)} ms`).join(', ')}`);
     if (x.passes.length > 1) console.log(`    per pass, p99 history / list: ${x.passes.map((q) => `${fmt(q.history.p99)} / ${fmt(q.list.p99)} ms`).join(', ')}`);
   }
   if (r.explain) console.log(`query plans (h0 and its first hot partner; h0 also sends one-to-many):\n${r.explain}`);

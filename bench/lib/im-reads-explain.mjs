@@ -14,7 +14,7 @@ const NONE = `${NIL} AS read_msg_id, ${NIL} AS hidden_msg_id, ${NIL} AS cleared_
 /** The conversations-and-marks statement; PostgreSQL groups the received side in SQL, SQLite in the server. */
 const overview = (kind) => `SELECT 'c' AS src, 'chat' AS kind, receiver AS peer, MAX(msg_id) AS last_id, ${NONE} FROM im_messages WHERE app_id = $1 AND sender = $2 AND chat_type = 'chat' GROUP BY receiver
   UNION ALL SELECT 'c', 'chat', sender, ${kind === 'sqlite' ? 'msg_id' : 'MAX(msg_id)'}, ${NONE} FROM im_messages WHERE app_id = $3 AND receiver = $4 AND chat_type = 'chat'${kind === 'sqlite' ? '' : ' GROUP BY sender'}
-  UNION ALL SELECT 'g', 'group', m.group_id, (SELECT MAX(x.msg_id) FROM im_messages x WHERE x.app_id = m.app_id AND x.receiver = m.group_id), ${NONE} FROM im_members m JOIN im_groups g ON g.id = m.group_id WHERE m.app_id = $5 AND m.username = $6 AND g.kind = 'group'
+  UNION ALL SELECT 'g', 'group', m.group_id, (SELECT MAX(x.msg_id) FROM im_messages x WHERE x.app_id = m.app_id AND x.receiver = m.group_id AND x.chat_type <> 'chat'), ${NONE} FROM im_members m JOIN im_groups g ON g.id = m.group_id WHERE m.app_id = $5 AND m.username = $6 AND g.kind = 'group'
   UNION ALL SELECT 'm', kind, peer, ${NIL}, read_msg_id, hidden_msg_id, cleared_msg_id, pinned_at, mark_set FROM im_conversation_marks WHERE app_id = $7 AND username = $8`;
 
 /** The page statement for up to 50 of the overview's rows (latest first), unread from the start. */
@@ -29,7 +29,7 @@ function pageQuery(appId, lister, since, rows) {
   SELECT t.i, m.app_id, m.msg_id, m.sender, m.receiver, m.chat_type, m.source, m.timestamp, m.payload,
     CASE WHEN t.kind = 'chat'
       THEN (SELECT COUNT(*) FROM im_messages u WHERE u.app_id = ${p(appId)} AND u.sender = t.peer AND u.receiver = ${p(lister)} AND u.chat_type = 'chat' AND u.msg_id > t.read_after AND u.timestamp >= ${p(since)})
-      ELSE (SELECT COUNT(*) FROM im_messages u WHERE u.app_id = ${p(appId)} AND u.receiver = t.peer AND u.msg_id > t.read_after AND u.sender <> ${p(lister)} AND u.timestamp >= ${p(since)})
+      ELSE (SELECT COUNT(*) FROM im_messages u WHERE u.app_id = ${p(appId)} AND u.receiver = t.peer AND u.chat_type <> 'chat' AND u.msg_id > t.read_after AND u.sender <> ${p(lister)} AND u.timestamp >= ${p(since)})
     END AS n
   FROM t CROSS JOIN im_messages m WHERE m.app_id = ${p(appId)} AND m.msg_id = t.last_id`;
   return [`list: the page's ${items.length} last messages and unread counts (one statement)`, text, params];

@@ -97,7 +97,8 @@ export function seedPlan(total, userCount) {
   }
   const hotPairs = [];
   for (let x = 0; x < hot; x++) for (const peer of partnersOf(x)) hotPairs.push([users[x], peer]);
-  return { users, requests, hot, k, rounds, perPair: 2 * rounds, pairMessages, broadcasts: broadcastRequests.length, fanOut, hotPairs };
+  const broadcasters = new Set(broadcastRequests.map((r) => r.from));
+  return { users, requests, hot, k, rounds, perPair: 2 * rounds, pairMessages, broadcasts: broadcastRequests.length, broadcasters, fanOut, hotPairs };
 }
 
 /** Copies of the template user's row (same app, password hash) under the other names, straight into the database. */
@@ -200,6 +201,7 @@ async function timedReads(origin, base, admin, plan, reads, warmup) {
   const pick = (n) => Math.floor(Math.random() * n);
   const history = [];
   const lists = [];
+  const listed = [];
   let historyRows = 0;
   let listRows = 0;
   for (let i = 0; i < warmup + reads; i++) {
@@ -214,10 +216,30 @@ async function timedReads(origin, base, admin, plan, reads, warmup) {
     if (i < warmup) continue;
     history.push(historyMs);
     lists.push(listMs);
+    listed.push({ ms: listMs, user: lister });
     historyRows += page.data?.msgs?.length ?? 0;
     listRows += list.data?.channel_infos?.length ?? 0;
   }
-  return { history, lists, historyRows, listRows };
+  return { history, lists, listed, historyRows, listRows };
+}
+
+/** The kind of user a list was read for, from the seed plan: hot (pairs), a one-to-many sender, or neither. */
+function userKind(plan, user) {
+  if (Number(user.slice(1)) < plan.hot) return 'hot';
+  return plan.broadcasters.has(user) ? 'one-to-many sender' : 'other';
+}
+
+/** The slowest lists' users by kind, and each kind's share of all reads: is the tail one kind of user? */
+function tailOf(plan, listed) {
+  const sorted = [...listed].sort((a, b) => b.ms - a.ms);
+  const slowest = sorted.slice(0, Math.max(5, Math.ceil(sorted.length / 50)));
+  const count = (xs) => xs.reduce((acc, x) => acc.set(userKind(plan, x.user), (acc.get(userKind(plan, x.user)) ?? 0) + 1), new Map());
+  const p50 = new Map();
+  for (const kind of ['hot', 'one-to-many sender', 'other']) {
+    const ms = listed.filter((x) => userKind(plan, x.user) === kind).map((x) => x.ms);
+    if (ms.length > 0) p50.set(kind, summarise(ms).p50);
+  }
+  return { slowest: slowest.map((x) => ({ ms: x.ms, user: x.user, kind: userKind(plan, x.user) })), slowestByKind: Object.fromEntries(count(slowest)), allByKind: Object.fromEntries(count(listed)), p50ByKind: Object.fromEntries(p50) };
 }
 
 /** The settling before the reads (see the header): what it took, and the load average it ended at. */
@@ -262,9 +284,10 @@ export async function benchReads(opts) {
   for (const pass of opts.passes ?? [{ label: 'this build' }]) {
     const origin = (await pass.start?.()) ?? opts.origin;
     const r = await timedReads(origin, base, admin, plan, reads, warmup);
-    const acc = byLabel.get(pass.label) ?? { history: [], lists: [], historyRows: 0, listRows: 0, passes: [] };
+    const acc = byLabel.get(pass.label) ?? { history: [], lists: [], listed: [], historyRows: 0, listRows: 0, passes: [] };
     acc.history.push(...r.history);
     acc.lists.push(...r.lists);
+    acc.listed.push(...r.listed);
     acc.historyRows += r.historyRows;
     acc.listRows += r.listRows;
     acc.passes.push({ history: summarise(r.history), list: summarise(r.lists) });
@@ -286,6 +309,7 @@ export async function benchReads(opts) {
       label,
       history: summarise(acc.history),
       list: summarise(acc.lists),
+      listTail: tailOf(plan, acc.listed),
       historyRowsPerRead: acc.historyRows / acc.history.length,
       listRowsPerRead: acc.listRows / acc.lists.length,
       passes: acc.passes,
