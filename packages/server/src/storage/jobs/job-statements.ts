@@ -2,6 +2,7 @@
  * The statements of the job queue that run for every job, compiled once per batch size
  * (storage/precompiled.ts), not built per call. Per queue instance, since the SQL is the engine's own.
  */
+import { sql } from 'kysely';
 import { copies, precompiledInsertId, precompiledSized } from '../precompiled.js';
 
 export function jobStatements() {
@@ -13,7 +14,16 @@ export function jobStatements() {
     insertOne: precompiledInsertId((db) => db.insertInto('jobs').values(jobRow)),
     // [...ids]
     delete: precompiledSized((db, n) => db.deleteFrom('jobs').where('id', 'in', copies(n, 0))),
-    // [...ids, workerId]
-    deleteOwn: precompiledSized((db, n) => db.deleteFrom('jobs').where('id', 'in', copies(n, 0)).where('locked_by', '=', '')),
+    // [...ids, workerId]. The owner is compared through COALESCE so that no plan can read the
+    // rows through `jobs_lease_owner` (PostgreSQL): on a table not yet analysed the planner
+    // costed that index below the primary key, and a bitmap scan of it read every entry the
+    // worker had left there, dead ones included (bitmap scans never mark them dead), for each
+    // batch of finished jobs. The ids, along the primary key, are the only way in.
+    deleteOwn: precompiledSized((db, n) =>
+      db
+        .deleteFrom('jobs')
+        .where('id', 'in', copies(n, 0))
+        .where(sql`COALESCE(locked_by, '')`, '=', ''),
+    ),
   };
 }
