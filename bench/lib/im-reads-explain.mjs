@@ -17,19 +17,20 @@ const overview = (kind) => `SELECT 'c' AS src, 'chat' AS kind, receiver AS peer,
   UNION ALL SELECT 'g', 'group', m.group_id, (SELECT MAX(x.msg_id) FROM im_messages x WHERE x.app_id = m.app_id AND x.receiver = m.group_id AND x.chat_type <> 'chat'), ${NONE} FROM im_members m JOIN im_groups g ON g.id = m.group_id WHERE m.app_id = $5 AND m.username = $6 AND g.kind = 'group'
   UNION ALL SELECT 'm', kind, peer, ${NIL}, read_msg_id, hidden_msg_id, cleared_msg_id, pinned_at, mark_set FROM im_conversation_marks WHERE app_id = $7 AND username = $8`;
 
-/** The page statement for up to 50 of the overview's rows (latest first), unread from the start. */
+/** The page statement for up to 50 of the overview's rows (latest first), unread from the start of the history period (the last id issued before `since`). */
 function pageQuery(appId, lister, since, rows) {
+  const periodStart = String(since * 4096 - 1);
   const latest = new Map();
   for (const r of rows) if (r.src === 'c' && BigInt(r.last_id) > BigInt(latest.get(r.peer) ?? 0)) latest.set(r.peer, String(r.last_id));
   const items = [...latest].sort((a, b) => (BigInt(a[1]) > BigInt(b[1]) ? -1 : 1)).slice(0, 50);
   const params = [];
   const p = (v) => `$${params.push(v)}`;
-  const values = items.map(([peer, last], i) => `(CAST(${p(i)} AS INTEGER), CAST(${p('chat')} AS TEXT), CAST(${p(peer)} AS TEXT), CAST(${p(last)} AS BIGINT), CAST(${p(0)} AS BIGINT))`).join(', ');
+  const values = items.map(([peer, last], i) => `(CAST(${p(i)} AS INTEGER), CAST(${p('chat')} AS TEXT), CAST(${p(peer)} AS TEXT), CAST(${p(last)} AS BIGINT), CAST(${p(periodStart)} AS BIGINT))`).join(', ');
   const text = `WITH t (i, kind, peer, last_id, read_after) AS (VALUES ${values})
   SELECT t.i, m.app_id, m.msg_id, m.sender, m.receiver, m.chat_type, m.source, m.timestamp, m.payload,
     CASE WHEN t.kind = 'chat'
-      THEN (SELECT COUNT(*) FROM im_messages u WHERE u.app_id = ${p(appId)} AND u.sender = t.peer AND u.receiver = ${p(lister)} AND u.chat_type = 'chat' AND u.msg_id > t.read_after AND u.timestamp >= ${p(since)})
-      ELSE (SELECT COUNT(*) FROM im_messages u WHERE u.app_id = ${p(appId)} AND u.receiver = t.peer AND u.chat_type <> 'chat' AND u.msg_id > t.read_after AND u.sender <> ${p(lister)} AND u.timestamp >= ${p(since)})
+      THEN (SELECT COUNT(*) FROM im_messages u WHERE u.app_id = ${p(appId)} AND u.sender = t.peer AND u.receiver = ${p(lister)} AND u.chat_type = 'chat' AND u.msg_id > t.read_after)
+      ELSE (SELECT COUNT(*) FROM im_messages u WHERE u.app_id = ${p(appId)} AND u.receiver = t.peer AND u.chat_type <> 'chat' AND u.msg_id > t.read_after AND u.sender <> ${p(lister)})
     END AS n
   FROM t CROSS JOIN im_messages m WHERE m.app_id = ${p(appId)} AND m.msg_id = t.last_id`;
   return [`list: the page's ${items.length} last messages and unread counts (one statement)`, text, params];

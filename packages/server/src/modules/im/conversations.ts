@@ -10,6 +10,7 @@
 import type { Clock } from '../../kernel/clock.js';
 import { AppError } from '../../kernel/errors.js';
 import { hasMark } from './conversation-mark-set.js';
+import { lastIdBefore } from './msg-id.js';
 import type { ImApp, StoredMessage } from './ports.js';
 
 export type ConversationKind = 'chat' | 'group';
@@ -49,9 +50,9 @@ export interface ImConversationsRepository {
   marks(appId: string, username: string): Promise<Map<string, ConversationMarks>>;
   /**
    * Each item's last message (undefined when it is gone) and the number of messages others sent in
-   * it after `afterMsgId` and at or after `since`, in the items' order.
+   * it after `afterMsgId`, in the items' order.
    */
-  page(appId: string, username: string, items: readonly PageItem[], since: number): Promise<Array<{ last: StoredMessage | undefined; unread: number }>>;
+  page(appId: string, username: string, items: readonly PageItem[]): Promise<Array<{ last: StoredMessage | undefined; unread: number }>>;
   /** The latest msg_id of one conversation ('0' when it has none). */
   latestOf(appId: string, username: string, ref: ConversationRef): Promise<string>;
   /** Sets the given marks of one conversation (others kept). */
@@ -129,12 +130,14 @@ export class ImConversations {
       return only.mark === undefined || hasMark(mark?.markSet ?? 0, only.mark);
     });
     const { page, more } = visiblePage(latest, marks, cursor, Math.min(Math.max(limit, 1), CONVERSATIONS_MAX_PAGE));
+    // Unread: after the read mark, the cleared history and the history period. A msg_id holds the
+    // time it was issued (msg-id.ts), so the period is a bound on ids, as for the retention sweep.
+    const periodStart = lastIdBefore(since);
     const afterOf = (c: ConversationRef) => {
       const mark = marks.get(markKey(c));
-      if (!mark) return '0';
-      return [mark.readMsgId, mark.clearedMsgId].reduce((a, b) => (later(a, b) ? a : b));
+      return [mark?.readMsgId ?? '0', mark?.clearedMsgId ?? '0'].reduce((a, b) => (later(a, b) ? a : b), periodStart);
     };
-    const found = await this.repo.page(app.id, username, page.map((c) => ({ ...c, afterMsgId: afterOf(c) })), since);
+    const found = await this.repo.page(app.id, username, page.map((c) => ({ ...c, afterMsgId: afterOf(c) })));
     const entries: ConversationEntry[] = [];
     page.forEach((c, i) => {
       const { last, unread } = found[i] ?? { last: undefined, unread: 0 };

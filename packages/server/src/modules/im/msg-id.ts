@@ -38,3 +38,6 @@ export const idTime = (id: string): number => Math.floor(Number(id) / SEQUENCE_B
 
 /** The first id issued at `ms`: every id below it was issued before. */
 export const firstIdAt = (ms: number): string => String(Math.max(0, ms) * SEQUENCE_BITS);
+
+/** The last id that can have been issued before `ms` ('0' for the start of time). */
+export const lastIdBefore = (ms: number): string => String(Math.max(0, Math.max(0, ms) * SEQUENCE_BITS - 1));

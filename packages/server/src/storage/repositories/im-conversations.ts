@@ -64,21 +64,24 @@ async function overview(db: Kysely<Database>, engine: Engine, appId: string, use
 
 /**
  * Each page item's last message and unread count in one statement: the items as a VALUES list
- * joined to their last message by primary key, the count an index range after the item's read
- * mark (`im_messages_pair` for a peer's messages to the user, `im_messages_receiver` for a group's
- * messages from others). One plan for the page on PostgreSQL, not one per item. `CROSS JOIN` keeps
+ * joined to their last message by primary key, the count an index range after the item's
+ * `afterMsgId` (its read mark, which the caller has moved past the history period: msg_ids hold
+ * their time). A peer's messages to the user are counted in the pair index alone (`im_messages_pair`,
+ * on PostgreSQL `im_messages_chat_pair`), without reading the table; a group's messages from
+ * others along `im_messages_receiver` (`im_messages_group_receiver`), which reads each one's
+ * sender. One plan for the page on PostgreSQL, not one per item. `CROSS JOIN` keeps
  * the items the outer loop on SQLite: with a plain join of 50 items its planner scans the app's
  * messages and probes an automatic index on the items instead.
  */
-async function pageOf(db: Kysely<Database>, appId: string, username: string, items: readonly PageItem[], since: number) {
+async function pageOf(db: Kysely<Database>, appId: string, username: string, items: readonly PageItem[]) {
   if (items.length === 0) return [];
   const values = sql.join(items.map((c, i) => sql`(CAST(${i} AS INTEGER), CAST(${c.kind} AS TEXT), CAST(${c.peer} AS TEXT), CAST(${Number(c.lastMsgId)} AS BIGINT), CAST(${Number(c.afterMsgId)} AS BIGINT))`));
   const { rows } = await sql<MessageRow & { i: number | string; n: number | string }>`
     WITH t (i, kind, peer, last_id, read_after) AS (VALUES ${values})
     SELECT t.i, m.app_id, m.msg_id, m.sender, m.receiver, m.chat_type, m.source, m.timestamp, m.payload,
       CASE WHEN t.kind = 'chat'
-        THEN (SELECT COUNT(*) FROM im_messages u WHERE u.app_id = ${appId} AND u.sender = t.peer AND u.receiver = ${username} AND u.chat_type = 'chat' AND u.msg_id > t.read_after AND u.timestamp >= ${since})
-        ELSE (SELECT COUNT(*) FROM im_messages u WHERE u.app_id = ${appId} AND u.receiver = t.peer AND u.chat_type <> 'chat' AND u.msg_id > t.read_after AND u.sender <> ${username} AND u.timestamp >= ${since})
+        THEN (SELECT COUNT(*) FROM im_messages u WHERE u.app_id = ${appId} AND u.sender = t.peer AND u.receiver = ${username} AND u.chat_type = 'chat' AND u.msg_id > t.read_after)
+        ELSE (SELECT COUNT(*) FROM im_messages u WHERE u.app_id = ${appId} AND u.receiver = t.peer AND u.chat_type <> 'chat' AND u.msg_id > t.read_after AND u.sender <> ${username})
       END AS n
     FROM t CROSS JOIN im_messages m WHERE m.app_id = ${appId} AND m.msg_id = t.last_id`.execute(db);
   const out = items.map(() => ({ last: undefined as ReturnType<typeof storedMessageOf> | undefined, unread: 0 }));
@@ -101,7 +104,7 @@ export function kyselyImConversations(db: Kysely<Database>, engine: Engine): ImC
         rows.map((r) => [markKey({ kind: r.kind, peer: r.peer }), { readMsgId: id(r.read_msg_id), hiddenMsgId: id(r.hidden_msg_id), clearedMsgId: id(r.cleared_msg_id), pinnedAt: Number(r.pinned_at), markSet: Number(r.mark_set) }]),
       );
     },
-    page: (appId, username, items, since) => pageOf(db, appId, username, items, since),
+    page: (appId, username, items) => pageOf(db, appId, username, items),
     async latestOf(appId, username, ref) {
       const max = (from: string, to: string) =>
         db
