@@ -52,6 +52,46 @@ describe('msync outbox', () => {
     expect(box.pull(ben, wrong.down.nextKey).acked).toHaveLength(2);
   });
 
+  it('two crossing pulls of one queue (the SDK pulls it again while its pull is under way) both end, each batch acknowledged once', () => {
+    const box = new Outbox(big);
+    box.add(ben, meta(1), true);
+    const a = box.pull(ben).down; // pull A
+    box.add(ben, meta(2), true);
+    const b = box.pull(ben).down; // pull B, before A's answer came back: batch 1 is handed out again
+    expect(ids(b)).toEqual(['1', '2']);
+    // A goes on with its key, one batch behind: it acknowledges what it took, and ends.
+    const aNext = box.pull(ben, a.nextKey);
+    expect(aNext.acked.map((h) => h.meta.id)).toEqual(['1']);
+    expect(aNext.down).toMatchObject({ isLast: true });
+    expect(aNext.down.metas).toBeUndefined();
+    // A message arriving now waits for B's next pull (no NOTICE: B is still pulling).
+    expect(box.add(ben, meta(3), true)).toBe('queued');
+    const bNext = box.pull(ben, b.nextKey);
+    expect(bNext.acked.map((h) => h.meta.id)).toEqual(['2']);
+    expect(ids(bNext.down)).toEqual(['3']);
+    const bLast = box.pull(ben, bNext.down.nextKey);
+    expect(bLast.acked.map((h) => h.meta.id)).toEqual(['3']);
+    expect(bLast.down).toMatchObject({ isLast: true });
+    expect(box.size).toBe(0);
+    expect(box.add(ben, meta(4), true)).toBe('notice');
+  });
+
+  it('crossing pulls that keep pulling with keys one batch behind still come to an end', () => {
+    const box = new Outbox(big);
+    box.add(ben, meta(1), true);
+    let a = box.pull(ben).down;
+    let b = box.pull(ben).down;
+    const handedOut: string[][] = [];
+    for (let turn = 0; turn < 10 && !(a.isLast && b.isLast); turn++) {
+      if (!a.isLast) a = box.pull(ben, a.nextKey).down;
+      if (!b.isLast) b = box.pull(ben, b.nextKey).down;
+      handedOut.push([...(ids(a) ?? []), ...(ids(b) ?? [])]);
+    }
+    expect(a.isLast && b.isLast).toBe(true);
+    expect(handedOut.length).toBeLessThanOrEqual(2);
+    expect(box.size).toBe(0);
+  });
+
   it('a long queue is pulled in batches with a fresh nextKey each time', () => {
     const box = new Outbox(big);
     for (let i = 0; i < PULL_BATCH + 3; i++) box.add(ben, meta(i), true);

@@ -11,6 +11,11 @@
  *
  * A batch handed out is acknowledged by the next pull of its queue carrying its `nextKey`; a pull
  * with no key or another key means the client did not take it, and the batch is handed out again.
+ * The SDK may have two pulls of one queue under way (it pulls the head of its queue list again when
+ * another queue's pull ends): a pull carrying the key of a batch that was handed out again since
+ * acknowledges that batch's metas and ends (isLast), and the other pull goes on with the latest key.
+ * Without it each pull's key was always one batch behind and the two pulls handed the same batch
+ * back and forth forever, and the SDK, which pulls one queue at a time, never pulled the others.
  * The outbox is bounded by count and by bytes (metas handed out and not acknowledged included);
  * beyond either, `add` reports an overflow and the connection is a slow consumer.
  */
@@ -46,6 +51,8 @@ interface Queue {
   /** The last batch handed out, and the key the client's next pull must carry to acknowledge it. */
   unacked: Held[];
   ackKey: string | undefined;
+  /** Earlier batches handed out again in `unacked` (a pull without their key came first): their keys and ids, the latest last. */
+  earlier: Array<{ key: string; ids: Set<string> }>;
   /** Told (NOTICE or UNREAD) and not finished with `isLast` yet. */
   pulling: boolean;
 }
@@ -54,6 +61,8 @@ interface Queue {
 export const PULL_BATCH = 50;
 /** Stored messages one connection holds at most (not acknowledged yet): a drain reads no more. */
 export const STORED_WINDOW = 4 * PULL_BATCH;
+/** Keys of batches handed out again that a crossing pull may still acknowledge, per queue. */
+const EARLIER_KEYS = 4;
 /** What a meta costs beside its payload, roughly (ids, JIDs, timestamp). */
 const META_OVERHEAD = 96;
 
@@ -123,7 +132,7 @@ export class Outbox {
     }
     if (this.held >= this.limits.count || this.heldBytes + bytes > this.limits.bytes) return 'overflow';
     if (!entry) {
-      entry = { jid: queue, pending: [], ids: new Set(), unacked: [], ackKey: undefined, pulling: false };
+      entry = { jid: queue, pending: [], ids: new Set(), unacked: [], ackKey: undefined, earlier: [], pulling: false };
       this.queues.set(key, entry);
     }
     entry.ids.add(meta.id);
@@ -144,14 +153,34 @@ export class Outbox {
       acked = late;
       this.setAside.delete(key);
     }
+    const earlier = key === undefined ? undefined : entry?.earlier.find((e) => e.key === key);
+    if (entry && earlier && entry.unacked.length > 0) {
+      // Two pulls of this queue crossed (the SDK pulls a queue again when another queue's pull
+      // ends while this one's is under way): this one carries the key of a batch handed out again
+      // since, in the batch the other pull took. Its metas are acknowledged; the rest stays handed
+      // out under the latest key, which the other pull carries next, and this pull ends here.
+      entry.earlier = entry.earlier.filter((e) => e !== earlier);
+      const took = entry.unacked.filter((h) => earlier.ids.has(h.meta.id));
+      entry.unacked = entry.unacked.filter((h) => !earlier.ids.has(h.meta.id));
+      for (const h of took) this.count(h.origin, h.bytes, -1);
+      acked = [...acked, ...took];
+      if (entry.unacked.length > 0) return { down: { queue: jid, isLast: true, nextKey: String(++this.cursor) }, acked };
+      entry.ackKey = undefined;
+      entry.earlier = [];
+    }
     if (entry && entry.unacked.length > 0) {
       if (key !== undefined && key === entry.ackKey) {
         acked = [...acked, ...entry.unacked];
         for (const h of entry.unacked) this.count(h.origin, h.bytes, -1);
+        entry.earlier = [];
       } else {
         // Not acknowledged: the client did not take it, so it is handed out again first (events excepted).
         const once = (h: Held) => h.origin === 'event' || h.origin === 'kept';
         const again = entry.unacked.filter((h) => !once(h));
+        if (entry.ackKey !== undefined && again.length > 0) {
+          entry.earlier.push({ key: entry.ackKey, ids: new Set(again.map((h) => h.meta.id)) });
+          if (entry.earlier.length > EARLIER_KEYS) entry.earlier.shift();
+        }
         for (const h of entry.unacked) if (once(h)) this.count(h.origin, h.bytes, -1);
         const kept = entry.unacked.filter((h) => h.origin === 'kept');
         if (kept.length > 0 && entry.ackKey !== undefined) this.setAside.set(entry.ackKey, kept);
