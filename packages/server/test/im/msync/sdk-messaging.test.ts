@@ -40,6 +40,17 @@ describe.each(ENGINES)('msync messaging with the Easemob Web SDK on %s', (engine
   };
   const offlineRows = async (column: 'username' | 'msg_id', value: string) =>
     Number((await w.t.app.parley.storage.db.selectFrom('im_offline').select((eb) => eb.fn.countAll().as('n')).where(column, '=', value as never).executeTakeFirstOrThrow()).n);
+  /** Waits for `client` (user `name`) to get `msgId`; on a timeout, says where the message is and what the client saw. */
+  const arrives = async (client: SdkClient, name: string, msgId: string) => {
+    try {
+      await waitFor(() => client.messages().some((m) => m.id === msgId), Boolean);
+    } catch (error) {
+      const offline = await w.t.app.parley.storage.db.selectFrom('im_offline').select(['status']).where('username', '=', name).where('msg_id', '=', msgId as never).execute();
+      const events = client.events.map((e) => `${e.event}:${e.data?.id ?? e.data?.operation ?? ''}`);
+      const where = { online: await w.online(name), offline: offline.map((r) => r.status), stored: Boolean(await stored(msgId)), events };
+      throw new Error(`${name} did not get ${msgId} within 5 s: ${JSON.stringify(where)}`, { cause: error });
+    }
+  };
 
   beforeAll(async () => {
     w = await msyncWorld(engine, ['ann', 'ben', 'cat', 'dan']);
@@ -73,8 +84,8 @@ describe.each(ENGINES)('msync messaging with the Easemob Web SDK on %s', (engine
 
   it('sends to a group: members get it with the same id, the sender does not', async () => {
     const ack = await ann.send({ type: 'txt', chatType: 'groupChat', to: groupId, msg: 'hi team', ext: { k: 'v' } });
-    for (const member of [ben, cat]) {
-      await waitFor(() => member.messages().some((m) => m.id === ack.serverMsgId), Boolean);
+    for (const [name, member] of [['ben', ben], ['cat', cat]] as const) {
+      await arrives(member, name, ack.serverMsgId);
       expect(member.messages().find((m) => m.id === ack.serverMsgId)).toMatchObject({ chatType: 'groupChat', from: 'ann', to: groupId, msg: 'hi team', ext: { k: 'v' } });
     }
     expect(ann.messages().some((m) => m.id === ack.serverMsgId)).toBe(false);
@@ -91,7 +102,7 @@ describe.each(ENGINES)('msync messaging with the Easemob Web SDK on %s', (engine
     await expect(ben.conn.joinChatRoom({ roomId })).resolves.toMatchObject({ data: { id: roomId, result: true } });
     await ann.conn.joinChatRoom({ roomId });
     const first = await ann.send({ type: 'txt', chatType: 'chatRoom', to: roomId, msg: 'in the room' });
-    await waitFor(() => ben.messages().some((m) => m.id === first.serverMsgId), Boolean);
+    await arrives(ben, 'ben', first.serverMsgId);
     expect(ben.messages().find((m) => m.id === first.serverMsgId)).toMatchObject({ chatType: 'chatRoom', to: roomId, msg: 'in the room' });
 
     await expect(ben.conn.leaveChatRoom({ roomId })).resolves.toMatchObject({ data: { result: true } });
