@@ -153,20 +153,11 @@ export class Outbox {
       acked = late;
       this.setAside.delete(key);
     }
+    const ended = (): PullOutcome => ({ down: { queue: jid, isLast: true, nextKey: String(++this.cursor) }, acked });
     const earlier = key === undefined ? undefined : entry?.earlier.find((e) => e.key === key);
     if (entry && earlier && entry.unacked.length > 0) {
-      // Two pulls of this queue crossed (the SDK pulls a queue again when another queue's pull
-      // ends while this one's is under way): this one carries the key of a batch handed out again
-      // since, in the batch the other pull took. Its metas are acknowledged; the rest stays handed
-      // out under the latest key, which the other pull carries next, and this pull ends here.
-      entry.earlier = entry.earlier.filter((e) => e !== earlier);
-      const took = entry.unacked.filter((h) => earlier.ids.has(h.meta.id));
-      entry.unacked = entry.unacked.filter((h) => !earlier.ids.has(h.meta.id));
-      for (const h of took) this.count(h.origin, h.bytes, -1);
-      acked = [...acked, ...took];
-      if (entry.unacked.length > 0) return { down: { queue: jid, isLast: true, nextKey: String(++this.cursor) }, acked };
-      entry.ackKey = undefined;
-      entry.earlier = [];
+      acked = [...acked, ...this.acknowledgeCrossed(entry, earlier)];
+      if (entry.unacked.length > 0) return ended();
     }
     if (entry && entry.unacked.length > 0) {
       if (key !== undefined && key === entry.ackKey) {
@@ -192,7 +183,7 @@ export class Outbox {
     }
     if (!entry || entry.pending.length === 0) {
       if (entry) this.queues.delete(keyOf(queue));
-      return { down: { queue: jid, isLast: true, nextKey: String(++this.cursor) }, acked };
+      return ended();
     }
     // Metas never travel with isLast: the SDK fires its offline-sync finish on isLast before it
     // has handed the metas of the same frame to the app. The client's cursor pull ends the pull.
@@ -203,6 +194,24 @@ export class Outbox {
     entry.ackKey = nextKey;
     entry.pulling = true;
     return { down: { queue: jid, metas: batch.map((h) => h.meta), nextKey, isLast: false }, acked };
+  }
+
+  /**
+   * Two pulls of a queue crossed (the SDK pulls a queue again when another queue's pull ends while
+   * this one's is under way): a pull carries the key of `earlier`, a batch handed out again since in
+   * the batch the other pull took. Its metas are acknowledged (returned); the rest stays handed out
+   * under the latest key, which the other pull carries next, and the caller ends this pull.
+   */
+  private acknowledgeCrossed(entry: Queue, earlier: { key: string; ids: Set<string> }): Held[] {
+    entry.earlier = entry.earlier.filter((e) => e !== earlier);
+    const took = entry.unacked.filter((h) => earlier.ids.has(h.meta.id));
+    entry.unacked = entry.unacked.filter((h) => !earlier.ids.has(h.meta.id));
+    for (const h of took) this.count(h.origin, h.bytes, -1);
+    if (entry.unacked.length === 0) {
+      entry.ackKey = undefined;
+      entry.earlier = [];
+    }
+    return took;
   }
 
   /** The queues holding metas not handed out and how many (the UNREAD answer); the client pulls each. */
