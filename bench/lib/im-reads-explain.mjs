@@ -6,6 +6,7 @@
  */
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { lastIdBefore } from '../../packages/server/dist/modules/im/msg-id.js';
 
 const COLUMNS = 'app_id, msg_id, sender, receiver, chat_type, source, timestamp, payload';
 
@@ -19,7 +20,7 @@ const overview = (kind) => `SELECT 'c' AS src, 'chat' AS kind, receiver AS peer,
 
 /** The page statement for up to 50 of the overview's rows (latest first), unread from the start of the history period (the last id issued before `since`). */
 function pageQuery(appId, lister, since, rows) {
-  const periodStart = String(since * 4096 - 1);
+  const periodStart = lastIdBefore(since);
   const latest = new Map();
   for (const r of rows) if (r.src === 'c' && BigInt(r.last_id) > BigInt(latest.get(r.peer) ?? 0)) latest.set(r.peer, String(r.last_id));
   const items = [...latest].sort((a, b) => (BigInt(a[1]) > BigInt(b[1]) ? -1 : 1)).slice(0, 50);

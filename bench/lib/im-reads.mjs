@@ -231,15 +231,15 @@ function userKind(plan, user) {
 
 /** The slowest lists' users by kind, and each kind's share of all reads: is the tail one kind of user? */
 function tailOf(plan, listed) {
-  const sorted = [...listed].sort((a, b) => b.ms - a.ms);
-  const slowest = sorted.slice(0, Math.max(5, Math.ceil(sorted.length / 50)));
-  const count = (xs) => xs.reduce((acc, x) => acc.set(userKind(plan, x.user), (acc.get(userKind(plan, x.user)) ?? 0) + 1), new Map());
+  const reads = listed.map((x) => ({ ...x, kind: userKind(plan, x.user) })).sort((a, b) => b.ms - a.ms);
+  const slowest = reads.slice(0, Math.max(5, Math.ceil(reads.length / 50)));
+  const count = (xs) => Object.fromEntries(xs.reduce((acc, x) => acc.set(x.kind, (acc.get(x.kind) ?? 0) + 1), new Map()));
   const p50 = new Map();
   for (const kind of ['hot', 'one-to-many sender', 'other']) {
-    const ms = listed.filter((x) => userKind(plan, x.user) === kind).map((x) => x.ms);
+    const ms = reads.filter((x) => x.kind === kind).map((x) => x.ms);
     if (ms.length > 0) p50.set(kind, summarise(ms).p50);
   }
-  return { slowest: slowest.map((x) => ({ ms: x.ms, user: x.user, kind: userKind(plan, x.user) })), slowestByKind: Object.fromEntries(count(slowest)), allByKind: Object.fromEntries(count(listed)), p50ByKind: Object.fromEntries(p50) };
+  return { slowest, slowestByKind: count(slowest), allByKind: count(reads), p50ByKind: Object.fromEntries(p50) };
 }
 
 /** The settling before the reads (see the header): what it took, and the load average it ended at. */
