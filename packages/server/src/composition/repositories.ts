@@ -20,7 +20,7 @@ import { kyselyReportsRepository, kyselySupervisorRepository } from '../storage/
 import { kyselyMediaRepository } from '../storage/repositories/channel-media.js';
 import { kyselyMessageSearchIndex } from '../storage/repositories/channel-message-search.js';
 import { kyselyOperationsRepository } from '../storage/repositories/operations.js';
-import { kyselyImFilesRepository } from '../storage/repositories/im-files.js';
+import { kyselyImFilesRepository, kyselyImFileWrites } from '../storage/repositories/im-files.js';
 import { kyselyImHistory } from '../storage/repositories/im-history.js';
 import { kyselyImConversations } from '../storage/repositories/im-conversations.js';
 import { kyselyImAppsRepository, kyselyImUsersRepository } from '../storage/repositories/imApps.js';
@@ -45,12 +45,13 @@ export function accountsRepository(storage: Storage) {
 export function storageRepositories(storage: Storage, secrets: SecretBox, jobs: JobQueueAdapter) {
   const { db } = storage;
   // A single writer (SQLite, whose migration 129 logs the changes of conversations) may remember known
-  // customers' open conversations, and needs no per-tenant lock around a media upload's quota check.
+  // customers' open conversations, and needs no per-tenant (per-app) lock around a media upload's quota check.
   const singleWriter = !storage.capabilities.multiWriter;
   const imMessages = kyselyImMessages(db);
   const transaction = storageTransaction({
     jobs: (trx) => jobs.inTransaction(trx),
     im: imMessages.writes,
+    files: (trx) => kyselyImFileWrites(trx, { lockApp: !singleWriter }),
     arrivals: kyselyArrivals({ openConversations: singleWriter ? new OpenConversations() : undefined }),
   });
   return {

@@ -7,6 +7,7 @@ import type { ListKey } from './paging.js';
 import type { MessageBody, MessageChatType, MessageSource } from './post-send.js';
 import type { SecretOverlap } from '../../kernel/secret-overlap.js';
 import type { ImContactWrites, ImGroupInvite } from './sdk-ports.js';
+import type { ImFileWrites } from './files.js';
 
 export interface ImApp {
   id: string;
@@ -275,6 +276,8 @@ export interface ImTransaction {
   readonly im: ImMessageWrites;
   readonly contacts: ImContactWrites;
   readonly groups: ImGroupWrites;
+  /** A group's shared file's row, written with the group operation that shares or deletes it. */
+  readonly files: ImFileWrites;
   readonly jobs: TransactionJobs;
 }
 

@@ -37,6 +37,9 @@ export interface MediaLimits {
   retentionMs: number;
 }
 
+/** How a saved file is recorded within its owner's quota: false when it would exceed it. */
+export type Recorder<Owner> = (owner: Owner, file: StoredFile, quotaBytes: number) => Promise<boolean>;
+
 /** Rows deleted per statement by the retention sweep. */
 const SWEEP_BATCH = 500;
 
@@ -62,10 +65,12 @@ export class MediaStore<Owner> {
   ) {}
 
   /**
-   * Streams the upload to disk, then records it within the owner's quota. A refused or failed
+   * Streams the upload to disk, then records it within the owner's quota: by the repository, or by
+   * `record` when the row is written with more (a group's shared file with its group operation,
+   * modules/im/shared-files.ts); `record` answers false when over the quota. A refused or failed
    * upload leaves neither a file nor a row behind.
    */
-  async save(owner: Owner, filename: string, stream: Readable, isTruncated: () => boolean): Promise<StoredFile | 'too_large'> {
+  async save(owner: Owner, filename: string, stream: Readable, isTruncated: () => boolean, record: Recorder<Owner> = (o, f, q) => this.repo.insertWithinQuota(o, f, q)): Promise<StoredFile | 'too_large'> {
     const quota = this.limits.quotaBytes;
     // An owner already at its quota is refused before a byte is written.
     const used = await this.repo.usedBytes(owner);
@@ -81,7 +86,7 @@ export class MediaStore<Owner> {
       }
       const size = fs.statSync(file).size;
       const stored: StoredFile = { id, filename: storedFileName(filename), contentType: sniffMediaType(readHead(file)), size, createdAt: this.clock.now() };
-      if (!(await this.repo.insertWithinQuota(owner, stored, quota))) {
+      if (!(await record(owner, stored, quota))) {
         throw new AppError('media_quota_exceeded', { quota, used: await this.repo.usedBytes(owner) });
       }
       return stored;
@@ -98,17 +103,27 @@ export class MediaStore<Owner> {
     return fs.existsSync(file) ? fs.createReadStream(file) : undefined;
   }
 
-  /**
-   * Deletes files recorded longer ago than the retention period, file first and then its row:
-   * a run stopped in between leaves rows whose files are gone, which the next run deletes.
-   */
-  async sweepExpired(): Promise<number> {
-    if (this.limits.retentionMs === 0) return 0;
+  /** Deletes the bytes of a file whose row the caller deleted. */
+  discard(id: string): void {
+    if (isFileId(id)) fs.rmSync(path.join(this.dir, id), { force: true });
+  }
+
+  /** Deletes files recorded longer ago than the retention period (see `sweep`). */
+  sweepExpired(): Promise<number> {
+    if (this.limits.retentionMs === 0) return Promise.resolve(0);
     const before = this.clock.now() - this.limits.retentionMs;
+    return this.sweep((limit) => this.repo.listCreatedBefore(before, limit));
+  }
+
+  /**
+   * Deletes the files `list` names, a batch at a time, file first and then its row: a run
+   * stopped in between leaves rows whose files are gone, which the next run deletes.
+   */
+  async sweep(list: (limit: number) => Promise<string[]>): Promise<number> {
     let deleted = 0;
     for (;;) {
-      const ids = await this.repo.listCreatedBefore(before, SWEEP_BATCH);
-      for (const id of ids) fs.rmSync(path.join(this.dir, id), { force: true });
+      const ids = await list(SWEEP_BATCH);
+      for (const id of ids) this.discard(id);
       await this.repo.deleteIds(ids);
       deleted += ids.length;
       if (ids.length < SWEEP_BATCH) return deleted;

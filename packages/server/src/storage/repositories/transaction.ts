@@ -8,6 +8,7 @@ import type { Kysely } from 'kysely';
 import type { AccountsTransaction, AccountsWrites } from '../../modules/accounts/ports.js';
 import type { CallbacksTransaction } from '../../modules/callbacks/ports.js';
 import type { ChannelTransaction, ChannelWrites } from '../../modules/channel/transaction.js';
+import type { ImFileWrites } from '../../modules/im/files.js';
 import type { ImGroupWrites, ImMessageWrites, ImTransaction } from '../../modules/im/ports.js';
 import type { ImContactWrites } from '../../modules/im/sdk-ports.js';
 import type { TransactionJobs } from '../../modules/jobs/ports.js';
@@ -32,6 +33,8 @@ export interface TransactionParts {
   jobs: (trx: Kysely<Database>) => TransactionJobs;
   /** The IM message writes of a transaction (imMessages.ts, over its compiled statements). */
   im: (trx: Kysely<Database>) => ImMessageWrites;
+  /** The chat-file writes of a transaction (im-files.ts, with the engine's quota lock). */
+  files: (trx: Kysely<Database>) => ImFileWrites;
   /** The arrival steps of a transaction (channel-arrivals.ts, with the known customers' memory). */
   arrivals: (ctx: TransactionContext) => ArrivalTransaction;
 }
@@ -64,6 +67,7 @@ export function storageTransaction(parts: TransactionParts): (ctx: TransactionCo
     let im: ImMessageWrites | undefined;
     let contacts: ImContactWrites | undefined;
     let groups: ImGroupWrites | undefined;
+    let files: ImFileWrites | undefined;
     let channel: ChannelWrites | undefined;
     let callbacks: CallbacksTransaction['callbacks'] | undefined;
     let accounts: AccountsWrites | undefined;
@@ -80,6 +84,9 @@ export function storageTransaction(parts: TransactionParts): (ctx: TransactionCo
       },
       get groups() {
         return (groups ??= kyselyImGroupWrites(ctx.trx));
+      },
+      get files() {
+        return (files ??= parts.files(ctx.trx));
       },
       get channel() {
         return (channel ??= channelWrites(ctx, parts.arrivals));

@@ -185,6 +185,10 @@ export interface ImFilesTable {
   content_type: string;
   size: number;
   created_at: number;
+  /** A group's or room's shared file (migration 138): its `im_groups.id`; NULL for a chat file. */
+  group_id: string | null;
+  /** Who uploaded a shared file; NULL for the app (or a chat file). */
+  owner: string | null;
 }
 
 /** A user's marks on a conversation (migration 84); 0: none. */
