@@ -19,3 +19,51 @@ export const ImFileQuery = Type.Object({
   vframe: Type.Optional(Type.String({ maxLength: 16 })),
 });
 export type ImFileQuery = Static<typeof ImFileQuery>;
+
+/** A group's or chat room's shared file (`/chatgroups/{id}/share_files/{file_id}`, the same under `/chatrooms`). */
+export const ImSharedFileParams = Type.Object({
+  org: Type.String(),
+  app: Type.String(),
+  id: Type.String({ pattern: '^\\d{1,20}$' }),
+  file_id: Type.String({ minLength: 1, maxLength: 64 }),
+});
+export type ImSharedFileParams = Static<typeof ImSharedFileParams>;
+
+/** A page of a group's shared files, as Easemob: `pagesize` beyond 1000 answers 1000. */
+export const ImSharedFilesQuery = Type.Object({
+  pagenum: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'Page number from 1 (default 1)' })),
+  pagesize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Files per page, at most 1000 answered (default 1000)' })),
+});
+export type ImSharedFilesQuery = Static<typeof ImSharedFilesQuery>;
+
+const FILE_ID = '5f1c9a0e2b7d4c3a9e8f6d5c4b3a2918';
+
+/** One shared file in a group's list (Easemob's fields; `file_owner` is `@ppAdmin` for the app's uploads). */
+export const ImSharedFile = Type.Object(
+  { file_id: Type.String(), file_name: Type.String(), file_owner: Type.String(), file_size: Type.Integer(), created: Type.Integer() },
+  { examples: [{ file_id: FILE_ID, file_name: 'plan.pdf', file_owner: 'ann', file_size: 52311, created: 1767225600000 }] },
+);
+export type ImSharedFile = Static<typeof ImSharedFile>;
+
+/** The upload's answer: the file's fields and where it is downloaded. */
+export const ImSharedFileUploaded = Type.Object(
+  {
+    file_url: Type.String(),
+    group_id: Type.String(),
+    file_name: Type.String(),
+    created: Type.Integer(),
+    file_id: Type.String(),
+    file_size: Type.Integer(),
+  },
+  {
+    examples: [{ file_url: `https://parley.example.com/acme/chat/chatgroups/7263027429605377/share_files/${FILE_ID}`, group_id: '7263027429605377', file_name: 'plan.pdf', created: 1767225600000, file_id: FILE_ID, file_size: 52311 }],
+  },
+);
+export type ImSharedFileUploaded = Static<typeof ImSharedFileUploaded>;
+
+/** The deletion's answer. */
+export const ImSharedFileDeleted = Type.Object(
+  { group_id: Type.String(), file_id: Type.String(), result: Type.Boolean() },
+  { examples: [{ group_id: '7263027429605377', file_id: FILE_ID, result: true }] },
+);
+export type ImSharedFileDeleted = Static<typeof ImSharedFileDeleted>;

@@ -16,6 +16,9 @@ export interface ImGroupEventFrame {
   announcement?: string;
   /** `muteMember`: when the mute ends (ms; -1: until unmuted). */
   mute_until?: number;
+  /** `uploadFile`, `deleteFile`: the shared file. */
+  file_id?: string;
+  file_name?: string;
   member_count?: number;
   timestamp: number;
 }
@@ -41,4 +44,6 @@ export type ImGroupOperation =
   | 'removeAllowlistMember'
   | 'updateAnnouncement'
   | 'muteAllMembers'
-  | 'unmuteAllMembers';
+  | 'unmuteAllMembers'
+  | 'uploadFile'
+  | 'deleteFile';

@@ -15,7 +15,7 @@ export interface GroupOpRecord {
   id: string;
   type: 'GROUP' | 'CHATROOM';
   event: 'group_op_event';
-  operation: 'CREATE' | 'DELETE' | 'JOIN' | 'LEAVE' | 'UPDATE' | 'MUTE';
+  operation: 'CREATE' | 'DELETE' | 'JOIN' | 'LEAVE' | 'UPDATE' | 'MUTE' | 'SHARE_FILE';
   operator: string;
   member_count?: number;
   timestamp: number;
@@ -32,8 +32,9 @@ const text = (value: boolean | number) => String(value);
  * (`DIRECT`), a deletion the members' LEAVE (`DELETE`), as Easemob sends them. An edit of the
  * group's texts, a request to join and its refusal have none (an accepted request is a JOIN); so
  * have invitations held for the invitee's confirmation and their refusals (an accepted one is a
- * JOIN of type INVITE). A mute or unmute is a MUTE (`ADD` with its end, `REMOVE`); admins, block
- * and allow lists, announcements and the mute of all have none yet.
+ * JOIN of type INVITE). A mute or unmute is a MUTE (`ADD` with its end, `REMOVE`); a shared file
+ * uploaded or deleted a SHARE_FILE (`ADD`, `DELETE`); admins, block and allow lists, announcements
+ * and the mute of all have none yet.
  */
 export function groupOpRecords(event: GroupOperationEvent, newUuid: () => string): GroupOpRecord[] {
   const record = (operation: GroupOpRecord['operation'], payload?: Record<string, unknown>, memberCount?: number): GroupOpRecord => ({
@@ -82,6 +83,8 @@ export function groupOpRecords(event: GroupOperationEvent, newUuid: () => string
       return [record('MUTE', { member: event.users, expire_timestamp: event.expiresAt, type: 'ADD' })];
     case 'unmute':
       return [record('MUTE', { member: event.users, type: 'REMOVE' })];
+    case 'shareFile':
+      return [record('SHARE_FILE', { share_file: [event.fileId], type: event.added ? 'ADD' : 'DELETE' })];
     case 'update':
     case 'apply':
     case 'decline':

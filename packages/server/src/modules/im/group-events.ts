@@ -51,7 +51,9 @@ export type GroupOperation =
   | { op: 'allow'; users: string[]; added: boolean }
   | { op: 'announcement'; text: string }
   /** Every member but the owner, the admins and the allow list muted (`disableSendGroupMsg`), or no more. */
-  | { op: 'muteAll'; muted: boolean };
+  | { op: 'muteAll'; muted: boolean }
+  /** A file shared in the group (`added`), or deleted from it (shared-files.ts). */
+  | { op: 'shareFile'; fileId: string; fileName: string; added: boolean };
 
 export type GroupOperationEvent = GroupOperation & {
   appId: string;

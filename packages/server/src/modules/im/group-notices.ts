@@ -6,7 +6,8 @@
  * kept for them when none of their sockets is open and handed over at their next login
  * (pending-events.ts); notices about other members (memberPresence, memberAbsence, updateInfo, a
  * changeOwner to anyone but the new owner) are live only, and so, for now, are the notices of admins,
- * mutes, block and allow lists and announcements (group-roles.ts, group-mutes.ts).
+ * mutes, block and allow lists, announcements and shared files (group-roles.ts, group-mutes.ts,
+ * shared-files.ts).
  */
 import type { ImGroupEventFrame, ImGroupOperation } from '@parley/protocol';
 import type { GroupEventListener, GroupOperationEvent } from './group-events.js';
@@ -121,7 +122,7 @@ export function noticesOf(event: GroupOperationEvent, members: readonly string[]
 
 type FrameOf = (operation: ImGroupOperation, from: string, to?: string) => ImGroupEventFrame;
 
-/** The notices of admins, mutes, block and allow lists and announcements (group-roles.ts). */
+/** The notices of admins, mutes, block and allow lists, announcements (group-roles.ts) and shared files (shared-files.ts). */
 function roleNotices(event: GroupOperationEvent, by: string, frame: FrameOf, others: (...skip: Array<string | null>) => string[], add: (to: string[], f: ImGroupEventFrame) => void): void {
   switch (event.op) {
     case 'admin':
@@ -148,6 +149,9 @@ function roleNotices(event: GroupOperationEvent, by: string, frame: FrameOf, oth
       break;
     case 'muteAll':
       add(others(event.operator), frame(event.muted ? 'muteAllMembers' : 'unmuteAllMembers', by));
+      break;
+    case 'shareFile':
+      add(others(event.operator), { ...frame(event.added ? 'uploadFile' : 'deleteFile', by), file_id: event.fileId, file_name: event.fileName });
       break;
     default:
       break;

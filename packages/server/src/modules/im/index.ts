@@ -21,6 +21,7 @@ import { FANOUT_QUEUE, MessageCommitter, type FanoutPayload } from './commit.js'
 import { Drains } from './drains.js';
 import { Fanout } from './fanout.js';
 import { ImFiles, type ImFilesRepository } from './files.js';
+import { ImSharedFiles } from './shared-files.js';
 import { ImConversations, type ImConversationsRepository } from './conversations.js';
 import { GroupEvents } from './group-events.js';
 import { GroupInvitesService } from './group-invites.js';
@@ -99,6 +100,8 @@ export interface ImModule {
   presence: Presence;
   /** Chat files in the one media store. */
   files: ImFiles;
+  /** Groups' and rooms' shared files (chat files of a group). */
+  sharedFiles: ImSharedFiles;
   /** History roaming; `history.remove` takes messages out of history and the offline store (recall). */
   history: ImHistory;
   /** Deletes messages older than PARLEY_IM_HISTORY_DAYS (periodic, one instance; tests call it after moving the clock). */
@@ -227,6 +230,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
   jobs.work<FanoutPayload>(FANOUT_QUEUE, fanout.handle, { concurrency: options.fanoutConcurrency ?? 8, leaseMs: 30_000 });
 
   const files = new ImFiles(options.repositories.files, options.media.dir, clock, options.media.limits);
+  const sharedFiles = new ImSharedFiles(files, options.repositories.files, groups);
   const conversations = new ImConversations(options.repositories.conversations, clock, options.historyMs);
   const history = new ImHistory(options.repositories.history, groups, clock, options.historyMs, (appId, username, ref) => conversations.clearedUpTo(appId, username, ref));
   const sockets = options.sockets instanceof SocketLimits ? options.sockets : new SocketLimits(options.sockets);
@@ -251,7 +255,7 @@ export function createImModule(options: ImModuleOptions): ImModule {
   };
 
   const retention = new HistoryRetention(appsRepo, uow, clock, options.historyMs);
-  return { apps, users, groups, membership, invites, groupRoles, groupMutes, moderation, origins, attributes, contacts, messages, receipts, recalls, devices, edits, statuses, events, offline, fanout, ids, drains, presence, files, history, retention, conversations, sockets, removeUser };
+  return { apps, users, groups, membership, invites, groupRoles, groupMutes, moderation, origins, attributes, contacts, messages, receipts, recalls, devices, edits, statuses, events, offline, fanout, ids, drains, presence, files, sharedFiles, history, retention, conversations, sockets, removeUser };
 }
 
 /**

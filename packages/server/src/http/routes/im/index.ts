@@ -27,6 +27,7 @@ import { imGroupAdminRoutes } from './groups-admin.js';
 import { imGroupRoutes } from './groups.js';
 import { imGroupUserRoutes } from './groups-user.js';
 import { imGroupRoleRoutes } from './group-roles.js';
+import { imSharedFileRoutes } from './shared-files.js';
 import { imManagementRoutes } from './management.js';
 import { imMessageRoutes } from './messages.js';
 import { imMessageChangeRoutes } from './message-changes.js';
@@ -95,6 +96,7 @@ export async function imRoutes(app: FastifyInstance, options: ImRoutesOptions): 
       await scope.register(imMessageRoutes, { im });
       await scope.register(imMessageChangeRoutes, { im });
       await scope.register(imChatFileRoutes, { im, limits: options.limits, maxBytes: options.fileMaxBytes });
+      await scope.register(imSharedFileRoutes, { im, maxBytes: options.fileMaxBytes });
       await scope.register(imHistoryRoutes, { im });
       await scope.register(imConversationRoutes, { im });
       await scope.register(imUserAttributeRoutes, { im });

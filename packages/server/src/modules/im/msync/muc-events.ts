@@ -32,6 +32,8 @@ const OPERATIONS: Record<ImGroupEventFrame['operation'], number> = {
   updateAnnouncement: MucOperation.UPDATE_ANNOUNCEMENT,
   muteAllMembers: MucOperation.MUTE_ALL,
   unmuteAllMembers: MucOperation.UNMUTE_ALL,
+  uploadFile: MucOperation.UPLOAD_FILE,
+  deleteFile: MucOperation.DELETE_FILE,
 };
 
 /** The queue a notice is pulled from: the group's (or room's). */

@@ -80,6 +80,10 @@ export const MucOperation = {
   REMOVE_MUTE: 24,
   /** updateAnnouncement (the text in `reason`) */
   UPDATE_ANNOUNCEMENT: 25,
+  /** uploadFile (a shared file) */
+  UPLOAD_FILE: 27,
+  /** deleteFile (a shared file) */
+  DELETE_FILE: 28,
   /** addUserToAllowlist */
   ADD_ALLOWLIST: 29,
   /** removeAllowlistMember */
