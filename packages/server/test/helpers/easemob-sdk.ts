@@ -94,8 +94,13 @@ class NodeXhr {
     void fetch(this.url, { method: this.method, headers: this.headers, body: body as string | undefined })
       .then(async (res) => {
         this.status = res.status;
-        this.responseText = await res.text();
-        this.response = this.responseText;
+        if (this.responseType === 'blob') {
+          // A download (the SDK's downloadGroupSharedFile): the bytes as they came.
+          this.response = new Blob([await res.arrayBuffer()], { type: res.headers.get('content-type') ?? '' });
+        } else {
+          this.responseText = await res.text();
+          this.response = this.responseText;
+        }
         this.readyState = 4;
         this.onreadystatechange?.();
         this.onload?.({ target: this });
