@@ -14,13 +14,21 @@ const connect = () => {
   connections.push(r);
   return r;
 };
+/** A subscriber connection as production makes it (coordination/redis.ts): no ready check, whose INFO a subscribed connection refuses after a reconnect. */
+const subscriberOf = (publisher: Redis) => {
+  const r = publisher.duplicate({ enableReadyCheck: false });
+  connections.push(r);
+  return r;
+};
+/** Each connection's state, for a failure's message. */
+const states = () => connections.map((c, i) => `${i}:${c.status}`).join(' ');
 const prefix = `parley-test-${process.pid}-${Date.now()}:`;
 
 /** Waits on a condition, bounded, instead of sleeping a fixed time. */
 async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
   const started = Date.now();
   while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
+    if (Date.now() - started > timeoutMs) throw new Error(`condition not met in time; Redis connections: ${states()}`);
     await new Promise((r) => setTimeout(r, 10));
   }
 }
@@ -32,8 +40,10 @@ afterAll(async () => {
 
 describe('Redis pub/sub', () => {
   it('delivers a message to subscribers on every instance, and stops after unsubscribe', async () => {
-    const a = new RedisPubSub(connect(), connect(), prefix);
-    const b = new RedisPubSub(connect(), connect(), prefix);
+    const pa = connect();
+    const pb = connect();
+    const a = new RedisPubSub(pa, subscriberOf(pa), prefix);
+    const b = new RedisPubSub(pb, subscriberOf(pb), prefix);
     const gotA: string[] = [];
     const gotB: string[] = [];
     const offA = await a.subscribe('t', (p) => gotA.push(p));
@@ -46,7 +56,7 @@ describe('Redis pub/sub', () => {
     const resend = setInterval(() => b.publish('t', 'again'), 250);
     try {
       b.publish('t', 'again');
-      await until(() => gotB.length >= 2);
+      await until(() => gotB.length >= 2, 15_000);
     } finally {
       clearInterval(resend);
     }
