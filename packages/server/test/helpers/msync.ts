@@ -8,6 +8,7 @@ import { clientCodec, decodeFrame, type MsyncFrame } from '../../src/modules/im/
 import { Command, Namespace } from '../../src/modules/im/msync/schema.js';
 import type { Engine } from '../../src/storage/index.js';
 import { call, createTestApp, type TestApp } from './app.js';
+import { CallbackReceiver } from './callback-receiver.js';
 import { SdkClient, type SdkOptions, type SdkPackage } from './easemob-sdk.js';
 import { createImApp, createUsers, listen, PASSWORD, userToken, waitFor, type ImAppHandle } from './im.js';
 
@@ -203,4 +204,16 @@ export class PullingClient {
   private sendPull(queue: QueueJid | undefined, key: string | undefined): void {
     this.raw.send(clientCodec.frame(Command.SYNC, {}, clientCodec.syncUp({ queue, ...(key ? { key } : {}) })));
   }
+}
+
+/**
+ * A receiver of the world's group and chat-room operations: the app's callback service on and one
+ * post-send rule of `group_op_event` to the receiver; answers the receiver and the rule's secret.
+ */
+export async function groupOpReceiver(w: MsyncWorld, name = 'groups'): Promise<{ receiver: CallbackReceiver; secret: string }> {
+  const receiver = await CallbackReceiver.start();
+  await w.api('PUT', '/callbacks/service', { enabled: true });
+  const rule = await w.api('POST', '/callbacks/rules', { name, url: receiver.url, event_types: ['group_op_event'] });
+  if (rule.status !== 200) throw new Error(`the group_op_event rule was refused: ${JSON.stringify(rule.body)}`);
+  return { receiver, secret: rule.body.data.secret as string };
 }

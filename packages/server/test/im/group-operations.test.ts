@@ -7,11 +7,11 @@
 import { callbackSecurity } from '@parley/protocol';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../helpers/app.js';
-import { CallbackReceiver } from '../helpers/callback-receiver.js';
+import type { CallbackReceiver } from '../helpers/callback-receiver.js';
 import { assertNoForeignRequests } from '../helpers/easemob-sdk.js';
 import { ENGINES } from '../helpers/engines.js';
 import { SocketClient, waitFor } from '../helpers/im.js';
-import { msyncWorld, type MsyncWorld } from '../helpers/msync.js';
+import { groupOpReceiver, msyncWorld, type MsyncWorld } from '../helpers/msync.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
@@ -29,11 +29,7 @@ describe.each(ENGINES)('group operations on %s', (engine) => {
 
   beforeAll(async () => {
     w = await msyncWorld(engine, ['ann', 'ben', 'cal', 'dan']);
-    receiver = await CallbackReceiver.start();
-    await w.api('PUT', '/callbacks/service', { enabled: true });
-    const rule = await w.api('POST', '/callbacks/rules', { name: 'groups', url: receiver.url, event_types: ['group_op_event'] });
-    expect(rule.status).toBe(200);
-    secret = rule.body.data.secret;
+    ({ receiver, secret } = await groupOpReceiver(w));
     // A rule of messages only hears nothing of groups.
     expect((await w.api('POST', '/callbacks/rules', { name: 'chats', url: `${receiver.url}/chats` })).body.data.event_types).toEqual(['chat', 'chat_offline']);
   });

@@ -7,11 +7,11 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../helpers/app.js';
-import { CallbackReceiver } from '../helpers/callback-receiver.js';
+import type { CallbackReceiver } from '../helpers/callback-receiver.js';
 import { assertNoForeignRequests } from '../helpers/easemob-sdk.js';
 import { ENGINES } from '../helpers/engines.js';
 import { SocketClient, waitFor } from '../helpers/im.js';
-import { msyncWorld, type MsyncWorld } from '../helpers/msync.js';
+import { groupOpReceiver, msyncWorld, type MsyncWorld } from '../helpers/msync.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
@@ -27,9 +27,7 @@ describe.each(ENGINES)('group roles over REST and the JSON socket on %s', (engin
 
   beforeAll(async () => {
     w = await msyncWorld(engine, ['ann', 'ben', 'cal', 'dan']);
-    receiver = await CallbackReceiver.start();
-    await w.api('PUT', '/callbacks/service', { enabled: true });
-    expect((await w.api('POST', '/callbacks/rules', { name: 'groups', url: receiver.url, event_types: ['group_op_event'] })).status).toBe(200);
+    ({ receiver } = await groupOpReceiver(w));
   });
   afterAll(async () => {
     await w?.close();

@@ -11,12 +11,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../helpers/app.js';
-import { CallbackReceiver } from '../helpers/callback-receiver.js';
+import type { CallbackReceiver } from '../helpers/callback-receiver.js';
 import type { FakeClock } from '../helpers/clock.js';
 import { assertNoForeignRequests } from '../helpers/easemob-sdk.js';
 import { ENGINES } from '../helpers/engines.js';
 import { SocketClient, waitFor } from '../helpers/im.js';
-import { msyncWorld, type MsyncWorld } from '../helpers/msync.js';
+import { groupOpReceiver, msyncWorld, type MsyncWorld } from '../helpers/msync.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
@@ -46,9 +46,7 @@ describe.each(ENGINES)('shared files over REST on %s', (engine) => {
 
   beforeAll(async () => {
     w = await msyncWorld(engine, ['ann', 'ben', 'cal', 'dan'], { env: { PARLEY_IM_FILE_MAX_MB: '1', PARLEY_MEDIA_QUOTA_MB: '3' } });
-    receiver = await CallbackReceiver.start();
-    await w.api('PUT', '/callbacks/service', { enabled: true });
-    expect((await w.api('POST', '/callbacks/rules', { name: 'groups', url: receiver.url, event_types: ['group_op_event'] })).status).toBe(200);
+    ({ receiver } = await groupOpReceiver(w));
   });
   afterAll(async () => {
     await w?.close();
