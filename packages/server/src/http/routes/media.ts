@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { MultipartFile } from '@fastify/multipart';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { tooMany } from '../auth-failures.js';
 import type { FixedWindowLimiter } from '../fixed-window.js';
@@ -28,6 +29,18 @@ export async function sendMedia(channel: ChannelModule, id: string, reply: Fasti
   const found = await channel.media.open(id);
   if (!found) throw new AppError('not_found', { resource: `Media ${id}` });
   return sendStoredFile(reply, found.record, found.stream);
+}
+
+/**
+ * The upload's multipart field `file`, for the media store (which sniffs the bytes: the part's own
+ * Content-Type is ignored). 415 when the request is not multipart; `badInput` (the envelope's code
+ * for bad input) when its first file is not a field named `file`.
+ */
+export async function uploadedFile(request: FastifyRequest, badInput: 'invalid_request' | 'illegal_argument'): Promise<MultipartFile> {
+  if (!request.isMultipart()) throw new AppError('unsupported_media_type', { contentType: request.headers['content-type'] ?? '(none)' });
+  const part = await request.file();
+  if (!part || part.fieldname !== 'file') throw new AppError(badInput, { detail: 'file: a multipart field named "file" is required' });
+  return part;
 }
 
 /** A file of the media store as served to anyone who may read it: sniffed type, nosniff, sandboxed. */

@@ -7,7 +7,7 @@ import { assertTenantAccess } from '../../../modules/accounts/service.js';
 import type { ChannelModule } from '../../../modules/channel/index.js';
 import { principalOf } from '../../plugins/bearer.js';
 import { API_BEARER, apiErrors, PUBLIC } from '../../openapi.js';
-import { MediaFile, MediaParams, sendMedia } from '../media.js';
+import { MediaFile, MediaParams, sendMedia, uploadedFile } from '../media.js';
 
 /** The upload's body as documented: multipart is read by the route itself, not validated by a schema. */
 const uploadBody = Type.Object(
@@ -36,10 +36,7 @@ export const channelMediaRoutes: FastifyPluginAsyncTypebox<{ channel: ChannelMod
     },
     async (request) => {
       assertTenantAccess(principalOf(request), request.params.tenantId, ['admin', 'agent']);
-      if (!request.isMultipart()) throw new AppError('unsupported_media_type', { contentType: request.headers['content-type'] ?? '(none)' });
-      const part = await request.file();
-      if (!part || part.fieldname !== 'file') throw new AppError('invalid_request', { detail: 'file: a multipart field named "file" is required' });
-      // The client's Content-Type (part.mimetype) is ignored: the store sniffs the file's bytes.
+      const part = await uploadedFile(request, 'invalid_request');
       const saved = await channel.media.save(request.params.tenantId, part.filename, part.file, () => part.file.truncated);
       if (saved === 'too_large') throw new AppError('payload_too_large', { limit: MEDIA_MAX_BYTES });
       return { status: 'OK' as const, entity: saved };

@@ -8,7 +8,7 @@ import type { ImModule } from '../../../modules/im/index.js';
 import { tooMany } from '../../auth-failures.js';
 import { bearerToken } from '../../plugins/bearer.js';
 import { IM_TOKEN, imErrors, PUBLIC } from '../../openapi.js';
-import { MediaFile, sendStoredFile } from '../media.js';
+import { MediaFile, sendStoredFile, uploadedFile } from '../media.js';
 import { chargeApp, imAppOf } from './context.js';
 import type { ImLimits } from './send-limits.js';
 
@@ -49,10 +49,7 @@ export const imChatFileRoutes: FastifyPluginAsyncTypebox<ChatFilesOptions> = asy
     },
     async (request) => {
       const imApp = imAppOf(request);
-      if (!request.isMultipart()) throw new AppError('unsupported_media_type', { contentType: request.headers['content-type'] ?? '(none)' });
-      const part = await request.file();
-      if (!part || part.fieldname !== 'file') throw new AppError('illegal_argument', { detail: 'file: a multipart field named "file" is required' });
-      // The client's Content-Type (part.mimetype) is ignored: the store sniffs the file's bytes.
+      const part = await uploadedFile(request, 'illegal_argument');
       const saved = await im.files.save(imApp.id, part.filename, part.file, () => part.file.truncated);
       if (saved === 'too_large') throw new AppError('payload_too_large', { limit: maxBytes });
       return imEntities(request, imApp, [{ uuid: saved.uuid, type: 'chatfile' as const, 'share-secret': saved.shareSecret }]);

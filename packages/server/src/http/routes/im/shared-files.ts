@@ -18,7 +18,7 @@ import type { ImModule } from '../../../modules/im/index.js';
 import type { GroupKind } from '../../../modules/im/ports.js';
 import { MAX_SHARED_PAGE, type SharedFile } from '../../../modules/im/shared-files.js';
 import { IM_TOKEN, imErrors } from '../../openapi.js';
-import { MediaFile, sendStoredFile } from '../media.js';
+import { MediaFile, sendStoredFile, uploadedFile } from '../media.js';
 import { imAppOf, operatorOf } from './context.js';
 
 const tags = ['im'];
@@ -91,9 +91,7 @@ function uploadRoute(app: Scope, im: ImModule, t: Target, maxBytes: number): voi
     },
     async (request) => {
       const imApp = imAppOf(request);
-      if (!request.isMultipart()) throw new AppError('unsupported_media_type', { contentType: request.headers['content-type'] ?? '(none)' });
-      const part = await request.file();
-      if (!part || part.fieldname !== 'file') throw new AppError('illegal_argument', { detail: 'file: a multipart field named "file" is required' });
+      const part = await uploadedFile(request, 'illegal_argument');
       const shared = await im.sharedFiles.upload(imApp, kind, request.params.id, operatorOf(request), part.filename, part.file, () => part.file.truncated);
       if (shared === 'too_large') throw new AppError('payload_too_large', { limit: maxBytes });
       return imData(request, imApp, {
