@@ -11,10 +11,12 @@
  *                                             the send's own transaction, which asks again
  *
  * A device is a resource: the msync provision's (the SDK keeps it across logins), or the `resource`
- * a JSON socket names. A login records it (`loggedIn`). The copy is a stored message of the user like
- * any other: the next socket of theirs whose resource is not R takes it, in msg_id order with their
- * other stored messages, and it is then delivered; a socket of R never reads it (drains.ts). Recalls
- * and edits are kept the same way (pending-events.ts, `sent_from`).
+ * a JSON socket names. A login records it (`loggedIn`). The copy is a stored message of the user,
+ * read in msg_id order with their other stored messages by each socket of theirs whose resource is
+ * not R; a socket of R never reads it (drains.ts). Each device that acknowledges it takes it
+ * (`im_offline_takes`) and does not read it again; it is delivered once every device of the user
+ * seen within DEVICE_TTL_MS but R took it. Recalls and edits are kept and taken the same way
+ * (pending-events.ts, `sent_from`, `im_pending_event_takes`).
  */
 import type { ImServerFrame } from '@parley/protocol';
 import type { Clock } from '../../kernel/clock.js';

@@ -18,6 +18,7 @@
  * ```
  */
 import type { Clock } from '../../kernel/clock.js';
+import { DEVICE_TTL_MS } from './devices.js';
 import type { ImMetrics } from './metrics.js';
 import type { ImMessagesRepository } from './ports.js';
 import type { ImConnection, Presence } from './presence.js';
@@ -139,8 +140,11 @@ class SocketFeed {
   private readonly acknowledge = (msgIds: string[]): void => {
     const mine = msgIds.filter((id) => this.inHand.has(id));
     if (mine.length === 0) return;
+    const now = this.ctx.clock.now();
+    const resource = this.connection.resource;
+    // A device's acknowledgement takes the user's own copies for that device only (devices.ts).
     void this.ctx.store
-      .markDelivered(this.appId, this.username, mine, this.ctx.clock.now())
+      .markDelivered(this.appId, this.username, mine, now, resource === undefined ? undefined : { resource, seenSince: now - DEVICE_TTL_MS })
       .then((marked) => {
         if (marked > 0) this.ctx.metrics.offlineDelivered(marked);
       }, this.ctx.onError)

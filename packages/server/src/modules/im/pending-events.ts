@@ -9,7 +9,8 @@
  * one, and an acknowledged event is never handed over again. Deleting a user deletes theirs.
  *
  * A user's own recall or edit is kept for their other devices the same way (devices.ts), with the
- * resource that made it, whose sockets never get it.
+ * resource that made it, whose sockets never get it; each other device takes it once, and it is
+ * forgotten when all have.
  *
  *   push ──reached──▶ done
  *     └── not reached ──▶ kept (at most PENDING_EVENTS_MAX a user; beyond, new ones dropped)
@@ -92,9 +93,12 @@ export class PendingEvents {
     try {
       const since = this.clock.now() - PENDING_EVENTS_TTL_MS;
       await this.uow.run((tx) => tx.im.deleteEventsBefore(appId, username, since));
+      const resource = connection.resource;
+      // A device's acknowledgement takes the user's own recalls and edits for that device only (devices.ts).
+      const device = resource === undefined ? undefined : { resource, seenSince: since };
       const acknowledge = (ids: string[]) => {
         if (ids.length === 0) return;
-        this.uow.run((tx) => tx.im.deleteEvents(appId, username, ids)).catch(this.onError);
+        this.uow.run((tx) => tx.im.deleteEvents(appId, username, ids, device)).catch(this.onError);
       };
       let after = '0';
       for (;;) {

@@ -250,7 +250,8 @@ export interface ImMessageWrites {
   addGroupRead(ref: MessageRef, username: string, now: number): Promise<void>;
   /**
    * Recall: the message is gone, with its offline rows and readers. Answers the users whose
-   * offline row was still undelivered (they never had it); undefined when it did not exist.
+   * offline row was still undelivered and taken by none of their devices (they never had it);
+   * undefined when it did not exist.
    */
   removeMessage(ref: MessageRef): Promise<string[] | undefined>;
   /**
@@ -260,8 +261,12 @@ export interface ImMessageWrites {
   editMessage(ref: MessageRef, payload: StoredMessage['payload'], maxEdits: number): Promise<number | undefined>;
   /** Events kept for users no socket of whom was reached (`frame`: JSON; pending-events.ts). */
   storeEvents(rows: ReadonlyArray<{ appId: string; username: string; id: string; frame: string; sentFrom?: string }>, now: number): Promise<void>;
-  /** Forgets kept events a client acknowledged. */
-  deleteEvents(appId: string, username: string, ids: readonly string[]): Promise<void>;
+  /**
+   * Forgets kept events a client acknowledged. With `device` (the client's resource), the user's own
+   * recalls and edits among them are taken by that device, and forgotten only once every other
+   * device of the user seen since `device.seenSince` (the one that made them aside) took them.
+   */
+  deleteEvents(appId: string, username: string, ids: readonly string[], device?: { resource: string; seenSince: number }): Promise<void>;
   /** Forgets the user's kept events stored before `cutoff` (expired). */
   deleteEventsBefore(appId: string, username: string, cutoff: number): Promise<void>;
   /**
@@ -292,11 +297,16 @@ export interface ImMessagesRepository {
   /**
    * Up to `limit` of the user's undelivered messages with a msg_id above `afterMsgId` ('0': from the
    * start), oldest first. Reading changes nothing: a message stays undelivered until `markDelivered`.
-   * With `resource`, the user's own copies sent from that device are left out.
+   * With `resource`, the user's own copies sent from that device, or taken by it, are left out.
    */
   readOffline(appId: string, username: string, afterMsgId: string, limit: number, resource?: string): Promise<StoredMessage[]>;
-  /** A client acknowledged these stored messages: delivered from now on. Returns how many this call marked. */
-  markDelivered(appId: string, username: string, msgIds: readonly string[], now: number): Promise<number>;
+  /**
+   * A client acknowledged these stored messages: delivered from now on. With `device` (the client's
+   * resource), the user's own copies among them are taken by that device, and delivered only once
+   * every other device of the user seen since `device.seenSince` (the sending one aside) took them.
+   * Returns how many messages this call marked or took.
+   */
+  markDelivered(appId: string, username: string, msgIds: readonly string[], now: number, device?: { resource: string; seenSince: number }): Promise<number>;
   /**
    * Marks messages undelivered for the user again, storing the rows that do not exist yet (a
    * socket closed before its client took them). Idempotent.
@@ -316,7 +326,7 @@ export interface ImMessagesRepository {
   countEvents(appId: string, username: string): Promise<number>;
   /**
    * Up to `limit` of the user's kept events stored at `since` or later with an id above `afterId`
-   * ('0': from the start), oldest first; with `resource`, not those made on that device. Reading
+   * ('0': from the start), oldest first; with `resource`, not those made on that device or taken by it. Reading
    * changes nothing: an event stays kept until `deleteEvents`.
    */
   readEvents(appId: string, username: string, since: number, afterId: string, limit: number, resource?: string): Promise<Array<{ id: string; frame: string }>>;

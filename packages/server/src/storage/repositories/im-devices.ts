@@ -1,9 +1,11 @@
 /**
- * Multi-device storage (modules/im/devices.ts): the devices each user logged in with, and the copy of
- * a user's own message kept for their other devices, written in the send's transaction only when
- * they have one.
+ * Multi-device storage (modules/im/devices.ts): the devices each user logged in with, the copy of a
+ * user's own message kept for their other devices, written in the send's transaction only when
+ * they have one, and the conditions on the devices' takes of such copies and of kept own recalls
+ * and edits (migration 139), shared by the offline store (imMessages.ts) and the kept events
+ * (imMessageChanges.ts).
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { ImMessagesRepository, ImMessageWrites, StoredMessage } from '../../modules/im/ports.js';
 import type { Database } from '../schema.js';
 import { copies, precompiledSized } from '../precompiled.js';
@@ -83,4 +85,22 @@ export function deviceWrites(trx: Kysely<Database>, q: ReturnType<typeof deviceQ
         .execute();
     },
   };
+}
+
+/** What a device may take of a user's own: a copy of a message they sent (`im_offline`), or a kept recall or edit (`im_pending_events`). */
+type Takes = { table: 'im_offline_takes'; key: 'msg_id' } | { table: 'im_pending_event_takes'; key: 'id' };
+export const OFFLINE_TAKES: Takes = { table: 'im_offline_takes', key: 'msg_id' };
+export const EVENT_TAKES: Takes = { table: 'im_pending_event_takes', key: 'id' };
+
+/** Whether `resource` took the row aliased `row` (an `im_offline` or `im_pending_events` row). */
+export function takenBy(takes: Takes, row: string, resource: string): RawBuilder<boolean> {
+  return sql<boolean>`EXISTS (SELECT 1 FROM ${sql.table(takes.table)} t WHERE t.app_id = ${sql.ref(`${row}.app_id`)} AND t.username = ${sql.ref(`${row}.username`)} AND ${sql.ref(`t.${takes.key}`)} = ${sql.ref(`${row}.${takes.key}`)} AND t.resource = ${resource})`;
+}
+
+/**
+ * Whether every device of the user of the row aliased `row` seen since `seenSince`, the one that
+ * made it (`sent_from`) aside, took it.
+ */
+export function everyOtherDeviceTook(takes: Takes, row: string, seenSince: number): RawBuilder<boolean> {
+  return sql<boolean>`NOT EXISTS (SELECT 1 FROM im_devices d WHERE d.app_id = ${sql.ref(`${row}.app_id`)} AND d.username = ${sql.ref(`${row}.username`)} AND d.resource <> ${sql.ref(`${row}.sent_from`)} AND d.seen_at >= ${seenSince} AND NOT EXISTS (SELECT 1 FROM ${sql.table(takes.table)} t WHERE t.app_id = d.app_id AND t.username = d.username AND ${sql.ref(`t.${takes.key}`)} = ${sql.ref(`${row}.${takes.key}`)} AND t.resource = d.resource))`;
 }

@@ -5,6 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { ImMessagesRepository, ImMessageWrites } from '../../modules/im/ports.js';
 import { limitParam } from '../precompiled.js';
+import { everyOtherDeviceTook, EVENT_TAKES, takenBy } from './im-devices.js';
 import { MESSAGE_COLUMNS, storedMessageOf } from './im-message-row.js';
 import type { Database } from '../schema.js';
 
@@ -40,7 +41,8 @@ export function messageChangeReads(db: Kysely<Database>): Reads {
         .where('username', '=', username)
         .where('created_at', '>=', since)
         .where('id', '>', Number(afterId));
-      if (resource !== undefined) query = query.where((eb) => eb.or([eb('sent_from', 'is', null), eb('sent_from', '<>', resource)]));
+      // The device that made a user's own recall or edit never takes it, and a device takes it once.
+      if (resource !== undefined) query = query.where((eb) => eb.or([eb('sent_from', 'is', null), eb.and([eb('sent_from', '<>', resource), eb.not(takenBy(EVENT_TAKES, 'im_pending_events', resource))])]));
       const rows = await query
         .orderBy('id')
         .limit(limitParam(limit))
@@ -59,6 +61,29 @@ export function messageChangeReads(db: Kysely<Database>): Reads {
   };
 }
 
+/**
+ * The user's own kept recalls and edits among `ids` taken by `device`: recorded as taken, and
+ * forgotten once no other device of the user seen since `seenSince` (the one that made them aside)
+ * is left to take them.
+ */
+async function takeOwnEvents(trx: Kysely<Database>, appId: string, username: string, ids: number[], device: { resource: string; seenSince: number }): Promise<void> {
+  const own = await trx.selectFrom('im_pending_events').select('id').where('app_id', '=', appId).where('username', '=', username).where('sent_from', '<>', device.resource).where('id', 'in', ids).execute();
+  if (own.length === 0) return;
+  const ownIds = own.map((r) => Number(r.id));
+  await trx
+    .insertInto('im_pending_event_takes')
+    .values(ownIds.map((id) => ({ app_id: appId, username, id, resource: device.resource })))
+    .onConflict((oc) => oc.columns(['app_id', 'username', 'id', 'resource']).doNothing())
+    .execute();
+  await trx
+    .deleteFrom('im_pending_events')
+    .where('app_id', '=', appId)
+    .where('username', '=', username)
+    .where('id', 'in', ownIds)
+    .where(everyOtherDeviceTook(EVENT_TAKES, 'im_pending_events', device.seenSince))
+    .execute();
+}
+
 export function messageChangeWrites(trx: Kysely<Database>): Writes {
   return {
     async addGroupRead(ref, username, now) {
@@ -70,6 +95,9 @@ export function messageChangeWrites(trx: Kysely<Database>): Writes {
     },
     async removeMessage(ref) {
       const msgId = Number(ref.msgId);
+      // A user's own copy one of their devices took was had, though still kept for another device.
+      const taken = await trx.selectFrom('im_offline_takes').select('username').where('app_id', '=', ref.appId).where('msg_id', '=', msgId).execute();
+      const had = new Set(taken.map((r) => r.username));
       const undelivered = await trx
         .deleteFrom('im_offline')
         .where('app_id', '=', ref.appId)
@@ -79,7 +107,7 @@ export function messageChangeWrites(trx: Kysely<Database>): Writes {
       await trx.deleteFrom('im_group_reads').where('app_id', '=', ref.appId).where('msg_id', '=', msgId).execute();
       const deleted = await trx.deleteFrom('im_messages').where('app_id', '=', ref.appId).where('msg_id', '=', msgId).executeTakeFirst();
       if (Number(deleted.numDeletedRows) === 0) return undefined;
-      return undelivered.filter((r) => r.status === 'undelivered').map((r) => r.username);
+      return undelivered.filter((r) => r.status === 'undelivered' && !had.has(r.username)).map((r) => r.username);
     },
     async editMessage(ref, payload, maxEdits) {
       const updated = await trx
@@ -100,9 +128,13 @@ export function messageChangeWrites(trx: Kysely<Database>): Writes {
         .onConflict((oc) => oc.columns(['app_id', 'username', 'id']).doNothing())
         .execute();
     },
-    async deleteEvents(appId, username, ids) {
+    async deleteEvents(appId, username, ids, device) {
       if (ids.length === 0) return;
-      await trx.deleteFrom('im_pending_events').where('app_id', '=', appId).where('username', '=', username).where('id', 'in', ids.map(Number)).execute();
+      const numeric = ids.map(Number);
+      const events = () => trx.deleteFrom('im_pending_events').where('app_id', '=', appId).where('username', '=', username);
+      // A device's own kept changes are taken one device at a time (takeOwnEvents); the rest at once.
+      const deleted = await (device ? events().where('sent_from', 'is', null) : events()).where('id', 'in', numeric).executeTakeFirst();
+      if (device && Number(deleted.numDeletedRows) < numeric.length) await takeOwnEvents(trx, appId, username, numeric, device);
     },
     async deleteEventsBefore(appId, username, cutoff) {
       await trx.deleteFrom('im_pending_events').where('app_id', '=', appId).where('username', '=', username).where('created_at', '<', cutoff).execute();

@@ -3,7 +3,7 @@ import { refKey, type ImMessagesRepository, type ImMessageWrites, type MessageRe
 import type { ImMessagesTable } from '../tables/im.js';
 import { copies, limitParam, precompiledSized } from '../precompiled.js';
 import { messageChangeReads, messageChangeWrites } from './imMessageChanges.js';
-import { deviceQueries, deviceReads, deviceWrites } from './im-devices.js';
+import { deviceQueries, deviceReads, deviceWrites, everyOtherDeviceTook, OFFLINE_TAKES, takenBy } from './im-devices.js';
 import type { Database } from '../schema.js';
 
 const toMessage = (row: Selectable<ImMessagesTable>): StoredMessage => ({
@@ -135,6 +135,42 @@ function messageWrites(trx: Kysely<Database>, q: ReturnType<typeof hotQueries>):
   };
 }
 
+/**
+ * The user's own copies among `ids` taken by `device`: recorded as taken, and delivered once no
+ * other device of the user seen since `seenSince` (the sending one aside) is left to take them.
+ * Answers how many this device took. Two devices taking one copy at the same moment may each miss
+ * the other's take: the copy then stays undelivered, read by neither again, until the history
+ * retention deletes it.
+ */
+async function takeOwnCopies(db: Kysely<Database>, appId: string, username: string, ids: number[], now: number, device: { resource: string; seenSince: number }): Promise<number> {
+  const own = await db
+    .selectFrom('im_offline')
+    .select('msg_id')
+    .where('app_id', '=', appId)
+    .where('username', '=', username)
+    .where('status', '=', 'undelivered')
+    .where('sent_from', '<>', device.resource)
+    .where('msg_id', 'in', ids)
+    .execute();
+  if (own.length === 0) return 0;
+  const ownIds = own.map((r) => Number(r.msg_id));
+  await db
+    .insertInto('im_offline_takes')
+    .values(ownIds.map((msgId) => ({ app_id: appId, username, msg_id: msgId, resource: device.resource })))
+    .onConflict((oc) => oc.columns(['app_id', 'username', 'msg_id', 'resource']).doNothing())
+    .execute();
+  await db
+    .updateTable('im_offline as o')
+    .set({ status: 'delivered', delivered_at: now })
+    .where('o.app_id', '=', appId)
+    .where('o.username', '=', username)
+    .where('o.status', '=', 'undelivered')
+    .where('o.msg_id', 'in', ownIds)
+    .where(everyOtherDeviceTook(OFFLINE_TAKES, 'o', device.seenSince))
+    .execute();
+  return ownIds.length;
+}
+
 /** A user's stored messages: the drains' reads and acknowledgements, the count and the status endpoints. */
 function offlineReads(db: Kysely<Database>) {
   return {
@@ -147,27 +183,27 @@ function offlineReads(db: Kysely<Database>) {
         .where('o.username', '=', username)
         .where('o.status', '=', 'undelivered')
         .where('o.msg_id', '>', Number(afterMsgId));
-      // The device that sent a message never takes the sender's own copy of it.
-      if (resource !== undefined) query = query.where((eb) => eb.or([eb('o.sent_from', 'is', null), eb('o.sent_from', '<>', resource)]));
+      // The device that sent a message never takes the sender's own copy of it, and a device takes it once.
+      if (resource !== undefined) query = query.where((eb) => eb.or([eb('o.sent_from', 'is', null), eb.and([eb('o.sent_from', '<>', resource), eb.not(takenBy(OFFLINE_TAKES, 'o', resource))])]));
       const rows = await query.orderBy('o.msg_id').limit(limitParam(limit)).execute();
       return rows.map(toMessage);
     },
-    async markDelivered(appId, username, msgIds, now) {
+    async markDelivered(appId, username, msgIds, now, device) {
       let marked = 0;
       for (const chunk of chunks([...msgIds], CHUNK)) {
-        const result = await db
+        const ids = chunk.map((id) => Number(id));
+        let update = db
           .updateTable('im_offline')
           .set({ status: 'delivered', delivered_at: now })
           .where('app_id', '=', appId)
           .where('username', '=', username)
           .where('status', '=', 'undelivered')
-          .where(
-            'msg_id',
-            'in',
-            chunk.map((id) => Number(id)),
-          )
-          .executeTakeFirst();
+          .where('msg_id', 'in', ids);
+        // A device's own copies are taken one device at a time (takeOwnCopies); received messages at once.
+        if (device) update = update.where('sent_from', 'is', null);
+        const result = await update.executeTakeFirst();
         marked += Number(result.numUpdatedRows);
+        if (device && Number(result.numUpdatedRows) < ids.length) marked += await takeOwnCopies(db, appId, username, ids, now, device);
       }
       return marked;
     },

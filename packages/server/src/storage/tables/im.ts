@@ -140,6 +140,22 @@ export interface ImOfflineTable {
   sent_from: Generated<string | null>;
 }
 
+/** A device (resource) that took a user's own copy (migration 139). */
+export interface ImOfflineTakesTable {
+  app_id: string;
+  username: string;
+  msg_id: number;
+  resource: string;
+}
+
+/** A device (resource) that took a user's own kept recall or edit (migration 139). */
+export interface ImPendingEventTakesTable {
+  app_id: string;
+  username: string;
+  id: number;
+  resource: string;
+}
+
 /** A device a user logged in with (migration 135). */
 export interface ImDevicesTable {
   app_id: string;
@@ -224,5 +240,7 @@ export interface ImTables {
   im_pending_events: ImPendingEventsTable;
   im_sensitive_words: ImSensitiveWordsTable;
   im_files: ImFilesTable;
+  im_offline_takes: ImOfflineTakesTable;
+  im_pending_event_takes: ImPendingEventTakesTable;
   im_conversation_marks: ImConversationMarksTable;
 }
