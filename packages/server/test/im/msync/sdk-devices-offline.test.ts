@@ -3,7 +3,8 @@
  * (each device a client with a `deviceId` of its own, so its resource is the same at every login) and
  * the JSON socket (`resource`), on both engines: the send reaches the user's other device at its next
  * login, in order with the user's other stored messages and as their own message, and never the
- * device that sent it, not even at its next login; nothing is stored for a user with no other device;
+ * device that sent it, not even at its next login; each of several devices offline at the moment gets
+ * it at its own next login, once, and so does a recall; nothing is stored for a user with no other device;
  * recalls and edits reach the other device later the same way.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -51,7 +52,7 @@ describe.each(ENGINES)("a user's own devices offline, with the Easemob Web SDK o
   const send = (client: SdkClient, options: Record<string, unknown>) => client.send({ type: 'txt', chatType: 'singleChat', ...options });
 
   beforeAll(async () => {
-    w = await msyncWorld(engine, ['ann', 'ben', 'cat', 'dan', 'eve']);
+    w = await msyncWorld(engine, ['ann', 'ben', 'cat', 'dan', 'eve', 'fay', 'gil']);
     groupId = (await w.api('POST', '/chatgroups', { groupname: 'team', public: true, owner: 'ann', members: ['ben'] })).body.data.groupid;
     ben = await w.login('ben');
   });
@@ -98,6 +99,40 @@ describe.each(ENGINES)("a user's own devices offline, with the Easemob Web SDK o
     expect(got.map((m) => m.id).filter((id) => chat.includes(id))).toEqual(chat);
     laptopAgain.close();
     await connections('ann', 0);
+  });
+
+  it('each of two devices offline at the moment gets the send at its own next login, once', async () => {
+    const phone = await device('fay', 'phone');
+    const laptop = await device('fay', 'laptop');
+    const tablet = await device('fay', 'tablet');
+    await connections('fay', 3);
+    laptop.close();
+    tablet.close();
+    await connections('fay', 1);
+
+    const sent = await send(phone, { to: 'ben', msg: 'for both of my other devices' });
+    const laptopAgain = await device('fay', 'laptop');
+    await waitFor(() => laptopAgain.messages().some((m) => m.id === sent.serverMsgId), Boolean);
+    // Taken by the laptop, still kept for the tablet.
+    const status = async () => (await w.t.app.parley.storage.db.selectFrom('im_offline').select('status').where('username', '=', 'fay').where('msg_id', '=', Number(sent.serverMsgId)).executeTakeFirstOrThrow()).status;
+    expect(await status()).toBe('undelivered');
+    laptopAgain.close();
+    await connections('fay', 1);
+
+    const tabletAgain = await device('fay', 'tablet');
+    await waitFor(() => tabletAgain.messages().some((m) => m.id === sent.serverMsgId), Boolean);
+    expect(tabletAgain.messages().find((m) => m.id === sent.serverMsgId)).toMatchObject({ from: 'fay', to: 'ben', msg: 'for both of my other devices' });
+    // Every other device took it: delivered.
+    await waitFor(status, (s) => s === 'delivered');
+
+    // The laptop took it once: its next login does not get it again.
+    tabletAgain.close();
+    const laptopThird = await device('fay', 'laptop');
+    await probe(laptopThird, 'fay', 'probe for the laptop');
+    expect(laptopThird.messages().map((m) => m.id)).not.toContain(sent.serverMsgId);
+    laptopThird.close();
+    phone.close();
+    await connections('fay', 0);
   });
 
   it('nothing is stored for a user with no other device, nor when another device of theirs is online; once it is away, it is', async () => {
@@ -149,6 +184,39 @@ describe.each(ENGINES)("a user's own devices offline, with the Easemob Web SDK o
     expect(await waitFor(() => laptopAgain.of('recall').find((r) => r.mid === recalled.serverMsgId), Boolean)).toMatchObject({ from: 'dan', to: 'ben' });
     laptopAgain.close();
     await connections('dan', 0);
+  });
+
+  it('a recall reaches each of two devices offline at the moment at its own next login, once; then it is forgotten', async () => {
+    const phone = await device('gil', 'phone');
+    const laptop = await device('gil', 'laptop');
+    const tablet = await device('gil', 'tablet');
+    await connections('gil', 3);
+    const recalled = await send(phone, { to: 'ben', msg: 'oops' });
+    for (const other of [laptop, tablet]) await waitFor(() => other.messages().some((m) => m.id === recalled.serverMsgId), Boolean);
+    laptop.close();
+    tablet.close();
+    await connections('gil', 1);
+    await phone.conn.recallMessage({ mid: recalled.serverMsgId, to: 'ben', chatType: 'singleChat' });
+    expect(await keptEvents('gil')).toBe(1);
+
+    const laptopAgain = await device('gil', 'laptop');
+    expect(await waitFor(() => laptopAgain.of('recall').find((r) => r.mid === recalled.serverMsgId), Boolean)).toMatchObject({ from: 'gil', to: 'ben' });
+    laptopAgain.close();
+    await connections('gil', 1);
+    // Taken by the laptop, still kept for the tablet.
+    expect(await keptEvents('gil')).toBe(1);
+
+    const tabletAgain = await device('gil', 'tablet');
+    expect(await waitFor(() => tabletAgain.of('recall').find((r) => r.mid === recalled.serverMsgId), Boolean)).toMatchObject({ from: 'gil', to: 'ben' });
+    await waitFor(() => keptEvents('gil'), (n) => n === 0);
+    tabletAgain.close();
+
+    const laptopThird = await device('gil', 'laptop');
+    await probe(laptopThird, 'gil', 'probe for the laptop');
+    expect(laptopThird.of('recall')).toHaveLength(0);
+    laptopThird.close();
+    phone.close();
+    await connections('gil', 0);
   });
 
   it('JSON sockets named with `resource` are devices: the other one gets the send at its next connection, the sending one never', async () => {
