@@ -52,7 +52,7 @@ describe.each(ENGINES)("a user's own devices offline, with the Easemob Web SDK o
   const send = (client: SdkClient, options: Record<string, unknown>) => client.send({ type: 'txt', chatType: 'singleChat', ...options });
 
   beforeAll(async () => {
-    w = await msyncWorld(engine, ['ann', 'ben', 'cat', 'dan', 'eve', 'fay', 'gil']);
+    w = await msyncWorld(engine, ['ann', 'ben', 'cat', 'dan', 'eve', 'fay', 'gil', 'hal']);
     groupId = (await w.api('POST', '/chatgroups', { groupname: 'team', public: true, owner: 'ann', members: ['ben'] })).body.data.groupid;
     ben = await w.login('ben');
   });
@@ -217,6 +217,29 @@ describe.each(ENGINES)("a user's own devices offline, with the Easemob Web SDK o
     laptopThird.close();
     phone.close();
     await connections('gil', 0);
+  });
+
+  it('a recall of an own copy one offline device took and another did not reaches the device that had it', async () => {
+    const phone = await device('hal', 'phone');
+    const laptop = await device('hal', 'laptop');
+    const tablet = await device('hal', 'tablet');
+    await connections('hal', 3);
+    laptop.close();
+    tablet.close();
+    await connections('hal', 1);
+    const sent = await send(phone, { to: 'ben', msg: 'oops' });
+    const laptopAgain = await device('hal', 'laptop');
+    await waitFor(() => laptopAgain.messages().some((m) => m.id === sent.serverMsgId), Boolean);
+    laptopAgain.close();
+    await connections('hal', 1);
+
+    // The copy is still kept for the tablet, but the laptop had it: its recall is kept for the laptop.
+    await phone.conn.recallMessage({ mid: sent.serverMsgId, to: 'ben', chatType: 'singleChat' });
+    const laptopThird = await device('hal', 'laptop');
+    expect(await waitFor(() => laptopThird.of('recall').find((r) => r.mid === sent.serverMsgId), Boolean)).toMatchObject({ from: 'hal', to: 'ben' });
+    laptopThird.close();
+    phone.close();
+    await connections('hal', 0);
   });
 
   it('JSON sockets named with `resource` are devices: the other one gets the send at its next connection, the sending one never', async () => {
