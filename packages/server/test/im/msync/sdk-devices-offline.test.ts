@@ -47,9 +47,22 @@ describe.each(ENGINES)("a user's own devices offline, with the Easemob Web SDK o
   /** A message from ben that `client` receives: what it had to receive before it has arrived. */
   const probe = async (client: SdkClient, to: string, text: string) => {
     const sent = await ben.send({ type: 'txt', chatType: 'singleChat', to, msg: text });
-    await waitFor(() => client.messages().some((m) => m.id === sent.serverMsgId), Boolean);
+    await arrived(client, sent.serverMsgId);
   };
   const send = (client: SdkClient, options: Record<string, unknown>) => client.send({ type: 'txt', chatType: 'singleChat', ...options });
+  /** Waits until `client` has received the message `msgId`. */
+  const arrived = (client: SdkClient, msgId: string) => waitFor(() => client.messages().some((m) => m.id === msgId), Boolean);
+  /** The user's phone, laptop and tablet each log in once (all three recorded); then only the phone stays online. */
+  const phoneWithTwoAway = async (user: string): Promise<SdkClient> => {
+    const phone = await device(user, 'phone');
+    const laptop = await device(user, 'laptop');
+    const tablet = await device(user, 'tablet');
+    await connections(user, 3);
+    laptop.close();
+    tablet.close();
+    await connections(user, 1);
+    return phone;
+  };
 
   beforeAll(async () => {
     w = await msyncWorld(engine, ['ann', 'ben', 'cat', 'dan', 'eve', 'fay', 'gil', 'hal']);
@@ -102,17 +115,11 @@ describe.each(ENGINES)("a user's own devices offline, with the Easemob Web SDK o
   });
 
   it('each of two devices offline at the moment gets the send at its own next login, once', async () => {
-    const phone = await device('fay', 'phone');
-    const laptop = await device('fay', 'laptop');
-    const tablet = await device('fay', 'tablet');
-    await connections('fay', 3);
-    laptop.close();
-    tablet.close();
-    await connections('fay', 1);
+    const phone = await phoneWithTwoAway('fay');
 
     const sent = await send(phone, { to: 'ben', msg: 'for both of my other devices' });
     const laptopAgain = await device('fay', 'laptop');
-    await waitFor(() => laptopAgain.messages().some((m) => m.id === sent.serverMsgId), Boolean);
+    await arrived(laptopAgain, sent.serverMsgId);
     // Taken by the laptop, still kept for the tablet.
     const status = async () => (await w.t.app.parley.storage.db.selectFrom('im_offline').select('status').where('username', '=', 'fay').where('msg_id', '=', Number(sent.serverMsgId)).executeTakeFirstOrThrow()).status;
     expect(await status()).toBe('undelivered');
@@ -120,7 +127,7 @@ describe.each(ENGINES)("a user's own devices offline, with the Easemob Web SDK o
     await connections('fay', 1);
 
     const tabletAgain = await device('fay', 'tablet');
-    await waitFor(() => tabletAgain.messages().some((m) => m.id === sent.serverMsgId), Boolean);
+    await arrived(tabletAgain, sent.serverMsgId);
     expect(tabletAgain.messages().find((m) => m.id === sent.serverMsgId)).toMatchObject({ from: 'fay', to: 'ben', msg: 'for both of my other devices' });
     // Every other device took it: delivered.
     await waitFor(status, (s) => s === 'delivered');
@@ -192,7 +199,7 @@ describe.each(ENGINES)("a user's own devices offline, with the Easemob Web SDK o
     const tablet = await device('gil', 'tablet');
     await connections('gil', 3);
     const recalled = await send(phone, { to: 'ben', msg: 'oops' });
-    for (const other of [laptop, tablet]) await waitFor(() => other.messages().some((m) => m.id === recalled.serverMsgId), Boolean);
+    for (const other of [laptop, tablet]) await arrived(other, recalled.serverMsgId);
     laptop.close();
     tablet.close();
     await connections('gil', 1);
@@ -220,16 +227,10 @@ describe.each(ENGINES)("a user's own devices offline, with the Easemob Web SDK o
   });
 
   it('a recall of an own copy one offline device took and another did not reaches the device that had it', async () => {
-    const phone = await device('hal', 'phone');
-    const laptop = await device('hal', 'laptop');
-    const tablet = await device('hal', 'tablet');
-    await connections('hal', 3);
-    laptop.close();
-    tablet.close();
-    await connections('hal', 1);
+    const phone = await phoneWithTwoAway('hal');
     const sent = await send(phone, { to: 'ben', msg: 'oops' });
     const laptopAgain = await device('hal', 'laptop');
-    await waitFor(() => laptopAgain.messages().some((m) => m.id === sent.serverMsgId), Boolean);
+    await arrived(laptopAgain, sent.serverMsgId);
     laptopAgain.close();
     await connections('hal', 1);
 
