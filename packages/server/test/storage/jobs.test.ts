@@ -99,6 +99,26 @@ describe.each(ENGINES)('durable job queue on %s', (engine) => {
     expect(order).toEqual(['a1-failed', 'b1', 'a1', 'a2']);
   });
 
+  // On SQLite a statement runs within the turn, so the whole hand-over does; on PostgreSQL each
+  // statement is a round trip of its own.
+  it.runIf(engine === 'sqlite')('starts the next job of an ordering key in the turn its predecessor finished', async () => {
+    let laterTurn = false;
+    const seen: string[] = [];
+    queue.work<{ name: string }>('q', async (job): Promise<JobResult> => {
+      if (job.payload.name === 'first') setImmediate(() => (laterTurn = true));
+      else seen.push(laterTurn ? 'a later turn' : 'the same turn');
+      return { status: 'done' };
+    }, { concurrency: 8 });
+    await queue.enqueue(storage.db, [
+      { queue: 'q', payload: { name: 'first' }, orderingKey: 'k' },
+      { queue: 'q', payload: { name: 'next' }, orderingKey: 'k' },
+    ]);
+    queue.start();
+    await queue.idle('q');
+    // Batched with the turn's other deletes and woken on the next turn, it started a turn later.
+    expect(seen).toEqual(['the same turn']);
+  });
+
   it('reclaims a job whose lease expired (the worker that held it died)', async () => {
     await queue.enqueue(storage.db, { queue: 'q', payload: {} });
     // A worker claims it and "dies": simulate by leasing the row without completing it.

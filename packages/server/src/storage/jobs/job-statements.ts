@@ -2,8 +2,13 @@
  * The statements of the job queue that run for every job, compiled once per batch size
  * (storage/precompiled.ts), not built per call. Per queue instance, since the SQL is the engine's own.
  */
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { copies, precompiledInsertId, precompiledSized } from '../precompiled.js';
+import type { Database } from '../schema.js';
+
+/** What a claim reads of a job row (not the lease columns nor the last error). */
+export type ClaimedRow = Pick<Selectable<Database['jobs']>, 'id' | 'queue' | 'payload' | 'attempts' | 'ordering_key' | 'run_at' | 'created_at'>;
+export const CLAIMED_COLUMNS = sql.raw('id, queue, payload, attempts, ordering_key, run_at, created_at');
 
 export function jobStatements() {
   const jobRow = { queue: '', ordering_key: null, payload: '', run_at: 0, locked_until: null, locked_by: null, last_error: null, created_at: 0 };

@@ -9,7 +9,7 @@
  * become due later and other processes' jobs.
  */
 import { EventEmitter } from 'node:events';
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { Batcher } from '../../kernel/batcher.js';
 import type { Clock } from '../../kernel/clock.js';
@@ -17,7 +17,7 @@ import { randomHex } from '../../kernel/ids.js';
 import type { PubSub } from '../../modules/coordination/ports.js';
 import type { Job, JobHandler, JobQueue, JobResult, NewJob, OwnedJob, TransactionJobs, WorkerOptions } from '../../modules/jobs/ports.js';
 import { limitParam } from '../precompiled.js';
-import { jobStatements } from './job-statements.js';
+import { CLAIMED_COLUMNS, jobStatements, type ClaimedRow } from './job-statements.js';
 import type { Database } from '../schema.js';
 import type { Capabilities } from '../types.js';
 
@@ -54,10 +54,6 @@ function once(run: () => void): OwnedJob {
 }
 /** Rows per INSERT: 8 parameters each, far below SQLite's and PostgreSQL's limits. */
 const ENQUEUE_CHUNK = 500;
-
-/** What a claim reads of a job row (not the lease columns nor the last error). */
-type ClaimedRow = Pick<Selectable<Database['jobs']>, 'id' | 'queue' | 'payload' | 'attempts' | 'ordering_key' | 'run_at' | 'created_at'>;
-const CLAIMED_COLUMNS = sql.raw('id, queue, payload, attempts, ordering_key, run_at, created_at');
 
 interface Registration {
   queue: string;
@@ -164,11 +160,13 @@ export class SqlJobQueue implements JobQueue, JobQueueAdapter {
   }
 
   /**
-   * Wakes the loop on the next turn rather than now: the wake-ups of one turn lead to one claim.
-   * Not the kernel batcher: nothing is carried out per wake-up, it only sets a flag the loop reads.
+   * Wakes the loop on the next turn rather than now: the wake-ups of one turn lead to one claim
+   * (`now`: in this turn, for an ordering key's next job). Not the kernel batcher: nothing is
+   * carried out per wake-up, it only sets a flag the loop reads.
    */
-  private wakeSoon(reg: Registration): void {
+  private wakeSoon(reg: Registration, now = false): void {
     reg.wakeRequested = true;
+    if (now) return void reg.wake?.();
     if (reg.wakeScheduled) return;
     reg.wakeScheduled = true;
     setImmediate(() => {
@@ -362,10 +360,10 @@ export class SqlJobQueue implements JobQueue, JobQueueAdapter {
       reg.leased.delete(job.id);
       reg.running--;
       this.tasks.delete(task);
-      // Refill in batches, not one claim per finished job: wake the loop once half a batch of
-      // capacity is free (or nothing runs). New jobs wake it at once through notify().
-      const free = reg.options.concurrency - reg.running;
-      if (reg.running === 0 || free >= Math.max(1, Math.floor(reg.options.batchSize / 2))) this.wakeSoon(reg);
+      // Its key's next job may be due now: claimed in this turn. Otherwise refill in batches, not
+      // a claim per finished job: once half a batch is free (new jobs wake it through notify()).
+      if (job.orderingKey !== null) this.wakeSoon(reg, true);
+      else if (reg.running === 0 || reg.options.concurrency - reg.running >= Math.max(1, Math.floor(reg.options.batchSize / 2))) this.wakeSoon(reg);
     });
     this.tasks.add(task);
   }
@@ -387,7 +385,9 @@ export class SqlJobQueue implements JobQueue, JobQueueAdapter {
       await update.execute();
       return;
     }
-    await this.deletes.join(job.id);
+    // The next job of its ordering key waits for this row: deleted now, not with the turn's batch.
+    if (job.orderingKey !== null) await this.deleteIds([job.id]);
+    else await this.deletes.join(job.id);
   }
 
   private async deleteIds(ids: number[]): Promise<void> {
