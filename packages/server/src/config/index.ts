@@ -134,7 +134,7 @@ export interface Config {
    * and its leased jobs are released to the others.
    */
   readonly cluster: Readonly<{ heartbeatMs: number; deadAfterMs: number }>;
-  /** Agent-reply pushes in flight at once per instance (PARLEY_PUSH_CONCURRENCY). */
+  /** Reply and conversation-event pushes running at once per instance (PARLEY_PUSH_CONCURRENCY). */
   readonly pushConcurrency: number;
   /** Rows per batch (and transaction) of `npm run admin -- copy-to` (PARLEY_COPY_BATCH_ROWS). */
   readonly copyBatchRows: number;
@@ -345,7 +345,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       heartbeatMs: int(env, 'PARLEY_HEARTBEAT_MS', 1_000, 100, 60_000),
       deadAfterMs: int(env, 'PARLEY_INSTANCE_DEAD_AFTER_MS', 3_000, 300, 600_000),
     }),
-    pushConcurrency: int(env, 'PARLEY_PUSH_CONCURRENCY', 8, 1, 1024),
+    pushConcurrency: int(env, 'PARLEY_PUSH_CONCURRENCY', 32, 1, 1024),
     copyBatchRows: int(env, 'PARLEY_COPY_BATCH_ROWS', 5000, 100, 100_000),
     secretKey: secretKey(env, 'PARLEY_SECRET_KEY'),
     publicUrl: publicBaseUrl(env, host, port),

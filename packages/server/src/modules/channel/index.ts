@@ -122,7 +122,7 @@ export function createChannelModule(deps: ChannelDeps): ChannelModule {
   // The lease covers one attempt (10 s timeout plus two small writes) with room to spare; it is
   // also the longest a push in flight during a crash waits before another run picks it up (the
   // instances' heartbeat usually releases it within seconds: modules/cluster).
-  deps.jobs.work<PushJob>(CHANNEL_PUSH_QUEUE, pusher.handle, { concurrency: deps.pushConcurrency ?? 8, leaseMs: 30_000 });
+  deps.jobs.work<PushJob>(CHANNEL_PUSH_QUEUE, pusher.handle, { concurrency: deps.pushConcurrency ?? 32, leaseMs: 30_000 });
   const conversations = new ConversationsService(conversationsRepo, deps.uow, directory, dispatcher, events, deps.jobs, deps.clock, integrator);
   const signature = new SendMessageSignature(associations, deps.clock);
   const automation = new Automation(deps.repositories.automation, conversationsRepo, deps.repositories.conversationEvents, directory, deps.uow, deps.jobs, dispatcher, integrator, events, deps.clock);
