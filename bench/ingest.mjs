@@ -279,7 +279,7 @@ async function main() {
     if (process.env.BENCH_OUT) fs.writeFileSync(process.env.BENCH_OUT, `${JSON.stringify(result, null, 2)}\n`);
   } finally {
     for (const t of targets) await t.close();
-    await events?.receiver.close();
+    await events?.close();
     for (const p of [parley, withEvents, bare]) p?.child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 300));
     for (const p of [parley, withEvents]) if (p) fs.rmSync(p.dataDir, { recursive: true, force: true });

@@ -7,7 +7,10 @@
  * (events-receiver.mjs). The load's first messages then open conversations: `assigned` while an agent
  * has room, `queued` after. The driver, while the events-on rounds run, takes one step every
  * BENCH_EVENTS_INTERVAL_MS (250): one agent (in turn) lists its conversations in progress and, on
- * the latest, types, replies, closes, then the customer's server rates it, each call timed. A close
+ * the latest, types, replies, closes, then the customer's server rates it, each call timed. The
+ * driver runs in a process of its own (events-driver.mjs), as the receiver does: in the bench
+ * process, beside the load generator, a call's start would be taken long before its request left
+ * whenever the load's busy event loop held it up. A close
  * frees a slot: the dispatcher hands the head of the line to that agent (`assigned`), the first 100
  * behind it move up (`position_changed`); the customer's next message opens a new conversation
  * (`queued`).
@@ -21,7 +24,7 @@
  * `timestamp`. Also arrival minus the event's own `timestamp` (`fromStamp`: the push path alone).
  */
 import { fork } from 'node:child_process';
-import { INTEGRATOR_EVENT_NAMES, sendMessageAuthorization, signSendMessage } from '@parley/protocol';
+import { INTEGRATOR_EVENT_NAMES } from '@parley/protocol';
 import { fmt, summarise } from './load.mjs';
 
 const AGENTS = Number(process.env.BENCH_EVENTS_AGENTS ?? 4);
@@ -51,6 +54,29 @@ async function startEventsReceiver() {
       child.on('message', on);
       child.send('dump');
     }),
+    close: () => new Promise((r) => {
+      child.once('exit', r);
+      child.disconnect();
+    }),
+  };
+}
+
+/** The agents' and the customer's server's calls, in a process of their own (events-driver.mjs). */
+async function startDriver(setup) {
+  const child = fork(new URL('./events-driver.mjs', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const ask = (message, answer) => new Promise((resolve) => {
+    const on = (m) => {
+      if (m[answer] === undefined) return;
+      child.off('message', on);
+      resolve(m[answer]);
+    };
+    child.on('message', on);
+    child.send(message);
+  });
+  await ask({ setup }, 'ready');
+  return {
+    send: (message) => child.send(message),
+    ask,
     close: () => new Promise((r) => {
       child.once('exit', r);
       child.disconnect();
@@ -95,40 +121,9 @@ export async function setUpEvents(parley) {
   const sends = new Map(); // customer -> recent send starts (ms since the epoch)
   const actions = { typing: new Map(), close: new Map(), rating: new Map(), reply: new Map() };
   const closes = []; // { agent nickname, start, end }, in start order
-  const stats = { steps: 0, idle: 0, errors: 0, lastError: '' };
-  const timed = async (map, key, call) => {
-    const start = now();
-    const result = await call();
-    map?.set(key, start);
-    return { start, end: now(), result };
-  };
-  const rateBody = (customer, conversationId, seq) => {
-    const path = `/api/tenants/${t}/rest/channels/${association.channelId}/ratings`;
-    const body = JSON.stringify({ from: customer, conversation_id: conversationId, score: 1 + (seq % 5), comment: 'bench' });
-    const signature = signSendMessage(association.clientSecret, { method: 'POST', path, expires: -1, body });
-    return { path, body, headers: { 'content-type': 'application/json', 'x-auth-expires': '-1', authorization: sendMessageAuthorization(association.clientId, signature) } };
-  };
+  const driver = await startDriver({ base: parley.base, tenantId: t, association, agents, intervalMs: INTERVAL_MS });
+  let stats = { steps: 0, idle: 0, errors: 0, lastError: '' };
 
-  async function step(agent) {
-    const list = await api('GET', `/api/tenants/${t}/conversations?mine=true&state=processing&limit=1`, agent.token);
-    const conv = list.entities[0];
-    if (!conv) return void stats.idle++;
-    const base = `/api/tenants/${t}/conversations/${conv.id}`;
-    await timed(actions.typing, conv.id, () => api('POST', `${base}/typing`, agent.token));
-    const reply = await timed(undefined, undefined, () => api('POST', `${base}/messages`, agent.token, { bodies: [{ type: 'txt', msg: 'On it' }] }));
-    actions.reply.set(reply.result.entity.msg_id, reply.start);
-    const close = await timed(actions.close, conv.id, () => api('POST', `${base}/close`, agent.token));
-    closes.push({ agent: agent.nickname, start: close.start, end: close.end });
-    const r = rateBody(conv.visitor.customer_id, conv.id, stats.steps);
-    await timed(actions.rating, conv.id, async () => {
-      const res = await fetch(`${parley.base}${r.path}`, { method: 'POST', headers: r.headers, body: r.body });
-      if (res.status !== 200) throw new Error(`rating: ${res.status} ${await res.text()}`);
-    });
-    stats.steps++;
-  }
-
-  let running = false;
-  let loop = Promise.resolve();
   return {
     receiver,
     /** Called by the load for each send-message request it is about to make. */
@@ -139,24 +134,18 @@ export async function setUpEvents(parley) {
       if (list.length > SENDS_KEPT) list.shift();
     },
     start() {
-      running = true;
-      loop = (async () => {
-        let next = now();
-        for (let k = 0; running; k++) {
-          await step(agents[k % agents.length]).catch((error) => {
-            stats.errors++;
-            stats.lastError = String(error.message ?? error);
-          });
-          next += INTERVAL_MS;
-          const wait = next - now();
-          if (wait > 0) await sleep(wait);
-          else next = now();
-        }
-      })();
+      driver.send('start');
     },
+    async close() {
+      await receiver.close();
+      await driver.close();
+    },
+    /** Stops the driver and takes its calls' starts since the last stop. */
     async stop() {
-      running = false;
-      await loop;
+      const stopped = await driver.ask('stop', 'stopped');
+      for (const name of Object.keys(actions)) for (const [key, start] of stopped.actions[name]) actions[name].set(key, start);
+      closes.push(...stopped.closes);
+      stats = stopped.stats;
     },
     /**
      * Delays (per event name, see `attribute`) of the pushes received since the last drain, once
@@ -174,7 +163,9 @@ export async function setUpEvents(parley) {
       }
       return attribute(records, { sends, actions, closes });
     },
-    stats,
+    get stats() {
+      return stats;
+    },
     settings: { agents: AGENTS, sessions: SESSIONS, intervalMs: INTERVAL_MS },
   };
 }
