@@ -200,12 +200,13 @@ function target(origin, association, pid, onSend) {
 /** The events-on Parley (BENCH_EVENTS=1) and what it prints: send figures against today's, then per event. */
 function reportEvents(result, on, off, table, events) {
   const roundRatios = on.roundRates.map((r, i) => Number((r / off.roundRates[i]).toFixed(3)));
-  result.events = { parley: on, rateRatio: Number((on.rate / off.rate).toFixed(3)), roundRatios, warmUp: events.warmUp, delays: table, driver: { ...events.settings, ...events.stats } };
+  result.events = { parley: on, rateRatio: Number((on.rate / off.rate).toFixed(3)), roundRatios, warmUp: events.warmUp, delays: table, driver: { ...events.settings, ...events.stats, callTimes: events.callTimes() } };
   console.log(`\nevents on: ${on.rate} req/s, latency p50 ${on.p50Ms}, p90 ${on.p90Ms}, p99 ${on.p99Ms}, p99.9 ${on.p999Ms}, max ${on.maxMs} ms, ${on.errors} errors`);
   console.log(`send-message, events on / off: rate ${result.events.rateRatio} (by round ${roundRatios.join(', ')}), p50 ${fmt(on.p50Ms / off.p50Ms, 3)}, p99 ${fmt(on.p99Ms / off.p99Ms, 3)}`);
   if (on.cpuPerRequestUs !== undefined) console.log(`events on, CPU per request: server ${on.cpuPerRequestUs} µs (off: ${off.cpuPerRequestUs} µs)`);
   const d = result.events.driver;
   console.log(`driver: ${d.steps} steps (typing, reply, close, rating) by ${d.agents} agents of ${d.sessions} sessions, one every ${d.intervalMs} ms while events-on rounds ran; ${d.idle} found nothing in progress, ${d.errors} failed${d.errors ? ` (${d.lastError})` : ''}`);
+  console.log(`driver calls, start to answer (p50 / p99 ms): ${Object.entries(d.callTimes).map(([name, t]) => `${name} ${t.p50} / ${t.p99}`).join(', ')}`);
   printEvents(table);
   console.log('warm-up (the first message of every customer, at once):');
   printEvents(events.warmUp);

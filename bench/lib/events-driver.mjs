@@ -6,7 +6,7 @@
  * between 'start' and 'stop': one agent (in turn) lists its conversations in progress and, on the
  * latest, types, replies, closes, then the customer's server rates it, each call timed (ms since
  * the epoch). 'stop' answers `{ stopped }`: the calls' starts since the last stop, per action, the
- * closes' spans and the step counts.
+ * closes' spans, each call's time to its answer and the step counts.
  */
 import { sendMessageAuthorization, signSendMessage } from '@parley/protocol';
 
@@ -20,9 +20,13 @@ const stats = { steps: 0, idle: 0, errors: 0, lastError: '' };
 let running = false;
 let loop = Promise.resolve();
 
+/** Each call's time from its start to its answer, ms, per call. */
+let durations;
+
 function clear() {
   actions = { typing: [], close: [], rating: [], reply: [] };
   closes = [];
+  durations = { list: [], typing: [], reply: [], close: [], rating: [] };
 }
 
 async function api(method, url, token, body) {
@@ -36,10 +40,12 @@ async function api(method, url, token, body) {
   return json;
 }
 
-async function timed(call) {
+async function timed(name, call) {
   const start = now();
   const result = await call();
-  return { start, end: now(), result };
+  const end = now();
+  durations[name].push(end - start);
+  return { start, end, result };
 }
 
 /** The signed ratings call of the customer's server (contract 6.4). */
@@ -57,18 +63,18 @@ function rating(customer, conversationId, seq) {
 
 async function step(agent) {
   const t = config.tenantId;
-  const list = await api('GET', `/api/tenants/${t}/conversations?mine=true&state=processing&limit=1`, agent.token);
+  const { result: list } = await timed('list', () => api('GET', `/api/tenants/${t}/conversations?mine=true&state=processing&limit=1`, agent.token));
   const conv = list.entities[0];
   if (!conv) return void stats.idle++;
   const base = `/api/tenants/${t}/conversations/${conv.id}`;
-  const typing = await timed(() => api('POST', `${base}/typing`, agent.token));
+  const typing = await timed('typing', () => api('POST', `${base}/typing`, agent.token));
   actions.typing.push([conv.id, typing.start]);
-  const reply = await timed(() => api('POST', `${base}/messages`, agent.token, { bodies: [{ type: 'txt', msg: 'On it' }] }));
+  const reply = await timed('reply', () => api('POST', `${base}/messages`, agent.token, { bodies: [{ type: 'txt', msg: 'On it' }] }));
   actions.reply.push([reply.result.entity.msg_id, reply.start]);
-  const close = await timed(() => api('POST', `${base}/close`, agent.token));
+  const close = await timed('close', () => api('POST', `${base}/close`, agent.token));
   actions.close.push([conv.id, close.start]);
   closes.push({ agent: agent.nickname, start: close.start, end: close.end });
-  const rated = await timed(rating(conv.visitor.customer_id, conv.id, stats.steps));
+  const rated = await timed('rating', rating(conv.visitor.customer_id, conv.id, stats.steps));
   actions.rating.push([conv.id, rated.start]);
   stats.steps++;
 }
@@ -100,7 +106,7 @@ process.on('message', async (message) => {
   } else if (message === 'stop') {
     running = false;
     await loop;
-    process.send({ stopped: { actions, closes, stats } });
+    process.send({ stopped: { actions, closes, stats, durations } });
     clear();
   }
 });

@@ -123,6 +123,7 @@ export async function setUpEvents(parley) {
   const closes = []; // { agent nickname, start, end }, in start order
   const driver = await startDriver({ base: parley.base, tenantId: t, association, agents, intervalMs: INTERVAL_MS });
   let stats = { steps: 0, idle: 0, errors: 0, lastError: '' };
+  const durations = { list: [], typing: [], reply: [], close: [], rating: [] };
 
   return {
     receiver,
@@ -145,6 +146,7 @@ export async function setUpEvents(parley) {
       const stopped = await driver.ask('stop', 'stopped');
       for (const name of Object.keys(actions)) for (const [key, start] of stopped.actions[name]) actions[name].set(key, start);
       closes.push(...stopped.closes);
+      for (const name of Object.keys(durations)) durations[name].push(...stopped.durations[name]);
       stats = stopped.stats;
     },
     /**
@@ -165,6 +167,13 @@ export async function setUpEvents(parley) {
     },
     get stats() {
       return stats;
+    },
+    /** Per driver call, p50 and p99 of its time from start to answer (ms). */
+    callTimes() {
+      return Object.fromEntries(Object.entries(durations).map(([name, list]) => {
+        const s = summarise(list);
+        return [name, { p50: Number(fmt(s.p50, 1)), p99: Number(fmt(s.p99, 1)) }];
+      }));
     },
     settings: { agents: AGENTS, sessions: SESSIONS, intervalMs: INTERVAL_MS },
   };
