@@ -9,6 +9,7 @@
  * closes' spans, each call's time to its answer and the step counts.
  */
 import { sendMessageAuthorization, signSendMessage } from '@parley/protocol';
+import { json } from './instance.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const now = () => performance.timeOrigin + performance.now();
@@ -29,16 +30,7 @@ function clear() {
   durations = { list: [], typing: [], reply: [], close: [], rating: [] };
 }
 
-async function api(method, url, token, body) {
-  const res = await fetch(`${config.base}${url}`, {
-    method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = await res.json();
-  if (res.status !== 200) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
+const api = (method, url, token, body) => json(config.base, method, url, token, body);
 
 async function timed(name, call) {
   const start = now();

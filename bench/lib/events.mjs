@@ -25,6 +25,7 @@
  */
 import { fork } from 'node:child_process';
 import { INTEGRATOR_EVENT_NAMES } from '@parley/protocol';
+import { json } from './instance.mjs';
 import { fmt, summarise } from './load.mjs';
 
 const AGENTS = Number(process.env.BENCH_EVENTS_AGENTS ?? 4);
@@ -84,19 +85,8 @@ async function startDriver(setup) {
   };
 }
 
-/** `/api` of one Parley: JSON in and out, the entity (or the whole answer) back; throws on non-200. */
-function apiOf(base) {
-  return async (method, url, token, body) => {
-    const res = await fetch(`${base}${url}`, {
-      method,
-      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = await res.json();
-    if (res.status !== 200) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
-    return json;
-  };
-}
+/** `/api` of one Parley: JSON in and out, the whole answer back; throws on non-200. */
+const apiOf = (base) => (method, url, token, body) => json(base, method, url, token, body);
 
 /**
  * @param {{ base: string, admin: string, tenantId: number, association: any }} parley
