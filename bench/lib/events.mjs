@@ -37,24 +37,30 @@ const SENDS_KEPT = 8;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const now = () => performance.timeOrigin + performance.now();
 
-async function startEventsReceiver() {
-  const child = fork(new URL('./events-receiver.mjs', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const port = await new Promise((resolve, reject) => {
+/**
+ * A helper script of this folder in a process of its own: `ask` sends a message and resolves with
+ * the field `answer` of the first message back that has it; `close` ends the process.
+ */
+function helperProcess(file) {
+  const child = fork(new URL(file, import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const answer = (key) => new Promise((resolve, reject) => {
+    const on = (m) => {
+      if (m[key] === undefined) return;
+      child.off('message', on);
+      child.off('error', reject);
+      resolve(m[key]);
+    };
+    child.on('message', on);
     child.once('error', reject);
-    child.on('message', (m) => m.port !== undefined && resolve(m.port));
   });
   return {
-    url: `http://127.0.0.1:${port}/events`,
-    pid: child.pid,
-    dump: () => new Promise((resolve) => {
-      const on = (m) => {
-        if (m.records === undefined) return;
-        child.off('message', on);
-        resolve(m.records);
-      };
-      child.on('message', on);
-      child.send('dump');
-    }),
+    answer,
+    ask: (message, key) => {
+      const answered = answer(key);
+      child.send(message);
+      return answered;
+    },
+    send: (message) => child.send(message),
     close: () => new Promise((r) => {
       child.once('exit', r);
       child.disconnect();
@@ -62,27 +68,18 @@ async function startEventsReceiver() {
   };
 }
 
+/** The receiver of the pushes (events-receiver.mjs): its URL, its records since the last dump. */
+async function startEventsReceiver() {
+  const helper = helperProcess('./events-receiver.mjs');
+  const port = await helper.answer('port');
+  return { url: `http://127.0.0.1:${port}/events`, dump: () => helper.ask('dump', 'records'), close: helper.close };
+}
+
 /** The agents' and the customer's server's calls, in a process of their own (events-driver.mjs). */
 async function startDriver(setup) {
-  const child = fork(new URL('./events-driver.mjs', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const ask = (message, answer) => new Promise((resolve) => {
-    const on = (m) => {
-      if (m[answer] === undefined) return;
-      child.off('message', on);
-      resolve(m[answer]);
-    };
-    child.on('message', on);
-    child.send(message);
-  });
-  await ask({ setup }, 'ready');
-  return {
-    send: (message) => child.send(message),
-    ask,
-    close: () => new Promise((r) => {
-      child.once('exit', r);
-      child.disconnect();
-    }),
-  };
+  const helper = helperProcess('./events-driver.mjs');
+  await helper.ask({ setup }, 'ready');
+  return helper;
 }
 
 /** `/api` of one Parley: JSON in and out, the whole answer back; throws on non-200. */
@@ -116,7 +113,6 @@ export async function setUpEvents(parley) {
   const durations = { list: [], typing: [], reply: [], close: [], rating: [] };
 
   return {
-    receiver,
     /** Called by the load for each send-message request it is about to make. */
     noteSend(customer) {
       let list = sends.get(customer);
